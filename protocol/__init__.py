@@ -1,0 +1,51 @@
+"""The poker game exactly as the ACPC server plays it.
+
+- ``game``: game definitions (``load_game``, the shipped ``.game`` files)
+- ``cards``: card numbering, parsing and printing
+- ``rng`` and ``dealing``: MT19937 and the dealer's seeded deal
+- ``state``: the betting state machine of one hand, values at the end
+- ``wire``: ``MATCHSTATE`` messages, responses, log lines
+- ``evaluator``: hand ranks, one at a time or batched over numpy arrays
+"""
+
+from protocol.dealing import deal_cards, deal_hand, deal_hands
+from protocol.errors import ProtocolError
+from protocol.evaluator import rank_hand, rank_hands
+from protocol.game import Game, load_game, parse_game
+from protocol.rng import MT19937
+from protocol.state import CALL, FOLD, RAISE, Action, LegalActions, State
+from protocol.wire import (
+    MatchState,
+    format_action,
+    format_match_state,
+    format_state,
+    parse_action,
+    parse_match_state,
+    parse_response,
+)
+
+__all__ = [
+    "CALL",
+    "FOLD",
+    "MT19937",
+    "RAISE",
+    "Action",
+    "Game",
+    "LegalActions",
+    "MatchState",
+    "ProtocolError",
+    "State",
+    "deal_cards",
+    "deal_hand",
+    "deal_hands",
+    "format_action",
+    "format_match_state",
+    "format_state",
+    "load_game",
+    "parse_action",
+    "parse_game",
+    "parse_match_state",
+    "parse_response",
+    "rank_hand",
+    "rank_hands",
+]

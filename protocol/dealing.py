@@ -1,0 +1,44 @@
+"""Seeded dealing identical to the ACPC dealer's ``dealCards``.
+
+For each hand the deck is rebuilt in the game's order; each card is
+``deck[genrand_int32() % cardsLeft]``, the hole in the deck filled from its end.
+Hole cards go to each player in turn, then the board cards of every round, all
+before any betting. The generator's stream continues from hand to hand.
+"""
+
+from __future__ import annotations
+
+from protocol.game import Game
+from protocol.rng import MT19937
+from protocol.state import State
+
+
+def deal_cards(game: Game, rng: MT19937) -> tuple[list[list[int]], list[int]]:
+    """(hole cards per player, every board card of the hand) for one hand."""
+    deck = list(game.deck)
+    left = len(deck)
+    draw = rng.genrand_int32
+
+    def deal() -> int:
+        nonlocal left
+        i = draw() % left
+        card = deck[i]
+        deck[i] = deck[left - 1]
+        left -= 1
+        return card
+
+    holes = [[deal() for _ in range(game.num_hole_cards)] for _ in range(game.num_players)]
+    board = [deal() for _ in range(game.total_board_cards)]
+    return holes, board
+
+
+def deal_hand(game: Game, hand_id: int, rng: MT19937) -> State:
+    """The start of hand ``hand_id`` with its cards dealt from ``rng``."""
+    holes, board = deal_cards(game, rng)
+    return State(game, hand_id, holes, board)
+
+
+def deal_hands(game: Game, seed: int, count: int) -> list[State]:
+    """The first ``count`` hands a dealer seeded with ``seed`` deals (betting not started)."""
+    rng = MT19937(seed)
+    return [deal_hand(game, hand_id, rng) for hand_id in range(count)]

@@ -1,0 +1,369 @@
+"""The betting state machine of one hand, rule for rule as the ACPC server's ``game.c``.
+
+A ``State`` holds what ``game.c``'s ``State`` holds (money spent, actions per
+round, folds, cards) and keeps the player to act and a few counts up to date as
+actions are applied, so the dealer and agents never recompute them.
+
+Actions are ``Action(kind, size)`` with kinds ``FOLD``, ``CALL``, ``RAISE``; the
+size is the no-limit raise-to amount and 0 everywhere else.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from protocol.errors import ProtocolError
+from protocol.evaluator import rank_hand
+from protocol.game import MAX_NUM_ACTIONS, Game
+
+FOLD = 0
+CALL = 1
+RAISE = 2
+ACTION_CHARS = "fcr"
+
+
+class Action(NamedTuple):
+    """An action: ``kind`` is FOLD, CALL or RAISE; ``size`` the no-limit raise-to (else 0)."""
+
+    kind: int
+    size: int = 0
+
+
+FOLD_ACTION = Action(FOLD, 0)
+CALL_ACTION = Action(CALL, 0)
+LIMIT_RAISE_ACTION = Action(RAISE, 0)
+
+
+class LegalActions(NamedTuple):
+    """What the player to act may do: everything an agent needs to choose an action."""
+
+    player: int
+    can_fold: bool
+    can_raise: bool
+    min_raise_to: int
+    """Smallest total the player may raise to (the fixed raise-to in limit games)."""
+    max_raise_to: int
+    """Largest total the player may raise to (equal to ``min_raise_to`` in limit games)."""
+    to_call: int
+    """Chips the player must add to call (less when calling puts them all in)."""
+
+
+class State:
+    """One hand of an ACPC game: betting, money spent and cards."""
+
+    __slots__ = (
+        "game",
+        "hand_id",
+        "max_spent",
+        "min_no_limit_raise_to",
+        "spent",
+        "actions",
+        "acting_players",
+        "round",
+        "finished",
+        "folded",
+        "hole_cards",
+        "board_cards",
+        "num_folded",
+        "num_all_in",
+        "round_raises",
+        "current_player",
+    )
+
+    def __init__(
+        self,
+        game: Game,
+        hand_id: int = 0,
+        hole_cards: list[list[int]] | None = None,
+        board_cards: list[int] | None = None,
+    ) -> None:
+        """The start of a hand (the ACPC ``initState``), with the given cards if any."""
+        self.game = game
+        self.hand_id = hand_id
+        spent = list(game.blind)
+        self.spent = spent
+        max_spent = max(spent)
+        self.max_spent = max_spent
+        if game.no_limit:
+            self.min_no_limit_raise_to = max_spent * 2 if max_spent else 1
+        else:
+            self.min_no_limit_raise_to = 0
+        self.actions: list[list[Action]] = [[] for _ in range(game.num_rounds)]
+        self.acting_players: list[list[int]] = [[] for _ in range(game.num_rounds)]
+        self.round = 0
+        self.finished = False
+        self.folded = [False] * game.num_players
+        self.hole_cards: list[list[int]] = hole_cards if hole_cards is not None else [[] for _ in spent]
+        self.board_cards: list[int] = board_cards if board_cards is not None else []
+        self.num_folded = 0
+        stack = game.stack
+        self.num_all_in = sum(1 for p in range(game.num_players) if spent[p] >= stack[p])
+        self.round_raises = 0
+        self.current_player = -1
+        self.current_player = self._first_player()
+
+    # -- queries -------------------------------------------------------------
+
+    def copy(self) -> State:
+        other = State.__new__(State)
+        other.game = self.game
+        other.hand_id = self.hand_id
+        other.max_spent = self.max_spent
+        other.min_no_limit_raise_to = self.min_no_limit_raise_to
+        other.spent = self.spent.copy()
+        other.actions = [list(a) for a in self.actions]
+        other.acting_players = [list(a) for a in self.acting_players]
+        other.round = self.round
+        other.finished = self.finished
+        other.folded = self.folded.copy()
+        other.hole_cards = [list(c) for c in self.hole_cards]
+        other.board_cards = list(self.board_cards)
+        other.num_folded = self.num_folded
+        other.num_all_in = self.num_all_in
+        other.round_raises = self.round_raises
+        other.current_player = self.current_player
+        return other
+
+    def _next_player(self, player: int) -> int:
+        """The next player after ``player`` who has not folded and is not all in."""
+        game = self.game
+        n = game.num_players
+        folded = self.folded
+        spent = self.spent
+        stack = game.stack
+        p = player
+        for _ in range(n):
+            p = (p + 1) % n
+            if not folded[p] and spent[p] < stack[p]:
+                return p
+        return -1
+
+    def _first_player(self) -> int:
+        game = self.game
+        return self._next_player(game.first_player[self.round] + game.num_players - 1)
+
+    def num_raises(self) -> int:
+        """Raises made so far in the current round."""
+        return self.round_raises
+
+    def num_called(self) -> int:
+        """Players who have called (or made) the current bet this round and are not all in."""
+        spent = self.spent
+        stack = self.game.stack
+        count = 0
+        actions = self.actions[self.round]
+        players = self.acting_players[self.round]
+        for i in range(len(actions) - 1, -1, -1):
+            kind = actions[i].kind
+            if kind == FOLD:
+                continue
+            p = players[i]
+            if spent[p] < stack[p]:
+                count += 1
+            if kind == RAISE:
+                break
+        return count
+
+    def num_active(self) -> int:
+        """Players who can still act: not folded and not all in (the ACPC ``numActingPlayers``).
+
+        A player all in can no longer fold, so the two counts never overlap.
+        """
+        return self.game.num_players - self.num_folded - self.num_all_in
+
+    def raise_range(self) -> tuple[int, int] | None:
+        """The ACPC ``raiseIsValid``: None if no raise is allowed, else ``(min, max)``
+        raise-to sizes for no-limit games and ``(0, 0)`` for limit games."""
+        game = self.game
+        if self.finished:
+            return None
+        round_ = self.round
+        if self.round_raises >= game.max_raises[round_]:
+            return None
+        if len(self.actions[round_]) + game.num_players > MAX_NUM_ACTIONS:
+            return None
+        if self.num_active() <= 1:
+            return None
+        if not game.no_limit:
+            return (0, 0)
+        stack = game.stack[self.current_player]
+        low = self.min_no_limit_raise_to
+        if low > stack:
+            if self.max_spent >= stack:
+                return None
+            return (stack, stack)
+        return (low, stack)
+
+    def can_fold(self) -> bool:
+        """Folding is valid only when the player to act owes chips and is not all in."""
+        if self.finished:
+            return False
+        p = self.current_player
+        spent = self.spent[p]
+        return spent != self.max_spent and spent != self.game.stack[p]
+
+    def legal_actions(self) -> LegalActions:
+        """The choices of the player to act; raise-to amounts are totals over the hand."""
+        if self.finished:
+            raise ProtocolError("the hand is over: nobody is to act")
+        game = self.game
+        p = self.current_player
+        stack = game.stack[p]
+        to_call = min(self.max_spent, stack) - self.spent[p]
+        bounds = self.raise_range()
+        if bounds is None:
+            low = high = 0
+        elif game.no_limit:
+            low, high = bounds
+        else:
+            low = high = min(self.max_spent + game.raise_size[self.round], stack)
+        return LegalActions(p, self.can_fold(), bounds is not None, low, high, to_call)
+
+    def validate_action(self, action: Action, try_fixing: bool = False) -> Action | None:
+        """The ACPC ``isValidAction``: the action (fixed if ``try_fixing``) or None if invalid.
+
+        Fixing clamps a no-limit raise size into ``[min, max]``; sizes given to anything
+        but a no-limit raise are dropped, as the ACPC server does.
+        """
+        if self.finished:
+            return None
+        kind = action.kind
+        if kind == RAISE:
+            bounds = self.raise_range()
+            if bounds is None:
+                return None
+            if self.game.no_limit:
+                low, high = bounds
+                if action.size < low:
+                    return Action(RAISE, low) if try_fixing else None
+                if action.size > high:
+                    return Action(RAISE, high) if try_fixing else None
+                return action
+            return action if action.size == 0 else LIMIT_RAISE_ACTION
+        if kind == FOLD:
+            if not self.can_fold():
+                return None
+            return FOLD_ACTION
+        if kind == CALL:
+            return CALL_ACTION
+        return None
+
+    # -- transitions -----------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        """Record ``action`` for the player to act (the ACPC ``doAction``; no validity check)."""
+        game = self.game
+        p = self.current_player
+        round_ = self.round
+        actions = self.actions[round_]
+        if p < 0 or self.finished:
+            raise ProtocolError("the hand is over: no action can be applied")
+        if len(actions) >= MAX_NUM_ACTIONS:
+            raise ProtocolError(f"more than {MAX_NUM_ACTIONS} actions in one round")
+        actions.append(action)
+        self.acting_players[round_].append(p)
+        stack = game.stack[p]
+        kind = action.kind
+        if kind == FOLD:
+            self.folded[p] = True
+            self.num_folded += 1
+        elif kind == CALL:
+            self.spent[p] = stack if self.max_spent > stack else self.max_spent
+            if self.spent[p] >= stack:
+                self.num_all_in += 1
+        elif kind == RAISE:
+            if game.no_limit:
+                size = action.size
+                if size <= self.max_spent or size > stack:
+                    raise ProtocolError(f"raise to {size} is not between {self.max_spent + 1} and {stack}")
+                next_min = size + size - self.max_spent
+                if next_min > self.min_no_limit_raise_to:
+                    self.min_no_limit_raise_to = next_min
+                self.max_spent = size
+            elif self.max_spent + game.raise_size[round_] > stack:
+                self.max_spent = stack
+            else:
+                self.max_spent += game.raise_size[round_]
+            self.spent[p] = self.max_spent
+            self.round_raises += 1
+            if self.max_spent >= stack:
+                self.num_all_in += 1
+        else:
+            raise ProtocolError(f"not an action kind: {kind!r}")
+
+        n = game.num_players
+        if self.num_folded + 1 >= n:
+            self.finished = True
+            self.current_player = -1
+            return
+        active = self.num_active()
+        if self.num_called() >= active:
+            if active > 1:
+                if round_ + 1 < game.num_rounds:
+                    self.round = round_ + 1
+                    self.round_raises = 0
+                    self.min_no_limit_raise_to = max(1, max(game.blind)) + self.max_spent
+                    self.current_player = self._first_player()
+                    return
+                self.finished = True
+            else:
+                self.finished = True
+                self.round = game.num_rounds - 1
+            self.current_player = -1
+            return
+        self.current_player = self._next_player(p)
+
+    # -- results -------------------------------------------------------------
+
+    def visible_board(self) -> list[int]:
+        """Board cards dealt up to the current round."""
+        return self.board_cards[: self.game.board_cards_after(self.round)]
+
+    def value(self, player: int) -> float:
+        """Chips won (negative: lost) by ``player`` in a finished hand (``valueOfState``).
+
+        Side pots and split pots as the ACPC server: one pot per distinct amount
+        spent, folded players rank below every showdown hand.
+        """
+        if not self.finished:
+            raise ProtocolError("the hand is not finished")
+        spent = self.spent
+        if self.folded[player]:
+            return float(-spent[player])
+        n = self.game.num_players
+        if self.num_folded + 1 == n:
+            return float(sum(spent) - spent[player])
+        board = self.visible_board()
+        contenders: list[tuple[int, int]] = []  # (rank, spent) of everyone who put money in
+        me = -1
+        for p in range(n):
+            if spent[p] == 0:
+                continue
+            if self.folded[p]:
+                rank = -1
+            else:
+                if p == player:
+                    me = len(contenders)
+                rank = rank_hand(self.hole_cards[p] + board)
+            contenders.append((rank, spent[p]))
+        ranks = [c[0] for c in contenders]
+        amounts = [c[1] for c in contenders]
+        value = 0.0
+        while True:
+            size = min(amounts)
+            best = max(ranks)
+            winners = ranks.count(best)
+            if ranks[me] == best:
+                value += size * (len(amounts) - winners) / winners
+            else:
+                value -= size
+            keep = [i for i in range(len(amounts)) if amounts[i] > size]
+            if me not in keep:
+                return value
+            me = keep.index(me)
+            ranks = [ranks[i] for i in keep]
+            amounts = [amounts[i] - size for i in keep]
+
+    def values(self) -> list[float]:
+        """``value(p)`` for every player."""
+        return [self.value(p) for p in range(self.game.num_players)]

@@ -1,0 +1,324 @@
+"""The ACPC text formats: ``MATCHSTATE`` messages, client responses, log lines.
+
+Reading follows the ACPC server's ``readMatchState``/``readState``/``readAction``
+(actions ``f c r b k`` in either case, ``/`` separators in the betting ignored,
+``|`` and ``/`` separators between cards optional); printing follows its
+``printMatchState``/``printState``/``printAction`` (``f c r`` only). Every
+well-formed line printed here parses back to an equal state, and every
+canonical line parsed prints back identically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from protocol.cards import CARD_STRINGS, read_cards
+from protocol.errors import ProtocolError
+from protocol.game import INT32_MAX, Game
+from protocol.state import ACTION_CHARS, CALL, FOLD, RAISE, Action, State
+
+_KIND_OF_CHAR = {"f": FOLD, "F": FOLD, "c": CALL, "C": CALL, "k": CALL, "K": CALL}
+_KIND_OF_CHAR.update({"r": RAISE, "R": RAISE, "b": RAISE, "B": RAISE})
+_DIGITS = "0123456789"
+
+
+class MatchState(NamedTuple):
+    """A state as one player sees it: ``viewer`` is that player's position in the hand."""
+
+    viewer: int
+    state: State
+
+
+class LogHand(NamedTuple):
+    """One ``STATE:`` line of an ACPC log: the finished hand, values and names by position."""
+
+    state: State
+    values: tuple[float, ...]
+    names: tuple[str, ...]
+
+
+class Score(NamedTuple):
+    """The ``SCORE:`` line: totals and names by seat."""
+
+    totals: tuple[float, ...]
+    names: tuple[str, ...]
+
+
+# -- printing ----------------------------------------------------------------
+
+
+def format_action(action: Action, game: Game) -> str:
+    """``f``, ``c``, ``r`` or (no-limit) ``r<size>``."""
+    if action.kind == RAISE and game.no_limit:
+        return f"r{action.size}"
+    return ACTION_CHARS[action.kind]
+
+
+def format_betting(state: State) -> str:
+    """The betting of every round so far, rounds separated by ``/``."""
+    game = state.game
+    if game.no_limit:
+        rounds = (
+            "".join(f"r{a.size}" if a.kind == RAISE else ACTION_CHARS[a.kind] for a in state.actions[r])
+            for r in range(state.round + 1)
+        )
+    else:
+        rounds = ("".join(ACTION_CHARS[a.kind] for a in state.actions[r]) for r in range(state.round + 1))
+    return "/".join(rounds)
+
+
+def _board_text(state: State) -> str:
+    """Board cards of every round so far, rounds separated by ``/``."""
+    game = state.game
+    board = state.board_cards
+    starts = game.board_start
+    parts = ["".join(CARD_STRINGS[c] for c in board[starts[r] : starts[r + 1]]) for r in range(state.round + 1)]
+    return "/".join(parts)
+
+
+def shows_cards(state: State, player: int, viewer: int) -> bool:
+    """Whether ``viewer`` sees ``player``'s hole cards: their own, or at a showdown they reach."""
+    if player == viewer:
+        return True
+    if not state.finished or state.folded[player]:
+        return False
+    return state.num_folded + 1 != state.game.num_players
+
+
+def format_match_state(state: State, viewer: int, betting: str | None = None) -> str:
+    """``MATCHSTATE:<viewer>:<hand>:<betting>:<cards>`` as ``viewer`` sees the hand."""
+    if betting is None:
+        betting = format_betting(state)
+    holes = "|".join(
+        "".join(CARD_STRINGS[c] for c in cards) if shows_cards(state, p, viewer) else ""
+        for p, cards in enumerate(state.hole_cards)
+    )
+    return f"MATCHSTATE:{viewer}:{state.hand_id}:{betting}:{holes}{_board_text(state)}"
+
+
+def format_state(state: State) -> str:
+    """``STATE:<hand>:<betting>:<all hole cards><board>``, every card shown (the log's view)."""
+    holes = "|".join("".join(CARD_STRINGS[c] for c in cards) for cards in state.hole_cards)
+    return f"STATE:{state.hand_id}:{format_betting(state)}:{holes}{_board_text(state)}"
+
+
+def format_value(value: float) -> str:
+    """``%.6f`` with trailing zeros and a trailing point removed (``-20000``, ``15.5``)."""
+    text = f"{value:.6f}".rstrip("0")
+    return text[:-1] if text.endswith(".") else text
+
+
+def format_log_line(state: State, values: Sequence[float], names: Sequence[str]) -> str:
+    """A log ``STATE:`` line: the finished state, each position's value and name."""
+    return f"{format_state(state)}:{'|'.join(map(format_value, values))}:{'|'.join(names)}"
+
+
+def format_score_line(totals: Sequence[float], names: Sequence[str]) -> str:
+    """``SCORE:<total seat 1>|...:<name seat 1>|...``."""
+    return f"SCORE:{'|'.join(map(format_value, totals))}:{'|'.join(names)}"
+
+
+# -- reading -----------------------------------------------------------------
+
+
+def _read_uint(text: str, pos: int, what: str) -> tuple[int, int]:
+    end = pos
+    while end < len(text) and text[end] in _DIGITS:
+        end += 1
+    if end == pos:
+        raise ProtocolError(f"expected {what} at position {pos} of {text!r}")
+    return int(text[pos:end]), end
+
+
+def read_action(text: str, pos: int, game: Game) -> tuple[Action, int]:
+    """Read one action at ``text[pos:]``; returns it and the index after it.
+
+    As the ACPC ``readAction``: one of ``fcrbk`` in either case; a no-limit raise is
+    followed by its raise-to size (an optionally signed integer); a limit raise
+    takes no size.
+    """
+    kind = _KIND_OF_CHAR.get(text[pos : pos + 1])
+    if kind is None:
+        raise ProtocolError(f"expected an action (one of fcrbk) at position {pos} of {text!r}")
+    pos += 1
+    if kind != RAISE or not game.no_limit:
+        return Action(kind, 0), pos
+    start = pos
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    sign = 1
+    if pos < len(text) and text[pos] in "+-":
+        sign = -1 if text[pos] == "-" else 1
+        pos += 1
+    digits = pos
+    while pos < len(text) and text[pos] in _DIGITS:
+        pos += 1
+    if pos == digits:
+        raise ProtocolError(f"expected a raise size at position {start} of {text!r}")
+    size = max(-INT32_MAX - 1, min(INT32_MAX, sign * int(text[digits:pos])))
+    return Action(RAISE, size), pos
+
+
+def parse_action(text: str, game: Game) -> Action:
+    """One action and nothing else, e.g. ``r250`` or ``c``."""
+    action, end = read_action(text, 0, game)
+    if end != len(text):
+        raise ProtocolError(f"unexpected text after the action in {text!r}")
+    return action
+
+
+def _read_state_body(text: str, pos: int, game: Game) -> tuple[State, int]:
+    """``:<hand>:<betting>:<cards>`` starting at ``text[pos]`` (the ACPC ``readStateCommon``)."""
+    if text[pos : pos + 1] != ":":
+        raise ProtocolError(f"expected ':' at position {pos} of {text!r}")
+    hand_id, pos = _read_uint(text, pos + 1, "a hand number")
+    if hand_id > 0xFFFFFFFF:
+        raise ProtocolError(f"hand number {hand_id} is out of range in {text!r}")
+    if text[pos : pos + 1] != ":":
+        raise ProtocolError(f"expected ':' after the hand number in {text!r}")
+    pos += 1
+    state = State(game, hand_id)
+    end = len(text)
+    while True:
+        if pos >= end:
+            raise ProtocolError(f"expected ':' after the betting in {text!r}")
+        char = text[pos]
+        if char == ":":
+            pos += 1
+            break
+        if char == "/":
+            pos += 1
+            continue
+        action, pos = read_action(text, pos, game)
+        valid = state.validate_action(action)
+        if valid is None:
+            raise ProtocolError(f"invalid action {format_action(action, game)!r} in the betting of {text!r}")
+        state.apply(valid)
+    for p in range(game.num_players):
+        if p and text[pos : pos + 1] == "|":
+            pos += 1
+        cards, pos = read_cards(text, pos, game.num_hole_cards)
+        if cards and len(cards) != game.num_hole_cards:
+            raise ProtocolError(
+                f"player {p} has {len(cards)} hole cards, the game deals {game.num_hole_cards}: {text!r}"
+            )
+        state.hole_cards[p] = cards
+    board: list[int] = []
+    for r in range(state.round + 1):
+        if r and text[pos : pos + 1] == "/":
+            pos += 1
+        cards, pos = read_cards(text, pos, game.num_board_cards[r])
+        if len(cards) != game.num_board_cards[r]:
+            raise ProtocolError(f"round {r + 1} needs {game.num_board_cards[r]} board cards: {text!r}")
+        board.extend(cards)
+    state.board_cards = board
+    return state, pos
+
+
+def read_match_state(text: str, game: Game) -> tuple[MatchState, int]:
+    """Read a ``MATCHSTATE`` at the start of ``text``; returns it and the index after it."""
+    if not text.startswith("MATCHSTATE:"):
+        raise ProtocolError(f"expected 'MATCHSTATE:' at the start of {text!r}")
+    viewer, pos = _read_uint(text, len("MATCHSTATE:"), "a position")
+    if viewer >= game.num_players:
+        raise ProtocolError(f"position {viewer} is out of range for {game.num_players} players: {text!r}")
+    state, pos = _read_state_body(text, pos, game)
+    _check_distinct_cards(state, text)
+    return MatchState(viewer, state), pos
+
+
+def _check_distinct_cards(state: State, text: str) -> None:
+    seen = [c for cards in state.hole_cards for c in cards] + state.board_cards
+    deck = state.game.deck
+    if len(set(seen)) != len(seen) or any(c not in deck for c in seen):
+        raise ProtocolError(f"cards repeated or not in this game's deck: {text!r}")
+
+
+def parse_match_state(text: str, game: Game) -> MatchState:
+    """A whole ``MATCHSTATE`` line (a trailing ``\\r\\n`` is allowed)."""
+    text = text.rstrip("\r\n")
+    match_state, end = read_match_state(text, game)
+    if end != len(text):
+        raise ProtocolError(f"unexpected text after the state in {text!r}")
+    return match_state
+
+
+def parse_response(text: str, game: Game) -> tuple[MatchState, Action]:
+    """A client's reply ``<MATCHSTATE ...>:<action>``; text after the action is ignored, as by the ACPC server."""
+    text = text.rstrip("\r\n")
+    match_state, pos = read_match_state(text, game)
+    if text[pos : pos + 1] != ":":
+        raise ProtocolError(f"expected ':' and an action after the state in {text!r}")
+    action, _ = read_action(text, pos + 1, game)
+    return match_state, action
+
+
+def match_states_equal(a: MatchState, b: MatchState) -> bool:
+    """The ACPC ``matchStatesEqual``: same viewer, hand, betting, board so far and viewer's cards."""
+    if a.viewer != b.viewer:
+        return False
+    sa, sb = a.state, b.state
+    if sa.hand_id != sb.hand_id or sa.round != sb.round:
+        return False
+    if sa.actions[: sa.round + 1] != sb.actions[: sb.round + 1]:
+        return False
+    visible = sa.game.board_cards_after(sa.round)
+    if sa.board_cards[:visible] != sb.board_cards[:visible]:
+        return False
+    return sa.hole_cards[a.viewer] == sb.hole_cards[b.viewer]
+
+
+def parse_state(text: str, game: Game) -> State:
+    """A whole ``STATE:<hand>:<betting>:<cards>`` string."""
+    if not text.startswith("STATE"):
+        raise ProtocolError(f"expected 'STATE' at the start of {text!r}")
+    state, end = _read_state_body(text, len("STATE"), game)
+    if end != len(text):
+        raise ProtocolError(f"unexpected text after the state in {text!r}")
+    _check_distinct_cards(state, text)
+    return state
+
+
+def _parse_values(text: str, count: int, line: str) -> tuple[float, ...]:
+    parts = text.split("|")
+    if len(parts) != count:
+        raise ProtocolError(f"expected {count} values in {line!r}")
+    try:
+        return tuple(float(p) for p in parts)
+    except ValueError:
+        raise ProtocolError(f"values are not numbers in {line!r}") from None
+
+
+def parse_log_line(line: str, game: Game) -> LogHand:
+    """A log ``STATE:...:<values>:<names>`` line."""
+    line = line.rstrip("\r\n")
+    if not line.startswith("STATE"):
+        raise ProtocolError(f"not a log STATE line: {line!r}")
+    state, pos = _read_state_body(line, len("STATE"), game)
+    _check_distinct_cards(state, line)
+    rest = line[pos:]
+    if not rest.startswith(":"):
+        raise ProtocolError(f"expected ':' and values after the state in {line!r}")
+    values_text, sep, names_text = rest[1:].partition(":")
+    if not sep:
+        raise ProtocolError(f"expected ':' and names after the values in {line!r}")
+    values = _parse_values(values_text, game.num_players, line)
+    names = tuple(names_text.split("|"))
+    if len(names) != game.num_players:
+        raise ProtocolError(f"expected {game.num_players} names in {line!r}")
+    return LogHand(state, values, names)
+
+
+def parse_score_line(line: str, num_players: int) -> Score:
+    """The ``SCORE:<totals>:<names>`` line."""
+    line = line.rstrip("\r\n")
+    if not line.startswith("SCORE:"):
+        raise ProtocolError(f"not a SCORE line: {line!r}")
+    values_text, sep, names_text = line[len("SCORE:") :].partition(":")
+    if not sep:
+        raise ProtocolError(f"expected ':' and names in {line!r}")
+    names = tuple(names_text.split("|"))
+    if len(names) != num_players:
+        raise ProtocolError(f"expected {num_players} names in {line!r}")
+    return Score(_parse_values(values_text, num_players, line), names)

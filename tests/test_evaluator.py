@@ -1,0 +1,154 @@
+"""Hand evaluation against pokerkit, and the exhaustive 7-card category counts."""
+
+from __future__ import annotations
+
+import itertools
+from math import comb
+
+import numpy as np
+import pytest
+
+from protocol.cards import CARD_STRINGS, parse_cards
+from protocol.evaluator import (
+    CATEGORY_NAMES,
+    FLUSH,
+    HIGH_CARD,
+    PAIR,
+    RANK_KEYS,
+    STRAIGHT,
+    STRAIGHT_FLUSH,
+    TRIPS,
+    TWO_PAIR,
+    _multisets,
+    _rank_hand_slow,
+    category_of_ranks,
+    describe_rank,
+    hand_category,
+    rank_hand,
+    rank_hands,
+)
+
+pokerkit = pytest.importorskip("pokerkit")
+
+
+def random_hands(n: int, count: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.argsort(rng.random((count, 52)), axis=1)[:, :n].astype(np.uint8)
+
+
+def pokerkit_hand(cards) -> object:
+    text = "".join(CARD_STRINGS[c] for c in cards)
+    return pokerkit.StandardHighHand.from_game(text[:4], text[4:])
+
+
+@pytest.mark.parametrize("n", [5, 6, 7])
+def test_ranks_order_hands_as_pokerkit_does(n: int) -> None:
+    hands = random_hands(n, 1500, seed=n)
+    ranks = rank_hands(hands)
+    ordered = np.argsort(ranks, kind="stable")
+    theirs = [pokerkit_hand(hands[i]) for i in ordered]
+    ours = ranks[ordered]
+    for i in range(len(ordered) - 1):
+        if ours[i] == ours[i + 1]:
+            assert theirs[i] == theirs[i + 1], (hands[ordered[i]], hands[ordered[i + 1]])
+        else:
+            assert theirs[i] < theirs[i + 1], (hands[ordered[i]], hands[ordered[i + 1]])
+    labels = [list(pokerkit.Label).index(h.entry.label) for h in theirs]
+    assert labels == category_of_ranks(ours).tolist()
+
+
+def test_scalar_batched_and_reference_paths_agree() -> None:
+    for n in range(1, 8):
+        hands = random_hands(n, 3000, seed=100 + n)
+        batched = rank_hands(hands)
+        assert [rank_hand(h) for h in hands.tolist()] == batched.tolist()
+        assert [_rank_hand_slow(h) for h in hands[:300].tolist()] == batched[:300].tolist()
+
+
+def test_fixed_cards_give_the_same_ranks() -> None:
+    hands = random_hands(7, 4000, seed=7)
+    for board in ([], [5], [0, 13, 26], [48, 49, 50, 51, 44]):
+        rows = np.array([[c for c in h if c not in board][: 7 - len(board)] for h in hands.tolist()])
+        full = np.concatenate([rows, np.tile(np.array(board, dtype=rows.dtype), (len(rows), 1))], axis=1)
+        assert np.array_equal(rank_hands(rows, fixed=board), rank_hands(full))
+
+
+def test_more_than_seven_cards_play_their_best_five() -> None:
+    for hand in random_hands(9, 200, seed=9).tolist():
+        best = max(rank_hand(list(five)) for five in itertools.combinations(hand, 5))
+        assert rank_hand(hand) == best
+
+
+def test_known_hands() -> None:
+    def rank(text: str) -> int:
+        return rank_hand(parse_cards(text))
+
+    assert describe_rank(rank("AsKsQsJsTs")) == (STRAIGHT_FLUSH, (12,))
+    assert rank("AsKsQsJsTs") == 7461
+    assert rank("7c5d4h3s2c") == 0
+    assert describe_rank(rank("As2d3h4s5c")) == (STRAIGHT, (3,))  # the wheel
+    assert rank("As2d3h4s5c") < rank("2d3h4s5c6c")
+    assert describe_rank(rank("AhAdKsKd7c7h2s")) == (TWO_PAIR, (12, 11, 5))  # third pair plays as the kicker
+    assert describe_rank(rank("AhAdKsKd7c7hQs")) == (TWO_PAIR, (12, 11, 10))
+    assert hand_category(rank("9h8h7h6h2h2c2d")) == FLUSH
+    assert CATEGORY_NAMES[hand_category(rank("KcKdKh4s4c4d2s"))] == "full house"
+
+
+def test_small_hands_of_kuhn_and_leduc() -> None:
+    def rank(text: str) -> int:
+        return rank_hand(parse_cards(text))
+
+    assert rank("Ks") > rank("Qs") and rank("As") > rank("Ks")
+    assert describe_rank(rank("Qh")) == (HIGH_CARD, (10,))
+    assert rank("QhQs") > rank("AsKh") > rank("AsQh") > rank("KsQh")  # a pair beats any high card
+    assert describe_rank(rank("KhKs")) == (PAIR, (11,))
+    assert rank("KsAh") == rank("KhAs")
+    assert describe_rank(rank("2c2d2h")) == (TRIPS, (0,))
+    assert rank("2c2d2h") > rank("AcAdKh") > rank("AcKdQh")
+
+
+@pytest.mark.parametrize("n", sorted(RANK_KEYS))
+def test_rank_keys_identify_every_multiset(n: int) -> None:
+    """The sums of n keys (at most four of a rank) are all distinct: the table needs no probing."""
+    keys = RANK_KEYS[n]
+    sums = [sum(keys[r] for r in combo) for combo in _multisets(n)]
+    assert len(sums) == len(set(sums))
+
+
+def test_bad_batches_are_refused() -> None:
+    with pytest.raises(ValueError, match="1 to 7 cards"):
+        rank_hands(np.zeros((3, 8), dtype=np.uint8))
+    with pytest.raises(ValueError, match="expected an"):
+        rank_hands(np.zeros(5, dtype=np.uint8))
+
+
+SEVEN_CARD_CATEGORY_COUNTS = [
+    23_294_460,  # high card
+    58_627_800,  # one pair
+    31_433_400,  # two pair
+    6_461_620,  # three of a kind
+    6_180_020,  # straight
+    4_047_644,  # flush
+    3_473_184,  # full house
+    224_848,  # four of a kind
+    41_584,  # straight flush
+]
+
+
+def category_counts_of_all_seven_card_hands() -> np.ndarray:
+    """Category counts over all C(52, 7) hands: two leading cards fixed, every five after them."""
+    fives = np.array(list(itertools.combinations(range(52), 5)), dtype=np.uint8)
+    first = fives[:, 0]
+    counts = np.zeros(9, dtype=np.int64)
+    for a, b in itertools.combinations(range(52), 2):
+        rest = fives[np.searchsorted(first, b + 1) :]
+        if len(rest):
+            counts += np.bincount(category_of_ranks(rank_hands(rest, fixed=(a, b))), minlength=9)
+    return counts
+
+
+@pytest.mark.slow
+def test_all_133784560_seven_card_hands() -> None:
+    counts = category_counts_of_all_seven_card_hands()
+    assert counts.sum() == comb(52, 7) == 133_784_560
+    assert counts.tolist() == SEVEN_CARD_CATEGORY_COUNTS

@@ -1,0 +1,225 @@
+"""Differential tests of the game engine against OpenSpiel's ``universal_poker``.
+
+OpenSpiel's ``universal_poker`` runs the ACPC server's own ``game.c``; it is the
+oracle for every rule. Each shipped game definition is loaded into OpenSpiel
+with ``load_universal_poker_from_acpc_gamedef``; random hands are dealt by our
+seeded dealer, fed to both engines, and at every step the player to act, the
+legal actions (fold, call, min and max raise-to), the money spent and the ACPC
+state string are compared, then the payoffs at the end.
+
+No-limit games use OpenSpiel's ``fullgame`` betting (every raise size is an
+action). Its ``fullgame`` mode cannot express a limit raise (it lists the raise
+as action 0, the same id as fold), so limit games use ``fcpa``, whose ``bet``
+is the limit raise.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from protocol.cards import MAX_RANKS, MAX_SUITS, RANK_CHARS, SUIT_CHARS, parse_card
+from protocol.dealing import deal_hand
+from protocol.game import SHIPPED_GAMES, Game, load_game, parse_game, resolve_game_path
+from protocol.rng import MT19937
+from protocol.state import CALL, FOLD, RAISE, Action, State
+from protocol.wire import format_state
+
+pyspiel = pytest.importorskip("pyspiel")
+
+HANDS_PER_GAME = {
+    "holdem.limit.2p.reverse_blinds": 1500,
+    "holdem.nolimit.2p.reverse_blinds": 1500,
+    "holdem.limit.3p": 1000,
+    "holdem.nolimit.3p": 1000,
+    "kuhn.limit.2p": 500,
+    "kuhn.limit.3p": 500,
+    "leduc.limit.2p": 1000,
+}
+
+
+class OpenSpielGame:
+    """One shipped game loaded into OpenSpiel, with card numbering translated."""
+
+    def __init__(self, name: str) -> None:
+        self._load(load_game(name), resolve_game_path(name).read_text())
+
+    @classmethod
+    def from_text(cls, text: str) -> OpenSpielGame:
+        oracle = cls.__new__(cls)
+        oracle._load(parse_game(text), text)
+        return oracle
+
+    def _load(self, game: Game, text: str) -> None:
+        self.game = game
+        params = pyspiel.universal_poker.load_universal_poker_from_acpc_gamedef(text).get_parameters()
+        params["bettingAbstraction"] = "fullgame" if self.game.no_limit else "fcpa"
+        self.spiel = pyspiel.load_game("universal_poker", params)
+        self.low_rank = MAX_RANKS - self.game.num_ranks
+        self.low_suit = MAX_SUITS - self.game.num_suits
+
+    def chance_action(self, card: int) -> int:
+        """OpenSpiel numbers a reduced deck from its lowest rank and suit."""
+        rank, suit = card // 4 - self.low_rank, card % 4 - self.low_suit
+        return rank * self.game.num_suits + suit
+
+    def our_card_text(self, spiel_card: str) -> str:
+        rank = RANK_CHARS.index(spiel_card[0]) + self.low_rank
+        suit = SUIT_CHARS.index(spiel_card[1]) + self.low_suit
+        return RANK_CHARS[rank] + SUIT_CHARS[suit]
+
+    def acpc_state(self, spiel_state) -> str:
+        """OpenSpiel's ACPC state string with its cards renamed to the ACPC deck's."""
+        line = spiel_state.to_struct().acpc_state.splitlines()[0]
+        head, _, cards = line.rpartition(":")
+        renamed = []
+        i = 0
+        while i < len(cards):
+            if cards[i] in "|/":
+                renamed.append(cards[i])
+                i += 1
+            else:
+                renamed.append(self.our_card_text(cards[i : i + 2]))
+                i += 2
+        return head + ":" + "".join(renamed)
+
+
+def _choose_action(state: State, rng: random.Random) -> Action:
+    legal = state.legal_actions()
+    roll = rng.random()
+    if legal.can_fold and roll < 0.15:
+        return Action(FOLD)
+    if not legal.can_raise or roll < 0.55:
+        return Action(CALL)
+    if not state.game.no_limit:
+        return Action(RAISE)
+    low, high = legal.min_raise_to, legal.max_raise_to
+    size = rng.choice([low, high, min(low + 1, high), max(high - 1, low), rng.randint(low, high)])
+    return Action(RAISE, size)
+
+
+def _spiel_action(game: Game, action: Action) -> int:
+    if action.kind == FOLD:
+        return 0
+    if action.kind == CALL:
+        return 1
+    return action.size if game.no_limit else 2
+
+
+def _compare_decision(oracle: OpenSpielGame, ours: State, spiel_state) -> None:
+    game = oracle.game
+    assert spiel_state.current_player() == ours.current_player
+    assert list(spiel_state.to_struct().player_contributions) == ours.spent
+    assert oracle.acpc_state(spiel_state) == format_state(ours)
+    spiel_legal = spiel_state.legal_actions()
+    legal = ours.legal_actions()
+    assert (0 in spiel_legal) == legal.can_fold
+    assert 1 in spiel_legal
+    if game.no_limit:
+        raises = [a for a in spiel_legal if a > 1]
+        assert bool(raises) == legal.can_raise
+        if raises:
+            assert (min(raises), max(raises)) == (legal.min_raise_to, legal.max_raise_to)
+            assert len(raises) == legal.max_raise_to - legal.min_raise_to + 1
+    else:
+        assert (2 in spiel_legal) == legal.can_raise
+
+
+def _play_hand(oracle: OpenSpielGame, ours: State, rng: random.Random) -> None:
+    game = oracle.game
+    spiel_state = oracle.spiel.new_initial_state()
+    for cards in ours.hole_cards:
+        for card in cards:
+            spiel_state.apply_action(oracle.chance_action(card))
+    board_dealt = 0
+    while True:
+        while spiel_state.is_chance_node():
+            # OpenSpiel deals each round's board cards, one chance node each, when the round starts.
+            spiel_state.apply_action(oracle.chance_action(ours.board_cards[board_dealt]))
+            board_dealt += 1
+        if spiel_state.is_terminal():
+            break
+        _compare_decision(oracle, ours, spiel_state)
+        action = _choose_action(ours, rng)
+        valid = ours.validate_action(action)
+        assert valid == action
+        ours.apply(action)
+        spiel_state.apply_action(_spiel_action(game, action))
+    assert ours.finished
+    assert oracle.acpc_state(spiel_state).startswith(format_state(ours).rsplit(":", 1)[0])
+    values = ours.values()
+    assert values == pytest.approx(spiel_state.returns(), abs=1e-9)
+    assert sum(values) == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", SHIPPED_GAMES)
+def test_random_hands_agree_with_openspiel(name: str) -> None:
+    oracle = OpenSpielGame(name)
+    rng = random.Random(name)
+    deal_rng = MT19937(sum(map(ord, name)))
+    for _ in range(HANDS_PER_GAME[name]):
+        ours = deal_hand(oracle.game, 0, deal_rng)  # OpenSpiel numbers every hand 0
+        _play_hand(oracle, ours, rng)
+
+
+def test_known_nolimit_hand_values() -> None:
+    """A hand from the protocol document: all-in pre-flop, showdown."""
+    game = load_game("holdem.nolimit.2p.reverse_blinds")
+    holes = [[parse_card("8s"), parse_card("2h")], [parse_card("Kd"), parse_card("5c")]]
+    board = [parse_card(c) for c in ("7h", "Ad", "Td", "4s", "Kc")]
+    state = State(game, 0, holes, board)
+    for action in (Action(RAISE, 19220), Action(RAISE, 20000), Action(CALL)):
+        state.apply(state.validate_action(action))
+    assert state.finished and state.round == 3
+    assert format_state(state) == "STATE:0:r19220r20000c///:8s2h|Kd5c/7hAdTd/4s/Kc"
+    assert state.values() == [-20000.0, 20000.0]
+
+
+# -- random game definitions -------------------------------------------------
+
+
+@st.composite
+def game_definitions(draw: st.DrawFn) -> str:
+    """ACPC game definitions of every shape: 2-6 players, 1-4 rounds, small decks and stacks."""
+    no_limit = draw(st.booleans())
+    # OpenSpiel plays limit games with unbounded stacks whatever the file says, and
+    # game.c then reads no default stacks past the fourth player: limit games here
+    # have at most four players and no stack line.
+    players = draw(st.integers(2, 6 if no_limit else 4))
+    rounds = draw(st.integers(1, 4))
+    suits = draw(st.integers(1, 4))
+    hole = draw(st.integers(1, 3))
+    board = draw(st.lists(st.integers(0, 3), min_size=rounds, max_size=rounds).filter(lambda b: sum(b) <= 7))
+    min_ranks = max(2, -(-(players * hole + sum(board)) // suits))
+    if min_ranks > 13:
+        suits = 4
+        min_ranks = max(2, -(-(players * hole + sum(board)) // 4))
+    assume(min_ranks <= 13)
+    ranks = draw(st.integers(min_ranks, 13))
+    blinds = draw(st.lists(st.integers(0, 6), min_size=players, max_size=players))
+    blinds[-1] = max(blinds[-1], 1)  # OpenSpiel wants a blind of at least one chip
+    lines = ["GAMEDEF", "nolimit" if no_limit else "limit", f"numPlayers = {players}", f"numRounds = {rounds}"]
+    if no_limit:
+        stacks = [draw(st.integers(b + 1, b + 40)) for b in blinds]
+        lines.append("stack = " + " ".join(map(str, stacks)))
+    lines.append("blind = " + " ".join(map(str, blinds)))
+    if not no_limit:
+        lines.append("raiseSize = " + " ".join(str(draw(st.integers(1, 6))) for _ in range(rounds)))
+        lines.append("maxRaises = " + " ".join(str(draw(st.integers(0, 4))) for _ in range(rounds)))
+    lines.append("firstPlayer = " + " ".join(str(draw(st.integers(1, players))) for _ in range(rounds)))
+    lines += [f"numSuits = {suits}", f"numRanks = {ranks}", f"numHoleCards = {hole}"]
+    lines += ["numBoardCards = " + " ".join(map(str, board)), "END GAMEDEF"]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(text=game_definitions(), seed=st.integers(0, 2**32 - 1))
+def test_random_game_definitions_agree_with_openspiel(text: str, seed: int) -> None:
+    oracle = OpenSpielGame.from_text(text)
+    rng = random.Random(seed)
+    deal_rng = MT19937(seed)
+    for _ in range(25):
+        _play_hand(oracle, deal_hand(oracle.game, 0, deal_rng), rng)
