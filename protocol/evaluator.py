@@ -14,13 +14,20 @@ every hand without a flush. Each card's code also carries a 4-bit count for its
 suit above bit 32, so the same sum tells whether a suit has five cards; only then
 is the flush suit's rank mask looked up. The batched path does this with a few
 numpy operations per column of cards; the scalar path with one loop.
+
+The tables take about half a second to build; they are kept in
+``$ACPC_ARENA_CACHE`` (default ``~/.cache/acpc-arena``) under a name that changes
+whenever this file does, so later processes load them in milliseconds.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -151,17 +158,46 @@ def _rank_of_packed(packed: int) -> int:
 
 
 @cache
+def _source_digest() -> str:
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+
+
+def _cached(name: str, build: Callable[[], np.ndarray]) -> np.ndarray:
+    """``build()``, kept on disk between processes (a damaged or missing file is rebuilt)."""
+    directory = Path(os.environ.get("ACPC_ARENA_CACHE", Path.home() / ".cache" / "acpc-arena"))
+    path = directory / f"{name}-{_source_digest()}.npy"
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        pass
+    array = build()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        with open(temporary, "wb") as file:
+            np.save(file, array, allow_pickle=False)
+        os.replace(temporary, path)
+    except OSError:
+        pass  # no cache: every process builds its own
+    return array
+
+
+def _build_flush_rank() -> np.ndarray:
+    flush_rank = np.full(1 << MAX_RANKS, -1, dtype=np.int32)
+    for mask in range(1 << MAX_RANKS):
+        if mask.bit_count() >= 5:
+            flush_rank[mask] = _rank_of_packed(_packed_flush(mask))
+    return flush_rank
+
+
+@cache
 def _flush_tables() -> tuple[np.ndarray, np.ndarray]:
     """(suit-count nibbles -> flush suit or -1, rank mask -> rank of its best flush or -1)."""
     nibbles = np.arange(1 << 16)
     suit_of_counts = np.full(1 << 16, -1, dtype=np.int8)
     for suit in range(4):
         suit_of_counts[(nibbles >> (4 * suit)) & 0xF >= 5] = suit
-    flush_rank = np.full(1 << MAX_RANKS, -1, dtype=np.int32)
-    for mask in range(1 << MAX_RANKS):
-        if mask.bit_count() >= 5:
-            flush_rank[mask] = _rank_of_packed(_packed_flush(mask))
-    return suit_of_counts, flush_rank
+    return suit_of_counts, _cached("flush-rank", _build_flush_rank)
 
 
 @cache
@@ -170,22 +206,34 @@ def _flush_lists() -> tuple[list[int], list[int]]:
     return suit_of_counts.tolist(), flush_rank.tolist()
 
 
+def _build_rank_table(n: int) -> np.ndarray:
+    keys = RANK_KEYS[n]
+    combos = _multisets(n)
+    sums = [sum(keys[r] for r in combo) for combo in combos]
+    table = np.zeros(max(sums) + 1, dtype=np.uint16)
+    table[np.array(sums)] = [_rank_of_packed(_packed_without_flush(_counts(combo))) for combo in combos]
+    return table
+
+
 @cache
 def _size_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
     """(code of each of the 52 cards, rank table indexed by the sum of ``n`` codes' keys)."""
     keys = RANK_KEYS[n]
     codes = np.array([keys[card // 4] + (1 << (_SUIT_SHIFT + 4 * (card % 4))) for card in range(52)], dtype=np.uint64)
-    combos = _multisets(n)
-    sums = [sum(keys[r] for r in combo) for combo in combos]
-    table = np.zeros(max(sums) + 1, dtype=np.uint16)
-    table[np.array(sums)] = [_rank_of_packed(_packed_without_flush(_counts(combo))) for combo in combos]
-    return codes, table
+    return codes, _cached(f"rank-table-{n}", lambda: _build_rank_table(n))
 
 
 @cache
 def _scalar_tables(n: int) -> tuple[list[int], memoryview]:
     codes, table = _size_tables(n)
     return codes.tolist(), memoryview(table)
+
+
+def warm_up(sizes: Sequence[int] = (5, 6, 7)) -> None:
+    """Load (or build) the tables for hands of these sizes now rather than at first use."""
+    _flush_lists()
+    for n in sizes:
+        _scalar_tables(n)
 
 
 def rank_hand(cards: Sequence[int]) -> int:
@@ -269,12 +317,12 @@ def rank_hands(cards: np.ndarray, fixed: Sequence[int] = ()) -> np.ndarray:
 
 def hand_category(rank: int) -> int:
     """Category (HIGH_CARD .. STRAIGHT_FLUSH) of a hand rank."""
-    return _classes()[rank] >> 20
+    return int(_category_table()[rank])
 
 
 @cache
 def _category_table() -> np.ndarray:
-    return (np.array(_classes(), dtype=np.int64) >> 20).astype(np.uint8)
+    return _cached("categories", lambda: (np.array(_classes(), dtype=np.int64) >> 20).astype(np.uint8))
 
 
 def category_of_ranks(ranks: np.ndarray) -> np.ndarray:

@@ -88,13 +88,39 @@ def shows_cards(state: State, player: int, viewer: int) -> bool:
 
 def format_match_state(state: State, viewer: int, betting: str | None = None) -> str:
     """``MATCHSTATE:<viewer>:<hand>:<betting>:<cards>`` as ``viewer`` sees the hand."""
-    if betting is None:
-        betting = format_betting(state)
-    holes = "|".join(
-        "".join(CARD_STRINGS[c] for c in cards) if shows_cards(state, p, viewer) else ""
-        for p, cards in enumerate(state.hole_cards)
-    )
-    return f"MATCHSTATE:{viewer}:{state.hand_id}:{betting}:{holes}{_board_text(state)}"
+    return MatchStatePrinter(state).line(viewer, format_betting(state) if betting is None else betting)
+
+
+class MatchStatePrinter:
+    """Prints one hand's ``MATCHSTATE`` lines for every viewer, reusing the card text.
+
+    The dealer prints a line per seat after every action; the hole-card and board
+    text of a hand changes only with the round and at the end, so it is built once.
+    """
+
+    __slots__ = ("_boards", "_holes", "_own_views", "_prefix", "state")
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self._holes = ["".join(CARD_STRINGS[c] for c in cards) for cards in state.hole_cards]
+        self._own_views = [
+            "|".join(text if p == viewer else "" for p, text in enumerate(self._holes))
+            for viewer in range(len(self._holes))
+        ]
+        game = state.game
+        board = state.board_cards
+        starts = game.board_start
+        rounds = ["".join(CARD_STRINGS[c] for c in board[starts[r] : starts[r + 1]]) for r in range(game.num_rounds)]
+        self._boards = ["/".join(rounds[: r + 1]) for r in range(game.num_rounds)]
+        self._prefix = f":{state.hand_id}:"
+
+    def line(self, viewer: int, betting: str) -> str:
+        state = self.state
+        if state.finished:
+            holes = "|".join(text if shows_cards(state, p, viewer) else "" for p, text in enumerate(self._holes))
+        else:
+            holes = self._own_views[viewer]
+        return f"MATCHSTATE:{viewer}{self._prefix}{betting}:{holes}{self._boards[state.round]}"
 
 
 def format_state(state: State) -> str:
@@ -177,16 +203,21 @@ def _read_state_body(text: str, pos: int, game: Game) -> tuple[State, int]:
         raise ProtocolError(f"hand number {hand_id} is out of range in {text!r}")
     if text[pos : pos + 1] != ":":
         raise ProtocolError(f"expected ':' after the hand number in {text!r}")
-    pos += 1
     state = State(game, hand_id)
+    pos = _read_betting(text, pos + 1, state)
+    return state, _read_cards(text, pos, state)
+
+
+def _read_betting(text: str, pos: int, state: State) -> int:
+    """Apply the actions at ``text[pos:]`` up to the ``:`` that ends the betting; returns the index after it."""
+    game = state.game
     end = len(text)
     while True:
         if pos >= end:
             raise ProtocolError(f"expected ':' after the betting in {text!r}")
         char = text[pos]
         if char == ":":
-            pos += 1
-            break
+            return pos + 1
         if char == "/":
             pos += 1
             continue
@@ -195,6 +226,11 @@ def _read_state_body(text: str, pos: int, game: Game) -> tuple[State, int]:
         if valid is None:
             raise ProtocolError(f"invalid action {format_action(action, game)!r} in the betting of {text!r}")
         state.apply(valid)
+
+
+def _read_cards(text: str, pos: int, state: State) -> int:
+    """Read the hole cards and the board so far into ``state``; returns the index after them."""
+    game = state.game
     for p in range(game.num_players):
         if p and text[pos : pos + 1] == "|":
             pos += 1
@@ -213,7 +249,7 @@ def _read_state_body(text: str, pos: int, game: Game) -> tuple[State, int]:
             raise ProtocolError(f"round {r + 1} needs {game.num_board_cards[r]} board cards: {text!r}")
         board.extend(cards)
     state.board_cards = board
-    return state, pos
+    return pos
 
 
 def read_match_state(text: str, game: Game) -> tuple[MatchState, int]:
@@ -242,6 +278,49 @@ def parse_match_state(text: str, game: Game) -> MatchState:
     if end != len(text):
         raise ProtocolError(f"unexpected text after the state in {text!r}")
     return match_state
+
+
+class MatchStateReader:
+    """Reads one player's stream of ``MATCHSTATE`` lines.
+
+    Each line repeats the hand's whole betting; when a line extends the previous
+    line's betting, only the new actions are replayed (an agent's usual case: one
+    or two actions per line). The states returned must be treated as read-only:
+    the next line continues from them (copy one to explore it).
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self._head = ""
+        self._betting = ""
+        self._state: State | None = None
+
+    def parse(self, text: str) -> MatchState:
+        text = text.rstrip("\r\n")
+        viewer_end = text.find(":", 11)
+        hand_end = text.find(":", viewer_end + 1) if viewer_end > 0 else -1
+        betting_end = text.find(":", hand_end + 1) if hand_end > 0 else -1
+        if betting_end < 0 or self._state is None or text[: hand_end + 1] != self._head:
+            return self._parse_whole(text, hand_end, betting_end)
+        betting = text[hand_end + 1 : betting_end]
+        known = self._betting
+        if not betting.startswith(known) or (len(betting) > len(known) and betting[len(known)] in _DIGITS):
+            return self._parse_whole(text, hand_end, betting_end)
+        state = self._state.copy()
+        pos = _read_betting(text, hand_end + 1 + len(known), state)
+        pos = _read_cards(text, pos, state)
+        if pos != len(text):
+            raise ProtocolError(f"unexpected text after the state in {text!r}")
+        _check_distinct_cards(state, text)
+        self._betting, self._state = betting, state
+        return MatchState(int(text[11:viewer_end]), state)
+
+    def _parse_whole(self, text: str, hand_end: int, betting_end: int) -> MatchState:
+        match_state = parse_match_state(text, self.game)
+        self._head = text[: hand_end + 1]
+        self._betting = text[hand_end + 1 : betting_end]
+        self._state = match_state.state
+        return match_state
 
 
 def parse_response(text: str, game: Game) -> tuple[MatchState, Action]:

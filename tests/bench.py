@@ -4,7 +4,7 @@ Each section measures ours and, where there is one, a reference in the same
 process and run, and reports the ratio; these machines are noisy, so ratios
 measured together mean more than absolute rates.
 
-    python tests/bench.py [section ...]     # sections: evaluator engine
+    python -m tests.bench [section ...]     # sections: evaluator engine dealer
 """
 
 from __future__ import annotations
@@ -122,9 +122,71 @@ def bench_engine() -> Iterator[Row]:
         yield (f"engine: random hands of {name}", f"{rate:,.0f} hands/s", f"deal + {per_hand:.1f} actions + showdown")
 
 
+def _timed_match(dealer: list[str], players: list[list[str]], game_file: str, hands: int) -> float:
+    """Wall seconds of one quiet match: the dealer command and one command per seat ({port} filled in)."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as cwd:
+        start = time.perf_counter()
+        process = subprocess.Popen(
+            [*dealer, "bench", game_file, str(hands), "7", "A", "B", "-q"],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert process.stdout is not None
+        ports = process.stdout.readline().split()
+        seats = [
+            subprocess.Popen([part.replace("{port}", port) for part in player], cwd=cwd, stderr=subprocess.DEVNULL)
+            for player, port in zip(players, ports, strict=True)
+        ]
+        process.communicate(timeout=600)
+        for seat in seats:
+            seat.wait(timeout=60)
+        elapsed = time.perf_counter() - start
+        if process.returncode != 0:
+            raise RuntimeError(f"the match failed: {dealer}")
+    return elapsed
+
+
+def bench_dealer() -> Iterator[Row]:
+    """acpc-dealer with two fast agents over TCP; the C dealer beside it if ACPC_SERVER_DIR has one.
+
+    ACPC_SERVER_DIR may name a folder where the ACPC server was built (``dealer`` and
+    ``example_player``); nothing of it is part of this project.
+    """
+    import os
+    from pathlib import Path
+
+    from protocol.game import resolve_game_path
+
+    bin_dir = Path(sys.executable).parent
+    ours = [str(bin_dir / "acpc-dealer")]
+    hands = 5000
+    c_dir = os.environ.get("ACPC_SERVER_DIR")
+    for name in ("holdem.limit.2p.reverse_blinds", "holdem.nolimit.2p.reverse_blinds"):
+        path = str(resolve_game_path(name))
+        agent = [str(bin_dir / "acpc-agent"), "random", "127.0.0.1", "{port}", "--game", path]
+        best = min(_timed_match(ours, [agent, agent], path, hands) for _ in range(2))
+        yield (f"acpc-dealer + 2 acpc-agent random, {name}", f"{hands / best:,.0f} hands/s", f"{hands} hands, quiet")
+        if c_dir:
+            c_dealer = [str(Path(c_dir) / "dealer")]
+            c_player = [str(Path(c_dir) / "example_player"), path, "127.0.0.1", "{port}"]
+            ours_c = min(_timed_match(ours, [c_player, c_player], path, hands) for _ in range(3))
+            theirs = min(_timed_match(c_dealer, [c_player, c_player], path, hands) for _ in range(3))
+            yield (
+                f"acpc-dealer + 2 C example players, {name}",
+                f"{hands / ours_c:,.0f} hands/s",
+                f"C dealer {hands / theirs:,.0f} hands/s: ours {theirs / ours_c:.2f}x its rate",
+            )
+
+
 SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "evaluator": bench_evaluator,
     "engine": bench_engine,
+    "dealer": bench_dealer,
 }
 
 

@@ -14,6 +14,7 @@ from protocol.game import SHIPPED_GAMES, load_game
 from protocol.rng import MT19937
 from protocol.state import CALL, FOLD, RAISE, Action, State
 from protocol.wire import (
+    MatchStateReader,
     format_action,
     format_log_line,
     format_match_state,
@@ -205,11 +206,15 @@ def _random_hand(game_name: str, seed: int, choices: list[float]) -> list[State]
     choices=st.lists(st.floats(0, 1), min_size=40, max_size=40),
 )
 def test_every_printed_state_parses_back(game_name: str, seed: int, choices: list[float]) -> None:
-    for state in _random_hand(game_name, seed, choices):
-        game = state.game
+    game = load_game(game_name)
+    readers = [MatchStateReader(game) for _ in range(game.num_players)]
+    for state in _random_hand(game_name, seed, choices) + _random_hand(game_name, seed + 1, choices[::-1]):
         for viewer in range(game.num_players):
             line = format_match_state(state, viewer)
             parsed = parse_match_state(line, game)
+            incremental = readers[viewer].parse(line)  # replays only what is new since its last line
+            assert format_match_state(incremental.state, viewer) == line
+            assert incremental.state.current_player == parsed.state.current_player
             assert format_match_state(parsed.state, parsed.viewer) == line
             assert match_states_equal(parsed, parsed._replace(state=state))
             assert parsed.state.current_player == state.current_player
@@ -238,3 +243,19 @@ def test_match_states_equal_notices_every_difference() -> None:
         assert not match_states_equal(ms, parse_match_state(other, NL)), other
     # The C reader ignores '/' in the betting and takes missing separators between cards.
     assert match_states_equal(ms, parse_match_state("MATCHSTATE:0:30:ccr250:9s8h/8c8d5c", NL))
+
+
+def test_incremental_reader_falls_back_when_a_line_does_not_extend_the_last() -> None:
+    reader = MatchStateReader(NL)
+    for line in (
+        "MATCHSTATE:0:30:r200:9s8h|",
+        "MATCHSTATE:0:30:r2000:9s8h|",  # not r200 plus more: a different raise
+        "MATCHSTATE:0:30:r2000c/:9s8h|/8c8d5c",
+        "MATCHSTATE:1:31::|JdTc",  # a new hand
+        "MATCHSTATE:1:31:r300:|JdTc",
+    ):
+        assert format_match_state(reader.parse(line).state, int(line.split(":")[1])) == line
+    with pytest.raises(ProtocolError):
+        reader.parse("MATCHSTATE:1:31:r300r100:|JdTc")  # an invalid raise after a good prefix
+    with pytest.raises(ProtocolError):
+        reader.parse("MATCHSTATE:1:31:r300c/:|JdTc/8c8d")  # too few flop cards

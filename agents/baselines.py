@@ -1,0 +1,130 @@
+"""The field's plain baselines: random (the ACPC example player), call, raise, rule.
+
+``rule`` is seed 000's simple rule opponent: when its hand strength is high it
+raises or calls half the time each, otherwise it raises, calls or folds 40/40/20.
+"High" means an equity of at least ``--threshold`` (default 0.6) against one
+random hand, estimated by Monte Carlo over the unseen cards (``--samples``,
+default 400) with the evaluator; before the flop that is roughly the best fifth
+of starting hands (pairs from 55, most aces, suited broadways). A fold when
+nothing is owed becomes a check. In no-limit games ``raise`` raises the minimum
+and ``rule`` raises the pot.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, pot_size_raise_to, valid_or_call
+from protocol.equity import equity_vs_random
+from protocol.game import Game
+from protocol.rng import MT19937
+from protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action
+from protocol.wire import MatchState
+
+FOLD_PROBABILITY = 0.06
+CALL_PROBABILITY = (1.0 - FOLD_PROBABILITY) * 0.5
+RAISE_PROBABILITY = (1.0 - FOLD_PROBABILITY) * 0.5
+
+
+class RandomAgent(Agent):
+    """The ACPC ``example_player``: fold 0.06, call 0.47, raise 0.47 over the valid actions.
+
+    It draws from MT19937 exactly as the C player does, so with the same seed it makes
+    the same choices; without ``--seed`` it seeds from the clock, as the C player does.
+    """
+
+    name = "random"
+
+    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
+        super().__init__(game, seed, **options)
+        if seed is None:
+            import time
+
+            seed = int(time.time() * 1_000_000) % 1_000_000  # the C player seeds with tv_usec
+        self.rng = MT19937(seed)
+
+    def act(self, view: MatchState) -> Action:
+        state = view.state
+        legal = state.legal_actions()
+        probs = [
+            FOLD_PROBABILITY if legal.can_fold else 0.0,
+            CALL_PROBABILITY,
+            RAISE_PROBABILITY if legal.can_raise else 0.0,
+        ]
+        total = sum(probs)
+        probs = [p / total for p in probs]
+        x = self.rng.genrand_real2()
+        kind = 0
+        while kind < 2:
+            if x <= probs[kind]:
+                break
+            x -= probs[kind]
+            kind += 1
+        if kind == 2 and not legal.can_raise:
+            return CALL_ACTION
+        if kind == 0:
+            return FOLD_ACTION
+        if kind == 1:
+            return CALL_ACTION
+        size = self.rng.genrand_int32()  # drawn in limit games too, as the C player does
+        if not self.game.no_limit:
+            return Action(RAISE)
+        low, high = legal.min_raise_to, legal.max_raise_to
+        return Action(RAISE, low + size % (high - low + 1))
+
+
+class CallAgent(Agent):
+    """Always checks or calls."""
+
+    name = "call"
+
+    def act(self, view: MatchState) -> Action:
+        return CALL_ACTION
+
+
+class RaiseAgent(Agent):
+    """Raises whenever a raise is valid (the minimum in no-limit), otherwise calls."""
+
+    name = "raise"
+
+    def act(self, view: MatchState) -> Action:
+        legal = view.state.legal_actions()
+        if not legal.can_raise:
+            return CALL_ACTION
+        return Action(RAISE, legal.min_raise_to if self.game.no_limit else 0)
+
+
+class RuleAgent(Agent):
+    """Seed 000's rule opponent (see the module docstring for the choices made)."""
+
+    name = "rule"
+
+    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
+        super().__init__(game, seed, **options)
+        self.rng = np.random.default_rng(seed)
+        self.threshold = float(options.get("threshold", 0.6))
+        self.samples = int(options.get("samples", 400))
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--threshold", type=float, default=0.6, help="equity that counts as a strong hand")
+        parser.add_argument("--samples", type=int, default=400, help="Monte Carlo samples per decision")
+
+    def hand_strength(self, view: MatchState) -> float:
+        state = view.state
+        return equity_vs_random(
+            self.game, state.hole_cards[view.viewer], state.visible_board(), 1, self.samples, self.rng
+        )
+
+    def act(self, view: MatchState) -> Action:
+        state = view.state
+        raise_p, call_p = (0.5, 0.5) if self.hand_strength(view) >= self.threshold else (0.4, 0.4)
+        x = self.rng.random()
+        if x < raise_p:
+            return valid_or_call(state, Action(RAISE, pot_size_raise_to(state) if self.game.no_limit else 0))
+        if x < raise_p + call_p or not state.can_fold():
+            return CALL_ACTION
+        return FOLD_ACTION

@@ -1,0 +1,60 @@
+"""``acpc-agent AGENT HOST PORT [--game GAME] [--seed N] [--name NAME] [agent options]``.
+
+Connects agent AGENT to an ACPC dealer at HOST:PORT and plays until the dealer
+closes the connection. ``--game`` names a game file or a shipped game (default:
+the agent's own, usually ``holdem.limit.2p.reverse_blinds``); ``--seed`` makes
+the agent's random choices repeatable; ``--name`` labels its messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from agents.client import ClientError, connect, play
+from agents.registry import AGENTS, agent_class
+from protocol.errors import ProtocolError
+from protocol.game import load_game
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    first = argparse.ArgumentParser(prog="acpc-agent", add_help=False)
+    first.add_argument("agent", nargs="?")
+    known, _ = first.parse_known_args(argv)
+    parser = argparse.ArgumentParser(prog="acpc-agent", description=__doc__.split("\n\n")[1])
+    parser.add_argument("agent", choices=sorted(AGENTS), help="which agent plays")
+    parser.add_argument("host")
+    parser.add_argument("port", type=int)
+    parser.add_argument("--game", default=None, help="game definition file or shipped game name")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the agent's random choices")
+    parser.add_argument("--name", default=None, help="name shown in the agent's messages")
+    cls = None
+    if known.agent in AGENTS:
+        cls = agent_class(known.agent)
+        cls.add_arguments(parser.add_argument_group(f"options of {known.agent}"))
+    args = parser.parse_args(argv)
+    assert cls is not None
+    options = {k: v for k, v in vars(args).items() if k not in ("agent", "host", "port", "game", "seed", "name")}
+    name = args.name or args.agent
+    try:
+        game = load_game(args.game or cls.default_game)
+        agent = cls(game, args.seed, **options)
+        sock = connect(args.host, args.port)
+    except (ProtocolError, ClientError, ValueError, OSError) as exc:
+        print(f"ERROR: {name}: {exc}", file=sys.stderr)
+        sys.exit(1)
+    try:
+        play(agent, sock)
+    except ClientError as exc:
+        print(f"ERROR: {name}: {exc}", file=sys.stderr)
+        sys.exit(1)
+    except (ConnectionError, OSError) as exc:
+        print(f"ERROR: {name}: connection lost: {exc}", file=sys.stderr)
+        sys.exit(1)
+    finally:
+        sock.close()
+
+
+if __name__ == "__main__":
+    main()

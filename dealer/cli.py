@@ -1,0 +1,279 @@
+"""``acpc-dealer``: the ACPC dealer's command line, served with trio.
+
+    acpc-dealer matchName gameDefFile #Hands rngSeed p1name p2name ... [options]
+
+Options as the ACPC ``dealer``: ``-f`` fixed seats, ``-l``/``-L`` log file off/on
+(on by default), ``-p p1port,p2port,...``, ``-q`` quiet, ``-t``/``-T`` transaction
+file off/on (off by default), ``-a`` append to the log and transaction files (and
+replay the transaction file), ``--t_response MS``, ``--t_hand MS``,
+``--t_per_hand MS``, ``--start_timeout MS``. Extras: ``--host`` (bind address,
+default 127.0.0.1; ``0.0.0.0`` to listen everywhere as the C dealer does),
+``--metrics-port PORT``, ``--log-format text|json|console``, ``--max-invalid N``.
+
+``gameDefFile`` may name a shipped game (``holdem.limit.2p.reverse_blinds``).
+The listening ports go to standard output first, then the final ``SCORE`` line;
+the exit status is 0 when every hand was played and 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+
+from dealer.console import ConsoleObserver
+from dealer.events import EventObserver, make_logger
+from dealer.logfiles import MatchLog, TransactionLog, read_transactions
+from dealer.match import (
+    DEFAULT_T_HAND_MS,
+    DEFAULT_T_PER_HAND_MS,
+    DEFAULT_T_RESPONSE_MS,
+    UINT32_MAX,
+    MatchConfig,
+    MatchObserver,
+    Observers,
+    play_match,
+)
+from dealer.metrics import DealerMetrics, MetricsObserver
+from dealer.seat import PollingSocketChannel, SeatChannel, accept, open_listener
+from protocol.errors import ProtocolError
+from protocol.game import MAX_PLAYERS, load_game
+from protocol.wire import format_score_line
+
+USAGE = """usage: dealer matchName gameDefFile #Hands rngSeed p1name p2name ... [options]
+  -f use fixed dealer button at table
+  -l/L disable/enable log file - enabled by default
+  -p player1_port,player2_port,... [default is random]
+  -q only print errors, warnings, and final value to stderr
+  -t/T disable/enable transaction file - disabled by default
+  -a append to log/transaction files - disabled by default
+  --t_response [milliseconds] maximum time per response
+  --t_hand [milliseconds] maximum player time per hand
+  --t_per_hand [milliseconds] maximum average player time for match
+  --start_timeout [milliseconds] maximum time to wait for players to connect
+    <0 [default] is no timeout
+extras of acpc-dealer:
+  --host ADDRESS bind address [default 127.0.0.1]
+  --metrics-port PORT serve Prometheus metrics on /metrics
+  --log-format text|json|console standard error as the C dealer's lines [text] or structured events
+  --max-invalid N end the match after N invalid actions by one seat [default unlimited]
+"""
+
+
+class UsageError(Exception):
+    pass
+
+
+@dataclass
+class Options:
+    config: MatchConfig
+    ports: list[int]
+    quiet: bool
+    log: bool
+    transactions: bool
+    append: bool
+    start_timeout_ms: int
+    host: str
+    metrics_port: int | None
+    log_format: str
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def _uint(text: str, what: str, low: int = 0, high: int = UINT32_MAX) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise UsageError(f"invalid {what} {text}") from None
+    if not low <= value <= high:
+        raise UsageError(f"invalid {what} {text}")
+    return value
+
+
+def _ports(text: str) -> list[int]:
+    try:
+        ports = [int(p, 10) for p in text.split(",")]
+    except ValueError:
+        raise UsageError(f"bad port string {text}") from None
+    if len(ports) > MAX_PLAYERS or not all(0 <= p <= 65535 for p in ports):
+        raise UsageError(f"bad port string {text}")
+    return ports
+
+
+def parse_args(argv: list[str]) -> Options:
+    parser = _Parser(prog="acpc-dealer", add_help=False)
+    parser.add_argument("positional", nargs="*")
+    parser.add_argument("-f", dest="fixed", action="store_true")
+    parser.add_argument("-l", dest="log", action="store_false", default=True)
+    parser.add_argument("-L", dest="log", action="store_true")
+    parser.add_argument("-p", dest="ports", default="")
+    parser.add_argument("-q", dest="quiet", action="store_true")
+    parser.add_argument("-t", dest="transactions", action="store_false", default=False)
+    parser.add_argument("-T", dest="transactions", action="store_true")
+    parser.add_argument("-a", dest="append", action="store_true")
+    parser.add_argument("--t_response", default=str(DEFAULT_T_RESPONSE_MS))
+    parser.add_argument("--t_hand", default=str(DEFAULT_T_HAND_MS))
+    parser.add_argument("--t_per_hand", default=str(DEFAULT_T_PER_HAND_MS))
+    parser.add_argument("--start_timeout", default="-1")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--metrics-port", dest="metrics_port", default=None)
+    parser.add_argument("--log-format", dest="log_format", default="text", choices=["text", "json", "console"])
+    parser.add_argument("--max-invalid", dest="max_invalid", default=str(UINT32_MAX))
+    args = parser.parse_intermixed_args(argv)
+    positional = args.positional
+    if len(positional) < 4:
+        raise UsageError("")
+    match_name, game_file, hands_text, seed_text = positional[:4]
+    try:
+        game = load_game(game_file)
+    except ProtocolError as exc:
+        raise UsageError(f"could not read game {game_file}: {exc}") from None
+    names = positional[4 : 4 + game.num_players]
+    if len(names) < game.num_players:
+        raise UsageError("")
+    hands = _uint(hands_text, "number of hands", low=1)
+    try:
+        seed = int(seed_text, 10) % 2**32  # sscanf("%u") wraps negative seeds the same way
+    except ValueError:
+        raise UsageError(f"invalid random number seed {seed_text}") from None
+    ports = _ports(args.ports) if args.ports else []
+    config = MatchConfig(
+        name=match_name,
+        game=game,
+        game_file=game_file,
+        hands=hands,
+        seed=seed,
+        players=tuple(names),
+        fixed_seats=args.fixed,
+        max_invalid_actions=_uint(args.max_invalid, "--max-invalid"),
+        t_response_ms=_uint(args.t_response, "--t_response", high=2**63),
+        t_hand_ms=_uint(args.t_hand, "--t_hand", high=2**63),
+        t_per_hand_ms=_uint(args.t_per_hand, "--t_per_hand", high=2**63),
+    )
+    try:
+        start_timeout = int(args.start_timeout, 10)
+    except ValueError:
+        raise UsageError(f"could not get start timeout {args.start_timeout}") from None
+    return Options(
+        config=config,
+        ports=ports + [0] * (game.num_players - len(ports)),
+        quiet=args.quiet,
+        log=args.log,
+        transactions=args.transactions,
+        append=args.append,
+        start_timeout_ms=start_timeout,
+        host=args.host,
+        metrics_port=None if args.metrics_port is None else _uint(args.metrics_port, "--metrics-port", high=65535),
+        log_format=args.log_format,
+    )
+
+
+async def serve(options: Options) -> int:
+    """Listen, wait for the players, play the match; returns the exit status."""
+    config = options.config
+    logger = make_logger(options.log_format) if options.log_format != "text" else None
+    console = ConsoleObserver(options.quiet)
+    observers: list[MatchObserver] = [EventObserver(logger, options.quiet) if logger else console]
+
+    def error(text: str) -> int:
+        if logger:
+            logger.error("error", match=config.name, text=text)
+        else:
+            console.line(f"ERROR: {text}")
+        return 1
+
+    replay = []
+    log = transactions = None
+    try:
+        if options.transactions:
+            tlog_path = Path(f"{config.name}.tlog")
+            if options.append:
+                replay = read_transactions(tlog_path)
+            transactions = TransactionLog(tlog_path, append=options.append)
+        if options.log:
+            log = MatchLog(f"{config.name}.log", append=options.append)
+    except (OSError, ProtocolError) as exc:
+        return error(f"could not open the match files: {exc}")
+
+    listeners = []
+    for seat, port in enumerate(options.ports):
+        try:
+            listeners.append(open_listener(options.host, port))
+        except OSError as exc:
+            for listener in listeners:
+                listener.close()
+            return error(f"could not create listen socket for player {seat + 1}: {exc}")
+    ports = [listener.getsockname()[1] for listener in listeners]
+    print(" ".join(map(str, ports)), flush=True)
+
+    if logger:
+        logger.info("listening", match=config.name, host=options.host, ports=ports)
+    else:
+        console.line(config.header())
+    if log is not None:
+        log.write_text(config.header())
+    if options.metrics_port is not None:
+        metrics = DealerMetrics()
+        try:
+            metrics.serve(options.metrics_port, options.host)
+        except OSError as exc:
+            return error(f"could not serve metrics on port {options.metrics_port}: {exc}")
+        observers.append(MetricsObserver(metrics))
+
+    channels: list[SeatChannel] = []
+    deadline = trio.current_time() + options.start_timeout_ms / 1000 if options.start_timeout_ms >= 0 else float("inf")
+    for seat, listener in enumerate(listeners):
+        connection = await accept(listener, deadline)
+        listener.close()
+        if connection is None:
+            for other in listeners[seat + 1 :]:
+                other.close()
+            for channel in channels:
+                await channel.aclose()
+            return error(f"timed out waiting for seat {seat + 1} to connect")
+        channels.append(PollingSocketChannel(seat, connection))
+
+    try:
+        result = await play_match(config, channels, Observers(observers), log, transactions, replay)
+    except ProtocolError as exc:  # a transaction file that does not replay
+        return error(str(exc))
+    finally:
+        for channel in channels:
+            await channel.aclose()
+        for handle in (log, transactions):
+            if handle is not None:
+                handle.close()
+    if result.error is not None:
+        return 1
+    score = format_score_line(result.totals, config.players)
+    print(score, flush=True)
+    if not logger:
+        console.line(score)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        options = parse_args(argv)
+    except UsageError as exc:
+        if str(exc):
+            print(f"ERROR: {exc}", file=sys.stderr)
+        else:
+            sys.stdout.write(USAGE)
+        sys.exit(1)
+    try:
+        status = trio.run(serve, options)
+    except KeyboardInterrupt:
+        status = 130
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""Structured event logging (``--log-format json|console``) with structlog.
+
+Instead of the C dealer's plain lines, standard error carries one event per
+line: ``match_started``, ``message`` (without ``-q``), ``warning``,
+``hand_finished`` (without ``-q``), ``match_finished`` and ``error``, each with
+the match name and the seat, player and figures it concerns.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import structlog
+
+from dealer.match import MatchConfig, MatchObserver, MatchResult
+from protocol.state import State
+from protocol.wire import format_state
+
+
+def make_logger(log_format: str) -> Any:
+    """A structlog logger writing ``json`` or ``console`` lines to standard error."""
+    renderer: Any
+    if log_format == "json":
+        renderer = structlog.processors.JSONRenderer(sort_keys=False)
+    else:
+        renderer = structlog.dev.ConsoleRenderer(colors=False)
+    return structlog.wrap_logger(
+        structlog.PrintLogger(sys.stderr),
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            renderer,
+        ],
+        cache_logger_on_first_use=True,
+    )
+
+
+class EventObserver(MatchObserver):
+    """Emits the match's events through a structlog logger."""
+
+    def __init__(self, logger: Any, quiet: bool) -> None:
+        self.logger = logger
+        self.quiet = quiet
+        self.wants_messages = not quiet
+        self.log = logger
+
+    def match_started(self, config: MatchConfig, stamp: float) -> None:
+        self.log = self.logger.bind(match=config.name)
+        self.log.info(
+            "match_started",
+            game=config.game_file,
+            hands=config.hands,
+            seed=config.seed,
+            players=list(config.players),
+        )
+
+    def message_sent(self, seat: int, stamp: float, line: str) -> None:
+        if not self.quiet:
+            self.log.debug("message", direction="to", seat=seat + 1, at=stamp, line=line.rstrip("\r\n"))
+
+    def message_received(self, seat: int, stamp: float, line: str) -> None:
+        if not self.quiet:
+            self.log.debug("message", direction="from", seat=seat + 1, at=stamp, line=line.rstrip("\r\n"))
+
+    def warning(self, seat: int | None, kind: str, text: str) -> None:
+        self.log.warning("warning", kind=kind, seat=None if seat is None else seat + 1, text=text)
+
+    def hand_finished(self, config: MatchConfig, state: State, values: list[float], totals: list[float]) -> None:
+        if not self.quiet:
+            self.log.info("hand_finished", hand=state.hand_id, state=format_state(state), values=values)
+
+    def match_finished(self, config: MatchConfig, result: MatchResult, stamp: float) -> None:
+        fields: dict[str, Any] = {
+            "hands": result.hands_played,
+            "totals": dict(zip(config.players, result.totals, strict=True)),
+            "invalid_actions": result.invalid_actions,
+        }
+        if result.error is None:
+            self.log.info("match_finished", **fields)
+        else:
+            self.log.error(
+                "match_failed", seat=result.error.seat + 1, kind=result.error.kind, cause=result.error.cause, **fields
+            )

@@ -1,0 +1,465 @@
+"""One match, played over any trio streams: the ACPC dealer's ``gameLoop``.
+
+``play_match`` checks each seat's ``VERSION`` line, then deals and plays the hands
+exactly as the ACPC dealer: the same cards for the same seed, seats rotating one
+position every hand (unless ``fixed_seats``), every state sent to every seat, the
+acting seat's reply read and fixed as the C dealer fixes it, each finished hand
+logged. Output happens through a ``MatchObserver`` (console lines, structured
+events, metrics, progress) and the log and transaction files.
+
+A seat that disconnects, runs out of time, sends an over-long line or runs out of
+invalid actions ends the match: the result carries the error, every finished hand
+is already in the log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import trio
+
+from dealer.logfiles import MatchLog, TransactionLog, TransactionRecord
+from dealer.seat import SeatChannel, SeatError
+from protocol.dealing import deal_hand
+from protocol.errors import ProtocolError
+from protocol.evaluator import MAX_FAST_CARDS, warm_up
+from protocol.game import Game
+from protocol.rng import MT19937
+from protocol.state import CALL_ACTION, RAISE, Action, State
+from protocol.wire import (
+    MatchState,
+    MatchStatePrinter,
+    format_action,
+    format_betting,
+    format_log_line,
+    format_score_line,
+    match_states_equal,
+    read_action,
+    read_match_state,
+)
+
+UINT32_MAX = 2**32 - 1
+DEFAULT_T_RESPONSE_MS = 600_000
+DEFAULT_T_HAND_MS = 600_000
+DEFAULT_T_PER_HAND_MS = 7_000
+VERSION_MAJOR, VERSION_MINOR, VERSION_REVISION = 2, 0, 0
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """Everything that defines a match, as the ACPC dealer's command line does."""
+
+    name: str
+    game: Game
+    game_file: str
+    """The game as named on the command line (printed in the log header)."""
+    hands: int
+    seed: int
+    players: tuple[str, ...]
+    """Names by seat."""
+    fixed_seats: bool = False
+    max_invalid_actions: int = UINT32_MAX
+    t_response_ms: int = DEFAULT_T_RESPONSE_MS
+    t_hand_ms: int = DEFAULT_T_HAND_MS
+    t_per_hand_ms: int = DEFAULT_T_PER_HAND_MS
+
+    def header(self) -> str:
+        """The four comment lines the ACPC dealer writes first (stderr and log)."""
+        return (
+            f"# name/game/hands/seed {self.name} {self.game_file} {self.hands} {self.seed}\n"
+            f"#--t_response {self.t_response_ms}\n"
+            f"#--t_hand {self.t_hand_ms}\n"
+            f"#--t_per_hand {self.t_per_hand_ms}\n"
+        )
+
+    def seat_of_player(self, hand_id: int, player: int) -> int:
+        """The seat playing position ``player`` in hand ``hand_id`` (the C ``playerToSeat``)."""
+        shift = 0 if self.fixed_seats else hand_id
+        return (player + shift) % self.game.num_players
+
+    def player_of_seat(self, hand_id: int, seat: int) -> int:
+        """The position of ``seat`` in hand ``hand_id`` (the C ``seatToPlayer``)."""
+        shift = 0 if self.fixed_seats else hand_id
+        return (seat - shift) % self.game.num_players
+
+
+@dataclass
+class MatchResult:
+    """What a match produced, by seat."""
+
+    totals: list[float]
+    hands_played: int = 0
+    invalid_actions: list[int] = field(default_factory=list)
+    seconds_used: list[float] = field(default_factory=list)
+    error: SeatError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class MatchObserver:
+    """Receives what happens in a match; every method does nothing unless overridden."""
+
+    wants_messages: bool = False
+    """Whether ``message_sent`` and ``message_received`` should be called (they cost time)."""
+
+    def match_started(self, config: MatchConfig, stamp: float) -> None: ...
+
+    def message_sent(self, seat: int, stamp: float, line: str) -> None: ...
+
+    def message_received(self, seat: int, stamp: float, line: str) -> None: ...
+
+    def warning(self, seat: int | None, kind: str, text: str) -> None:
+        """``kind``: bad_state, unrequested, bad_action, invalid_action, raise_fixed, version."""
+
+    def action_taken(self, seat: int, action: Action, seconds: float) -> None: ...
+
+    def hand_finished(self, config: MatchConfig, state: State, values: list[float], totals: list[float]) -> None:
+        """``values`` by position in the hand, ``totals`` by seat."""
+
+    def time_report(self, seconds_used: list[float]) -> None:
+        """Every 100 hands, the seconds each seat has used so far."""
+
+    def match_finished(self, config: MatchConfig, result: MatchResult, stamp: float) -> None: ...
+
+
+class Observers(MatchObserver):
+    """Several observers as one."""
+
+    def __init__(self, observers: Sequence[MatchObserver]) -> None:
+        self.observers = list(observers)
+        self.wants_messages = any(o.wants_messages for o in self.observers)
+
+    def match_started(self, config: MatchConfig, stamp: float) -> None:
+        for o in self.observers:
+            o.match_started(config, stamp)
+
+    def message_sent(self, seat: int, stamp: float, line: str) -> None:
+        for o in self.observers:
+            o.message_sent(seat, stamp, line)
+
+    def message_received(self, seat: int, stamp: float, line: str) -> None:
+        for o in self.observers:
+            o.message_received(seat, stamp, line)
+
+    def warning(self, seat: int | None, kind: str, text: str) -> None:
+        for o in self.observers:
+            o.warning(seat, kind, text)
+
+    def action_taken(self, seat: int, action: Action, seconds: float) -> None:
+        for o in self.observers:
+            o.action_taken(seat, action, seconds)
+
+    def hand_finished(self, config: MatchConfig, state: State, values: list[float], totals: list[float]) -> None:
+        for o in self.observers:
+            o.hand_finished(config, state, values, totals)
+
+    def time_report(self, seconds_used: list[float]) -> None:
+        for o in self.observers:
+            o.time_report(seconds_used)
+
+    def match_finished(self, config: MatchConfig, result: MatchResult, stamp: float) -> None:
+        for o in self.observers:
+            o.match_finished(config, result, stamp)
+
+
+class _Budget:
+    """Time and invalid-action accounting per seat (the C dealer's ``ErrorInfo``)."""
+
+    def __init__(self, config: MatchConfig) -> None:
+        n = config.game.num_players
+        self.max_response = config.t_response_ms / 1000
+        self.max_hand = config.t_hand_ms / 1000
+        self.max_match = config.t_per_hand_ms * config.hands / 1000
+        self.max_invalid = config.max_invalid_actions
+        self.hand_used = [0.0] * n
+        self.match_used = [0.0] * n
+        self.invalid = [0] * n
+
+    def new_hand(self) -> None:
+        self.hand_used = [0.0] * len(self.hand_used)
+
+    def seconds_left(self, seat: int) -> float:
+        return min(
+            self.max_response,
+            self.max_hand - self.hand_used[seat],
+            self.max_match - self.match_used[seat],
+        )
+
+    def charge(self, seat: int, send_stamp: float, receive_stamp: float) -> float:
+        """Add a response's time; raises SeatError when a limit is passed."""
+        seconds = max(0.0, receive_stamp - send_stamp)  # wall clocks can step back
+        self.hand_used[seat] += seconds
+        self.match_used[seat] += seconds
+        if (
+            seconds > self.max_response
+            or self.hand_used[seat] > self.max_hand
+            or self.match_used[seat] > self.max_match
+        ):
+            raise SeatError(seat, "ran out of time", "timeout")
+        return seconds
+
+    def count_invalid(self, seat: int) -> None:
+        self.invalid[seat] += 1
+        if self.invalid[seat] > self.max_invalid:
+            raise SeatError(seat, f"made more than {self.max_invalid} invalid actions", "invalid_actions")
+
+
+async def check_version(channel: SeatChannel, deadline: float, observer: MatchObserver) -> None:
+    """Read the ``VERSION:2.0.0`` line a player sends first (comment lines skipped; not echoed
+    to the message log, as by the C dealer)."""
+    while True:
+        line = (await channel.receive_line(deadline)).decode("latin-1")
+        if not line.startswith(("#", ";")):
+            break
+    text = line.rstrip("\r\n")
+    parts = text[len("VERSION:") :].split(".") if text.startswith("VERSION:") else []
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        raise SeatError(channel.seat, f"invalid version string {text!r}", "version")
+    major, minor = int(parts[0]), int(parts[1])
+    if major != VERSION_MAJOR:
+        raise SeatError(
+            channel.seat, f"speaks protocol {text[8:]}, this server speaks {VERSION_MAJOR}.{VERSION_MINOR}.0", "version"
+        )
+    if minor > VERSION_MINOR:
+        observer.warning(channel.seat, "version", f"this server is currently using version 2.0.0, player sent {text}")
+
+
+def _stamp() -> float:
+    return time.time()
+
+
+async def play_match(
+    config: MatchConfig,
+    channels: Sequence[SeatChannel],
+    observer: MatchObserver | None = None,
+    log: MatchLog | None = None,
+    transactions: TransactionLog | None = None,
+    replay: Sequence[TransactionRecord] = (),
+    version_timeout: float | None = None,
+) -> MatchResult:
+    """Play ``config.hands`` hands with the players on ``channels`` (one per seat).
+
+    ``replay`` holds the transactions of an interrupted run of the same match: they
+    are applied first, without the players, and play continues where they stop.
+    ``version_timeout`` bounds the wait for each ``VERSION`` line (seconds;
+    default ``t_response``).
+    """
+    observer = observer or MatchObserver()
+    game = config.game
+    n = game.num_players
+    if len(channels) != n:
+        raise ValueError(f"{config.game_file} has {n} seats, got {len(channels)} channels")
+    showdown_cards = game.num_hole_cards + game.total_board_cards
+    if showdown_cards <= MAX_FAST_CARDS:
+        warm_up((showdown_cards,))  # load the evaluator's tables before the clock starts
+    budget = _Budget(config)
+    for channel in channels:
+        channel.send_timeout = budget.max_response
+    result = MatchResult(totals=[0.0] * n, invalid_actions=budget.invalid, seconds_used=budget.match_used)
+    try:
+        wait = budget.max_response if version_timeout is None else version_timeout
+        for channel in channels:
+            await check_version(channel, trio.current_time() + wait, observer)
+        observer.match_started(config, _stamp())
+        rng = MT19937(config.seed)
+        hand_id = 0
+        state = deal_hand(game, 0, rng)
+        hand_id, state = _replay(config, replay, rng, budget, result, state)
+        while hand_id < config.hands:
+            hand = _Hand(config, channels, state, observer)
+            await _play_hand(hand, budget, transactions)
+            values = state.values()
+            for p in range(n):
+                result.totals[config.seat_of_player(hand_id, p)] += values[p]
+            result.hands_played += 1
+            if log is not None:
+                names = [config.players[config.seat_of_player(hand_id, p)] for p in range(n)]
+                log.write_line(format_log_line(state, values, names))
+            await hand.send_views()
+            observer.hand_finished(config, state, values, result.totals)
+            if hand_id % 100 == 0:
+                observer.time_report(budget.match_used)
+            hand_id += 1
+            budget.new_hand()
+            state = deal_hand(game, hand_id, rng)
+        for channel in channels:
+            await channel.send()  # the final states still held
+        score = format_score_line(result.totals, config.players)
+        if log is not None:
+            log.write_line(score)
+    except SeatError as error:
+        result.error = error
+        for channel in channels:  # deliver what the other seats are still owed
+            if channel.seat != error.seat:
+                with contextlib.suppress(SeatError):
+                    await channel.send()
+    observer.match_finished(config, result, _stamp())
+    return result
+
+
+def _replay(
+    config: MatchConfig,
+    records: Sequence[TransactionRecord],
+    rng: MT19937,
+    budget: _Budget,
+    result: MatchResult,
+    state: State,
+) -> tuple[int, State]:
+    """Apply the transactions of an interrupted run (the C ``processTransactionFile``)."""
+    game = config.game
+    hand_id = 0
+    for record in records:
+        if record.hand_id != hand_id:
+            raise ProtocolError(f"hand number mismatch in transaction file: {record.text}")
+        try:
+            action, _ = read_action(record.action, 0, game)
+        except ProtocolError:
+            raise ProtocolError(f"could not parse transaction action {record.text}") from None
+        if state.validate_action(action) != action:
+            raise ProtocolError(f"invalid action in transaction file: {record.text}")
+        seat = config.seat_of_player(hand_id, state.current_player)
+        budget.charge(seat, record.sent, record.received)
+        state.apply(action)
+        if state.finished:
+            values = state.values()
+            for p in range(game.num_players):
+                result.totals[config.seat_of_player(hand_id, p)] += values[p]
+            result.hands_played += 1
+            hand_id += 1
+            budget.new_hand()
+            state = deal_hand(game, hand_id, rng)
+    return hand_id, state
+
+
+class _Hand:
+    """One hand in play: the state, each seat's position, and the betting text so far."""
+
+    def __init__(self, config: MatchConfig, channels: Sequence[SeatChannel], state: State, observer: MatchObserver):
+        self.config = config
+        self.channels = channels
+        self.state = state
+        self.printer = MatchStatePrinter(state)
+        self.viewers = [config.player_of_seat(state.hand_id, seat) for seat in range(len(channels))]
+        self.betting = format_betting(state)
+        self.observer = observer
+        self.verbose = observer.wants_messages
+
+    def record(self, action: Action, round_before: int) -> None:
+        """Apply ``action`` and extend the betting text (a ``/`` for each round it ends)."""
+        state = self.state
+        state.apply(action)
+        self.betting += format_action(action, state.game) + "/" * (state.round - round_before)
+
+    async def send_views(self) -> tuple[float, str]:
+        """Send every seat its view; returns the send time and text of the acting player's message.
+
+        A seat that is not to act gets its lines together with the next line it
+        must answer, or at the end of the match: the same bytes in the same order,
+        with one system call instead of several.
+        """
+        printer, betting = self.printer, self.betting
+        acting = self.state.current_player
+        sent_at, sent_text = 0.0, ""
+        for channel, viewer in zip(self.channels, self.viewers, strict=True):
+            text = printer.line(viewer, betting)
+            line = text + "\r\n"
+            if viewer != acting:
+                channel.queue(line.encode("ascii"))
+                continue
+            await channel.send(line.encode("ascii"))
+            if viewer == acting or self.verbose:
+                stamp = _stamp()
+                if self.verbose:
+                    self.observer.message_sent(channel.seat, stamp, line)
+                if viewer == acting:
+                    sent_at, sent_text = stamp, text
+        return sent_at, sent_text
+
+
+async def _play_hand(hand: _Hand, budget: _Budget, transactions: TransactionLog | None) -> None:
+    state = hand.state
+    config = hand.config
+    game = config.game
+    observer = hand.observer
+    while not state.finished:
+        sent_at, sent_text = await hand.send_views()
+        player = state.current_player
+        seat = config.seat_of_player(state.hand_id, player)
+        action, received_at = await _read_response(
+            hand.channels[seat], MatchState(player, state), sent_text, sent_at, budget, observer
+        )
+        seconds = budget.charge(seat, sent_at, received_at)
+        if transactions is not None:
+            transactions.record(format_action(action, game), state.hand_id, sent_at, received_at)
+        observer.action_taken(seat, action, seconds)
+        hand.record(action, state.round)
+
+
+async def _read_response(
+    channel: SeatChannel,
+    expected: MatchState,
+    sent_text: str,
+    sent_at: float,
+    budget: _Budget,
+    observer: MatchObserver,
+) -> tuple[Action, float]:
+    """The acting player's action, fixed as the C dealer's ``readPlayerResponse`` fixes it."""
+    seat = channel.seat
+    state = expected.state
+    game = state.game
+    deadline = trio.current_time() + max(0.0, budget.seconds_left(seat) - (_stamp() - sent_at))
+    while True:
+        raw = await channel.receive_line(deadline)
+        received_at = _stamp()
+        line = raw.decode("latin-1")
+        if observer.wants_messages:
+            observer.message_received(seat, received_at, line)
+        if line.startswith(("#", ";")):
+            continue
+        text = line.rstrip("\r\n")
+        if text.startswith(sent_text) and text[len(sent_text) : len(sent_text) + 1] == ":":
+            pos = len(sent_text)  # the usual case: the state echoed byte for byte
+        else:
+            try:
+                echoed, pos = read_match_state(text, game)
+            except ProtocolError:
+                observer.warning(seat, "bad_state", "bad state format in response")
+                continue
+            if not match_states_equal(expected, echoed):
+                observer.warning(seat, "unrequested", "ignoring un-requested response")
+                continue
+        try:
+            if text[pos : pos + 1] != ":":
+                raise ProtocolError("no action")
+            action, _ = read_action(text, pos + 1, game)
+        except ProtocolError:
+            budget.count_invalid(seat)
+            observer.warning(seat, "bad_action", "bad action format in response, changed to call")
+            return CALL_ACTION, received_at
+        fixed = state.validate_action(action, try_fixing=True)
+        if fixed is None:
+            budget.count_invalid(seat)
+            observer.warning(seat, "invalid_action", "invalid action, changed to call")
+            return CALL_ACTION, received_at
+        if fixed.kind == RAISE and fixed.size != action.size and game.no_limit:
+            change = "increased" if fixed.size > action.size else "decreased"
+            observer.warning(seat, "raise_fixed", f"raise of {action.size} {change} to {fixed.size}")
+        return fixed, received_at
+
+
+__all__ = [
+    "DEFAULT_T_HAND_MS",
+    "DEFAULT_T_PER_HAND_MS",
+    "DEFAULT_T_RESPONSE_MS",
+    "MatchConfig",
+    "MatchObserver",
+    "MatchResult",
+    "Observers",
+    "SeatError",
+    "play_match",
+]

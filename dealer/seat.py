@@ -1,0 +1,280 @@
+"""One player's connection: ACPC lines with deadlines, over a socket or any trio stream.
+
+Lines end with ``\\n`` (the dealer sends ``\\r\\n``); a line longer than
+``MAX_LINE_BYTES`` (the ACPC ``READBUF_LEN``, newline included) is an error
+for that seat, as is end of file, a broken connection or a missed deadline.
+
+``SocketChannel`` drives a non-blocking socket directly (sending without a trip
+through the scheduler when the socket can take the bytes at once, which is
+nearly always); ``StreamChannel`` wraps any ``trio.abc.Stream`` (memory streams
+in tests, TLS, ...). Both buffer what they read and split it into lines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import select
+import socket
+
+import trio
+
+MAX_LINE_BYTES = 4096
+_RECEIVE_BYTES = 65536
+
+
+class SeatError(Exception):
+    """A seat failed: disconnected, too slow, too long a line, or out of invalid actions."""
+
+    def __init__(self, seat: int, cause: str, kind: str) -> None:
+        super().__init__(f"seat {seat + 1}: {cause}")
+        self.seat = seat
+        self.cause = cause
+        self.kind = kind
+        """One of ``disconnect``, ``timeout``, ``line_too_long``, ``invalid_actions``, ``version``."""
+
+
+class SeatChannel:
+    """Line-oriented I/O with one player; subclasses supply ``_receive`` and ``send``."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self._buffer = bytearray()
+        self._eof = False
+        self._pending = b""
+        self.send_timeout = 600.0
+        """Seconds a send may wait for a player that does not read (the match sets ``t_response``)."""
+
+    def queue(self, data: bytes) -> None:
+        """Hold bytes to go out with the next ``send`` (saves a system call per message)."""
+        self._pending += data
+
+    async def send(self, data: bytes = b"") -> None:
+        """Send what is queued, then ``data`` (one or more whole lines)."""
+        if self._pending:
+            data, self._pending = self._pending + data, b""
+        await self._send(data)
+
+    async def _send(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    async def _receive(self) -> bytes:
+        """Some bytes (``b""`` at end of file); raises SeatError on failure."""
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        raise NotImplementedError
+
+    def _too_long(self) -> SeatError:
+        return SeatError(self.seat, f"sent a line longer than {MAX_LINE_BYTES} bytes", "line_too_long")
+
+    async def receive_line(self, deadline: float = math.inf) -> bytes:
+        """The next line, newline included; waits until ``deadline`` (trio clock)."""
+        line = self._buffered_line()
+        if line is not None:
+            return line
+        with trio.move_on_at(deadline):
+            return await self._receive_line()
+        raise SeatError(self.seat, "timed out waiting for a response", "timeout")
+
+    def _buffered_line(self) -> bytes | None:
+        """A whole line already received, if there is one."""
+        end = self._buffer.find(b"\n")
+        if end < 0 or end + 1 > MAX_LINE_BYTES:
+            return None
+        line = bytes(self._buffer[: end + 1])
+        del self._buffer[: end + 1]
+        return line
+
+    async def _receive_line(self) -> bytes:
+        buffer = self._buffer
+        while True:
+            end = buffer.find(b"\n")
+            if end >= 0:
+                if end + 1 > MAX_LINE_BYTES:
+                    raise self._too_long()
+                line = bytes(buffer[: end + 1])
+                del buffer[: end + 1]
+                return line
+            if len(buffer) > MAX_LINE_BYTES:
+                raise self._too_long()
+            if self._eof:
+                if buffer:  # the last line, cut off by the end of the connection
+                    line = bytes(buffer)
+                    buffer.clear()
+                    return line
+                raise SeatError(self.seat, "disconnected", "disconnect")
+            data = await self._receive()
+            if data:
+                buffer += data
+            else:
+                self._eof = True
+
+    def _broken(self, exc: BaseException, doing: str) -> SeatError:
+        return SeatError(self.seat, f"could not {doing} ({exc or 'connection closed'})", "disconnect")
+
+    def _stalled(self) -> SeatError:
+        return SeatError(self.seat, f"did not read its messages for {self.send_timeout:g} s", "timeout")
+
+
+class SocketChannel(SeatChannel):
+    """A connected TCP socket, driven non-blocking with trio's ``wait_readable``/``wait_writable``."""
+
+    def __init__(self, seat: int, sock: socket.socket) -> None:
+        super().__init__(seat)
+        sock.setblocking(False)
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock = sock
+
+    async def _send(self, data: bytes) -> None:
+        try:
+            sent = self.sock.send(data)
+        except BlockingIOError:
+            sent = 0
+        except OSError as exc:
+            raise self._broken(exc, "send to the player") from None
+        if sent == len(data):  # the usual case: all of it at once
+            return
+        view = memoryview(data)[sent:]  # the rest, waiting for room
+        with trio.move_on_after(self.send_timeout):
+            while view:
+                try:
+                    sent = self.sock.send(view)
+                except BlockingIOError:
+                    await trio.lowlevel.wait_writable(self.sock)
+                    continue
+                except OSError as exc:
+                    raise self._broken(exc, "send to the player") from None
+                view = view[sent:]
+            return
+        raise self._stalled()
+
+    async def _receive(self) -> bytes:
+        while True:
+            try:
+                return self.sock.recv(_RECEIVE_BYTES)
+            except BlockingIOError:
+                pass
+            except OSError as exc:
+                raise self._broken(exc, "read from the player") from None
+            await trio.lowlevel.wait_readable(self.sock)
+
+    async def aclose(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+        self.sock.close()
+        await trio.lowlevel.checkpoint()
+
+
+class PollingSocketChannel(SeatChannel):
+    """A connected TCP socket that waits with ``poll(2)`` itself, blocking the event loop.
+
+    For a process that plays a single match (``acpc-dealer``): a response costs one
+    ``poll`` and one ``read``, as in the C dealer, instead of the event loop's
+    registration round trip. The match runner, which plays many matches in one
+    process, uses ``SocketChannel``.
+    """
+
+    def __init__(self, seat: int, sock: socket.socket) -> None:
+        super().__init__(seat)
+        sock.setblocking(False)
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock = sock
+        self._poll_in = select.poll()
+        self._poll_in.register(sock, select.POLLIN)
+        self._poll_out = select.poll()
+        self._poll_out.register(sock, select.POLLOUT)
+        self._deadline = math.inf
+
+    async def _send(self, data: bytes) -> None:
+        view = memoryview(data)
+        give_up = trio.current_time() + self.send_timeout
+        while view:
+            try:
+                view = view[self.sock.send(view) :]
+            except BlockingIOError:
+                left = give_up - trio.current_time()
+                if left <= 0:
+                    raise self._stalled() from None
+                self._poll_out.poll(max(1, math.ceil(left * 1000)))
+            except OSError as exc:
+                raise self._broken(exc, "send to the player") from None
+
+    async def receive_line(self, deadline: float = math.inf) -> bytes:
+        self._deadline = deadline
+        return await self._receive_line()
+
+    async def _receive(self) -> bytes:
+        while True:
+            try:
+                return self.sock.recv(_RECEIVE_BYTES)
+            except BlockingIOError:
+                pass
+            except OSError as exc:
+                raise self._broken(exc, "read from the player") from None
+            left = self._deadline - trio.current_time()
+            if left <= 0:
+                raise SeatError(self.seat, "timed out waiting for a response", "timeout")
+            self._poll_in.poll(None if left == math.inf else max(1, math.ceil(left * 1000)))
+
+    async def aclose(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+        self.sock.close()
+
+
+class StreamChannel(SeatChannel):
+    """Any trio ``Stream`` (a memory stream in tests, a TLS stream, ...)."""
+
+    def __init__(self, seat: int, stream: trio.abc.Stream) -> None:
+        super().__init__(seat)
+        self.stream = stream
+
+    async def _send(self, data: bytes) -> None:
+        try:
+            await self.stream.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            raise self._broken(exc, "send to the player") from None
+
+    async def _receive(self) -> bytes:
+        try:
+            return await self.stream.receive_some(_RECEIVE_BYTES)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            raise self._broken(exc, "read from the player") from None
+
+    async def aclose(self) -> None:
+        with trio.move_on_after(1):
+            await self.stream.aclose()
+
+
+def open_listener(host: str, port: int = 0) -> socket.socket:
+    """A non-blocking listening TCP socket on ``host:port`` (port 0: any free port)."""
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[
+        0
+    ]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(8)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+async def accept(listener: socket.socket, deadline: float = math.inf) -> socket.socket | None:
+    """The next connection to ``listener``, or None if ``deadline`` (trio clock) passes first."""
+    while True:
+        try:
+            connection, _ = listener.accept()
+            return connection
+        except BlockingIOError:
+            pass
+        with trio.move_on_at(deadline) as scope:
+            await trio.lowlevel.wait_readable(listener)
+        if scope.cancelled_caught:
+            return None

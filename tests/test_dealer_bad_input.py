@@ -1,0 +1,324 @@
+"""Every kind of bad input a player can send, and what the dealer does about it.
+
+The dealer core runs in-process over memory streams with scripted players, so each
+case is exact and fast; ``test_dealer_cli.py`` checks the same classes through the
+real ``acpc-dealer`` process over TCP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from dealer.logfiles import MatchLog
+from dealer.match import MatchConfig, MatchObserver, MatchResult, play_match
+from dealer.seat import StreamChannel
+from protocol.game import load_game
+from protocol.wire import parse_log_line, parse_match_state
+
+
+class Player:
+    """The player's end of a memory stream, with line I/O."""
+
+    def __init__(self, stream: trio.abc.Stream, game_name: str) -> None:
+        self.stream = stream
+        self.game = load_game(game_name)
+        self.buffer = b""
+
+    async def send(self, text: str | bytes) -> None:
+        await self.stream.send_all(text if isinstance(text, bytes) else text.encode())
+
+    async def line(self) -> str | None:
+        while b"\n" not in self.buffer:
+            data = await self.stream.receive_some(65536)
+            if not data:
+                return None
+            self.buffer += data
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.decode().rstrip("\r")
+
+    async def next_turn(self) -> str | None:
+        """Read until a state where this player is to act; None at the end of the match."""
+        while True:
+            line = await self.line()
+            if line is None:
+                return None
+            view = parse_match_state(line, self.game)
+            if not view.state.finished and view.state.current_player == view.viewer:
+                return line
+
+
+Script = Callable[[Player], Awaitable[None]]
+
+
+async def calls(player: Player) -> None:
+    """A well-behaved player that always calls."""
+    await player.send("VERSION:2.0.0\r\n")
+    while (line := await player.next_turn()) is not None:
+        await player.send(f"{line}:c\r\n")
+
+
+class Recorder(MatchObserver):
+    def __init__(self) -> None:
+        self.warnings: list[tuple[int | None, str, str]] = []
+        self.actions: list[tuple[int, object]] = []
+
+    def warning(self, seat: int | None, kind: str, text: str) -> None:
+        self.warnings.append((seat, kind, text))
+
+    def action_taken(self, seat: int, action, seconds: float) -> None:
+        self.actions.append((seat, action))
+
+
+async def run(
+    tmp_path: Path, game_name: str, hands: int, scripts: list[Script], **overrides
+) -> tuple[MatchResult, Recorder, list[str]]:
+    game = load_game(game_name)
+    config = MatchConfig(
+        name="t", game=game, game_file=game_name, hands=hands, seed=3,
+        players=tuple(f"p{i + 1}" for i in range(len(scripts))), **overrides,
+    )  # fmt: skip
+    recorder = Recorder()
+    log = MatchLog(tmp_path / "t.log")
+    channels = []
+    async with trio.open_nursery() as nursery:
+        for seat, script in enumerate(scripts):
+            ours, theirs = trio.testing.memory_stream_pair()
+            channels.append(StreamChannel(seat, ours))
+            player = Player(theirs, game_name)
+
+            async def drive(script: Script = script, player: Player = player, theirs=theirs) -> None:
+                try:
+                    await script(player)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    pass
+                finally:
+                    await theirs.aclose()
+
+            nursery.start_soon(drive)
+        result = await play_match(config, channels, recorder, log)
+        for channel in channels:
+            await channel.aclose()
+    log.close()
+    return result, recorder, (tmp_path / "t.log").read_text().splitlines()
+
+
+def states_in(log: list[str], game_name: str) -> list:
+    return [parse_log_line(line, load_game(game_name)) for line in log if line.startswith("STATE")]
+
+
+async def test_well_behaved_players_finish_the_match(tmp_path: Path) -> None:
+    result, recorder, log = await run(tmp_path, "holdem.limit.2p.reverse_blinds", 10, [calls, calls])
+    assert result.ok and result.hands_played == 10
+    assert recorder.warnings == []
+    assert len(states_in(log, "holdem.limit.2p.reverse_blinds")) == 10
+    assert log[-1].startswith("SCORE:")
+
+
+@pytest.mark.parametrize("version", ["", "VERSION:2.0", "VERSION:x.0.0", "HELLO", "VERSION:3.0.0", "VERSION:1.9.9"])
+async def test_a_bad_version_line_ends_the_match(tmp_path: Path, version: str) -> None:
+    async def bad(player: Player) -> None:
+        await player.send(version + "\r\n")
+        while await player.line() is not None:
+            pass
+
+    result, _, log = await run(tmp_path, "kuhn", 5, [calls, bad])
+    assert result.error is not None and result.error.seat == 1 and result.error.kind == "version"
+    assert result.hands_played == 0 and not [line for line in log if line.startswith("STATE")]
+
+
+async def test_a_newer_minor_version_only_warns(tmp_path: Path) -> None:
+    async def newer(player: Player) -> None:
+        await player.send("# hello\r\nVERSION:2.1.0\r\n")
+        while (line := await player.next_turn()) is not None:
+            await player.send(f"{line}:c\r\n")
+
+    result, recorder, _ = await run(tmp_path, "kuhn", 5, [calls, newer])
+    assert result.ok
+    assert [kind for _, kind, _ in recorder.warnings] == ["version"]
+
+
+def misbehaving_once(before: Callable[[str], list[str]], then: str = "c") -> Script:
+    """Calls, except at its first decision, where it first sends ``before(state)`` lines."""
+
+    async def script(player: Player) -> None:
+        await player.send("VERSION:2.0.0\r\n")
+        first = True
+        while (line := await player.next_turn()) is not None:
+            if first:
+                for text in before(line):
+                    await player.send(text + "\r\n")
+                first = False
+                await player.send(f"{line}:{then}\r\n")
+            else:
+                await player.send(f"{line}:c\r\n")
+
+    return script
+
+
+async def test_comments_are_ignored(tmp_path: Path) -> None:
+    script = misbehaving_once(lambda state: ["# thinking", "; still thinking"])
+    result, recorder, _ = await run(tmp_path, "kuhn", 3, [calls, script])
+    assert result.ok and recorder.warnings == []
+
+
+async def test_an_unreadable_reply_is_ignored_with_a_warning(tmp_path: Path) -> None:
+    script = misbehaving_once(lambda state: ["garbage", "MATCHSTATE:9:9:zz:", state.replace("MATCHSTATE", "MATCH")])
+    result, recorder, _ = await run(tmp_path, "kuhn", 3, [calls, script])
+    assert result.ok
+    assert [(seat, kind) for seat, kind, _ in recorder.warnings] == [(1, "bad_state")] * 3
+    assert recorder.warnings[0][2] == "bad state format in response"
+
+
+async def test_a_reply_to_another_state_is_ignored_with_a_warning(tmp_path: Path) -> None:
+    def other_states(state: str) -> list[str]:
+        head, hand, rest = state.split(":", 3)[1], state.split(":", 3)[2], state.split(":", 3)[3]
+        return [f"MATCHSTATE:{head}:{int(hand) + 1}:{rest}:c"]
+
+    result, recorder, _ = await run(tmp_path, "kuhn", 3, [calls, misbehaving_once(other_states)])
+    assert result.ok
+    assert [(seat, kind, text) for seat, kind, text in recorder.warnings] == [
+        (1, "unrequested", "ignoring un-requested response")
+    ]
+
+
+async def test_an_echo_that_differs_only_in_case_is_accepted(tmp_path: Path) -> None:
+    async def shouting(player: Player) -> None:
+        await player.send("VERSION:2.0.0\r\n")
+        while (line := await player.next_turn()) is not None:
+            head, _, cards = line.rpartition(":")
+            await player.send(f"{head}:{cards.lower()}:K\r\n")  # ranks lower-case, check as 'K'
+
+    result, recorder, _ = await run(tmp_path, "holdem.limit.2p.reverse_blinds", 5, [calls, shouting])
+    assert result.ok and recorder.warnings == []
+
+
+async def test_an_unparsable_action_becomes_a_call(tmp_path: Path) -> None:
+    async def script(player: Player) -> None:
+        await player.send("VERSION:2.0.0\r\n")
+        while (line := await player.next_turn()) is not None:
+            await player.send(f"{line}:x\r\n")
+
+    result, recorder, log = await run(tmp_path, "kuhn", 4, [calls, script])
+    assert result.ok and result.invalid_actions == [0, 4]
+    assert {kind for _, kind, _ in recorder.warnings} == {"bad_action"}
+    assert recorder.warnings[0][2] == "bad action format in response, changed to call"
+    assert all(
+        hand.state.actions[0] and all(a.kind == 1 for a in hand.state.actions[0]) for hand in states_in(log, "kuhn")
+    )
+
+
+async def test_invalid_actions_become_calls_and_are_counted(tmp_path: Path) -> None:
+    async def folds_and_raises(player: Player) -> None:
+        await player.send("VERSION:2.0.0\r\n")
+        while (line := await player.next_turn()) is not None:
+            state = parse_match_state(line, player.game).state
+            # fold with nothing owed, or raise when the cap is reached: both invalid
+            action = "f" if not state.can_fold() else ("r" if state.raise_range() is None else "c")
+            await player.send(f"{line}:{action}\r\n")
+
+    result, recorder, log = await run(tmp_path, "kuhn", 6, [calls, folds_and_raises])
+    assert result.ok
+    invalid = [w for w in recorder.warnings if w[1] == "invalid_action"]
+    assert invalid and invalid[0] == (1, "invalid_action", "invalid action, changed to call")
+    assert result.invalid_actions[1] == len(invalid)
+    assert not any(a.kind == 0 for hand in states_in(log, "kuhn") for a in hand.state.actions[0])
+
+
+async def test_nolimit_raise_sizes_are_clamped(tmp_path: Path) -> None:
+    sizes = iter(["r150", "r99999", "r-3"])
+
+    async def script(player: Player) -> None:
+        await player.send("VERSION:2.0.0\r\n")
+        while (line := await player.next_turn()) is not None:
+            await player.send(f"{line}:{next(sizes, 'c')}\r\n")
+
+    result, recorder, _log = await run(tmp_path, "holdem.nolimit.2p.reverse_blinds", 3, [calls, script])
+    assert result.ok
+    texts = [text for _, kind, text in recorder.warnings if kind == "raise_fixed"]
+    assert texts[0] == "raise of 150 increased to 200"
+    assert texts[1] == "raise of 99999 decreased to 20000"
+    assert texts[2].startswith("raise of -3 increased to ")
+    assert result.invalid_actions == [0, 0]
+
+
+async def test_max_invalid_ends_the_match(tmp_path: Path) -> None:
+    async def script(player: Player) -> None:
+        await player.send("VERSION:2.0.0\r\n")
+        while (line := await player.next_turn()) is not None:
+            await player.send(f"{line}:?\r\n")
+
+    result, _, log = await run(tmp_path, "kuhn", 50, [calls, script], max_invalid_actions=3)
+    assert result.error is not None and result.error.kind == "invalid_actions" and result.error.seat == 1
+    assert result.invalid_actions[1] == 4
+    assert "SCORE" not in log[-1]
+
+
+async def test_a_line_over_4096_bytes_ends_the_match(tmp_path: Path) -> None:
+    script = misbehaving_once(lambda state: ["#" + "x" * 5000])
+    result, _, _log = await run(tmp_path, "kuhn", 3, [calls, script])
+    assert result.error is not None and result.error.kind == "line_too_long" and result.error.seat == 1
+    assert "longer than 4096 bytes" in str(result.error)
+
+
+def slow_after(hands: int, delay: float) -> Script:
+    async def script(player: Player) -> None:
+        await player.send("VERSION:2.0.0\r\n")
+        while (line := await player.next_turn()) is not None:
+            if parse_match_state(line, player.game).state.hand_id >= hands:
+                await trio.sleep(delay)
+            await player.send(f"{line}:c\r\n")
+
+    return script
+
+
+async def test_a_slow_response_ends_the_match_with_every_finished_hand_logged(tmp_path: Path) -> None:
+    result, _, log = await run(tmp_path, "kuhn", 10, [calls, slow_after(4, 1.0)], t_response_ms=200)
+    assert result.error is not None and result.error.kind == "timeout" and result.error.seat == 1
+    assert result.hands_played == 4
+    assert [hand.state.hand_id for hand in states_in(log, "kuhn")] == [0, 1, 2, 3]
+
+
+async def test_the_per_hand_time_limit(tmp_path: Path) -> None:
+    # 0.12 s per action is under t_response but two actions in one hand pass t_hand.
+    result, _, _ = await run(
+        tmp_path, "holdem.limit.2p.reverse_blinds", 5, [calls, slow_after(0, 0.12)], t_response_ms=1000, t_hand_ms=200
+    )
+    assert result.error is not None and result.error.kind == "timeout" and result.error.seat == 1
+
+
+async def test_the_whole_match_time_limit(tmp_path: Path) -> None:
+    # 0.05 s per hand on average over 8 hands is 0.4 s for the match.
+    result, _, _ = await run(tmp_path, "kuhn", 8, [calls, slow_after(0, 0.1)], t_per_hand_ms=50)
+    assert result.error is not None and result.error.kind == "timeout"
+    assert result.hands_played < 8
+
+
+async def test_a_disconnect_ends_the_match_cleanly(tmp_path: Path) -> None:
+    async def leaves(player: Player) -> None:
+        await player.send("VERSION:2.0.0\r\n")
+        while (line := await player.next_turn()) is not None:
+            if parse_match_state(line, player.game).state.hand_id == 3:
+                return
+            await player.send(f"{line}:c\r\n")
+
+    result, _, log = await run(tmp_path, "holdem.limit.2p.reverse_blinds", 10, [calls, leaves])
+    assert result.error is not None and result.error.kind == "disconnect" and result.error.seat == 1
+    assert str(result.error) == "seat 2: disconnected"
+    assert [hand.state.hand_id for hand in states_in(log, "holdem.limit.2p.reverse_blinds")] == [0, 1, 2]
+    assert result.hands_played == 3
+
+
+async def test_a_reply_cut_off_by_the_end_of_the_connection_still_counts(tmp_path: Path) -> None:
+    async def last_words(player: Player) -> None:
+        await player.send("VERSION:2.0.0\r\n")
+        line = await player.next_turn()
+        await player.send(f"{line}:f")  # no newline, then gone
+
+    result, recorder, _log = await run(tmp_path, "kuhn", 3, [calls, last_words])
+    assert result.error is not None and result.error.kind == "disconnect"
+    assert recorder.actions and recorder.actions[-1][0] == 1
