@@ -8,6 +8,15 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: install test test-slow lint match bench clean
 
+# `make match` plays a short duplicate run on shipped agents; override any of these:
+#   make match A=rule B=random SEEDS=1,234,6666 HANDS=3000 GAME=holdem.limit.2p.reverse_blinds
+A ?= rule
+B ?= random
+SEEDS ?= 1,234
+HANDS ?= 500
+GAME ?= holdem.limit.2p.reverse_blinds
+MATCH_ARGS ?=
+
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
@@ -27,7 +36,8 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 
 match: install
-	@echo "make match arrives with the dealer and the match runner."
+	$(VENV)/bin/acpc-match --a $(A) --b $(B) --seeds $(SEEDS) --hands $(HANDS) --game $(GAME) \
+		$(if $(OUT),--out $(OUT)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(MATCH_ARGS)
 
 bench: install
 	$(PY) -m tests.bench $(SECTIONS)

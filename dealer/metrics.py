@@ -93,3 +93,40 @@ class MetricsObserver(MatchObserver):
             self.metrics.errors.labels(*labels, error.kind).inc()
             if error.kind == "timeout":
                 self.metrics.timeouts.labels(*labels).inc()
+
+
+class RunMetrics:
+    """Metric families of a match runner (``acpc-match --metrics-port``); labels ``a`` and ``b``
+    are the two agents' names, ``agent`` one of them.
+
+    - ``acpc_match_hands_total``: hands played in the run
+    - ``acpc_match_mbb_per_hand``: A's running result in mbb/h (every hand a sample)
+    - ``acpc_match_action_seconds``: histogram of each agent's response times
+    - ``acpc_match_errors_total``: matches ended by an agent's failure, by ``kind``
+    - ``acpc_match_timeouts_total``: of those, the agents that ran out of time
+    - ``acpc_match_matches_total``: matches over, by ``status`` (finished, failed)
+    - ``acpc_match_matches_running``: matches being played
+    The per-match ``acpc_dealer_*`` series are served too.
+    """
+
+    def __init__(self, registry: CollectorRegistry = REGISTRY) -> None:
+        pair = ["a", "b"]
+        self.hands = Counter("acpc_match_hands", "Hands played in the run", pair, registry=registry)
+        self.mbb = Gauge("acpc_match_mbb_per_hand", "A's running mbb/h", pair, registry=registry)
+        self.action = Histogram(
+            "acpc_match_action_seconds",
+            "Response time per agent",
+            ["agent"],
+            buckets=_RESPONSE_BUCKETS,
+            registry=registry,
+        )
+        self.errors = Counter(
+            "acpc_match_errors", "Matches ended by an agent", [*pair, "agent", "kind"], registry=registry
+        )
+        self.timeouts = Counter("acpc_match_timeouts", "Agents that ran out of time", ["agent"], registry=registry)
+        self.matches = Counter("acpc_match_matches", "Matches over", [*pair, "status"], registry=registry)
+        self.running = Gauge("acpc_match_matches_running", "Matches being played", pair, registry=registry)
+        self.dealer = DealerMetrics(registry)
+
+    def serve(self, port: int, host: str = "127.0.0.1") -> None:
+        start_http_server(port, addr=host)

@@ -279,39 +279,53 @@ def rank_hands(cards: np.ndarray, fixed: Sequence[int] = ()) -> np.ndarray:
 
     ``cards`` is an (N, k) integer array, one hand per row; the ``fixed`` cards (a
     board, say) are part of every hand and cost nothing per row. ``k + len(fixed)``
-    must be 1..7. Returns an (N,) uint16 array. Rows are processed in blocks that
-    stay in cache.
+    must be 1..7. Returns an (N,) uint16 array.
     """
-    cards = np.asarray(cards)
-    if cards.ndim != 2:
-        raise ValueError(f"expected an (N, k) array of cards, got shape {cards.shape}")
-    n = cards.shape[1] + len(fixed)
-    if not 1 <= n <= MAX_FAST_CARDS or cards.shape[1] == 0:
+    return rank_hands_of_players(cards, [fixed])[:, 0]
+
+
+def rank_hands_of_players(boards: np.ndarray, holes: Sequence[Sequence[int]]) -> np.ndarray:
+    """Ranks of several players' hands on many boards: an (N, len(holes)) uint16 array.
+
+    Row i, column p ranks ``holes[p]`` together with ``boards[i]`` (an (N, k) array).
+    The boards' part of the work is done once for all players. Rows are processed in
+    blocks that stay in cache.
+    """
+    boards = np.asarray(boards)
+    if boards.ndim != 2 or not holes:
+        raise ValueError(f"expected an (N, k) array of cards and some players, got shape {boards.shape}")
+    sizes = {boards.shape[1] + len(hole) for hole in holes}
+    n = sizes.pop()
+    if sizes or not 1 <= n <= MAX_FAST_CARDS or boards.shape[1] == 0:
         raise ValueError(f"hands of {n} cards: the batched path takes 1 to {MAX_FAST_CARDS} cards per hand")
     codes, table = _size_tables(n)
     suit_of_counts, flush_rank = _flush_tables()
-    base = np.uint64(sum(int(codes[c]) for c in fixed))
-    fixed_masks = np.zeros(4, dtype=np.intp)
-    for card in fixed:
-        fixed_masks[card % 4] |= 1 << (card // 4)
-    out = np.empty(cards.shape[0], dtype=np.uint16)
-    for start in range(0, cards.shape[0], _BATCH_ROWS):
-        block = cards[start : start + _BATCH_ROWS]
-        total = codes[block[:, 0]] + base
+    bases = [np.uint64(sum(int(codes[c]) for c in hole)) for hole in holes]
+    hole_masks = np.zeros((len(holes), 4), dtype=np.intp)
+    for p, hole in enumerate(holes):
+        for card in hole:
+            hole_masks[p, card % 4] |= 1 << (card // 4)
+    out = np.empty((boards.shape[0], len(holes)), dtype=np.uint16)
+    key_mask, suit_shift = np.uint64(_KEY_MASK), np.uint64(_SUIT_SHIFT)
+    for start in range(0, boards.shape[0], _BATCH_ROWS):
+        block = boards[start : start + _BATCH_ROWS]
+        board_total = codes[block[:, 0]]
         for j in range(1, block.shape[1]):
-            total += codes[block[:, j]]
-        ranks = table[total & np.uint64(_KEY_MASK)]
-        suits = suit_of_counts[(total >> np.uint64(_SUIT_SHIFT)).astype(np.intp)]
-        flushed = np.flatnonzero(suits >= 0)
-        if flushed.size:
-            sub = block[flushed].astype(np.intp)
-            flush_suit = suits[flushed]
-            mask = fixed_masks[flush_suit]
-            for j in range(sub.shape[1]):
-                column = sub[:, j]
-                mask |= np.where((column & 3) == flush_suit, 1 << (column >> 2), 0)
-            ranks[flushed] = np.maximum(ranks[flushed], flush_rank[mask])
-        out[start : start + block.shape[0]] = ranks
+            board_total += codes[block[:, j]]
+        for p, base in enumerate(bases):
+            total = board_total + base
+            ranks = table[total & key_mask]
+            suits = suit_of_counts[(total >> suit_shift).astype(np.intp)]
+            flushed = np.flatnonzero(suits >= 0)
+            if flushed.size:
+                sub = block[flushed].astype(np.intp)
+                flush_suit = suits[flushed]
+                mask = hole_masks[p][flush_suit]
+                for j in range(sub.shape[1]):
+                    column = sub[:, j]
+                    mask |= np.where((column & 3) == flush_suit, 1 << (column >> 2), 0)
+                ranks[flushed] = np.maximum(ranks[flushed], flush_rank[mask])
+            out[start : start + block.shape[0], p] = ranks
     return out
 
 

@@ -4,7 +4,7 @@ Each section measures ours and, where there is one, a reference in the same
 process and run, and reports the ratio; these machines are noisy, so ratios
 measured together mean more than absolute rates.
 
-    python -m tests.bench [section ...]     # sections: evaluator engine dealer
+    python -m tests.bench [section ...]     # sections: evaluator engine dealer runner
 """
 
 from __future__ import annotations
@@ -183,10 +183,38 @@ def bench_dealer() -> Iterator[Row]:
             )
 
 
+def bench_runner() -> Iterator[Row]:
+    """A whole duplicate run of fast agents (call vs raise), one match at a time and several at once."""
+    import json
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    program = str(Path(sys.executable).parent / "acpc-match")
+    seeds, hands = "1,2,3,4", 2000
+    rates = {}
+    for concurrency in (1, 2, 4):
+        with tempfile.TemporaryDirectory() as out:
+            subprocess.run(
+                [program, "--a", "call", "--b", "raise", "--seeds", seeds, "--hands", str(hands), "--out", out,
+                 "--concurrency", str(concurrency), "--quiet", "--no-plots"],
+                check=True, capture_output=True,
+            )  # fmt: skip
+            report = json.loads((Path(out) / "report.json").read_text())
+        rates[concurrency] = report["hands_per_second"]
+        note = "" if concurrency == 1 else f"{rates[concurrency] / rates[1]:.2f}x one at a time"
+        yield (
+            f"acpc-match call vs raise, 8 matches, concurrency {concurrency}",
+            f"{rates[concurrency]:,.0f} hands/s",
+            note,
+        )
+
+
 SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "evaluator": bench_evaluator,
     "engine": bench_engine,
     "dealer": bench_dealer,
+    "runner": bench_runner,
 }
 
 

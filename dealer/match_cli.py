@@ -1,0 +1,252 @@
+"""``acpc-match``: a duplicate run between two agents, with a report, a table and plots.
+
+    acpc-match --a AGENT --b AGENT [--seeds 1,234,6666] [--hands 3000] [--game GAME]
+               [--out DIR] [--concurrency N] [--metrics-port PORT]
+               [--a-args ARGS] [--b-args ARGS] [--a-cmd CMD] [--b-cmd CMD]
+               [--a-external] [--b-external]
+
+For every seed, A plays B once in each seat with the same cards; each match starts
+its agents afresh and plays over TCP with this process's dealer. The output
+folder gets every match's ACPC log, ``report.json``, PNG plots, and the agents'
+standard error under ``agents/``; the table is printed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import shlex
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import trio
+from tqdm import tqdm
+
+from agents.registry import AGENTS
+from dealer.match import MatchConfig, MatchObserver, MatchResult
+from dealer.metrics import MetricsObserver, RunMetrics
+from dealer.plots import plot_run
+from dealer.report import build_report, format_table, read_log
+from dealer.runner import Contestant, MatchOutcome, MatchSpec, RunObserver, RunSpec, run_matches
+from protocol.errors import ProtocolError
+from protocol.game import load_game, resolve_game_path
+from protocol.state import Action, State
+
+
+def _seeds(text: str) -> tuple[int, ...]:
+    try:
+        seeds = tuple(int(s) for s in text.split(",") if s.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seeds must be whole numbers separated by commas: {text!r}") from None
+    if not seeds or any(not 0 <= s < 2**32 for s in seeds) or len(set(seeds)) != len(seeds):
+        raise argparse.ArgumentTypeError(f"seeds must be distinct numbers from 0 to 2**32-1: {text!r}")
+    return seeds
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text}")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="acpc-match", description=__doc__.split("\n\n")[0])
+    for side in ("a", "b"):
+        group = p.add_argument_group(f"agent {side.upper()}")
+        group.add_argument(f"--{side}", help=f"shipped agent ({', '.join(sorted(AGENTS))}) or a label for --{side}-cmd")
+        group.add_argument(f"--{side}-args", default="", help="options for the shipped agent, e.g. '--threshold 0.7'")
+        group.add_argument(f"--{side}-cmd", help="command line of any ACPC bot; {host} {port} {game} {seed} filled in")
+        group.add_argument(
+            f"--{side}-external", action="store_true", help="wait for the bot to connect to a printed port"
+        )
+    p.add_argument("--seeds", type=_seeds, default=(1, 234, 6666), help="comma-separated deal seeds")
+    p.add_argument("--hands", type=_positive, default=3000, help="hands per match")
+    p.add_argument("--game", default="holdem.limit.2p.reverse_blinds", help="game file or shipped game")
+    p.add_argument("--out", type=Path, default=None, help="output folder (default matches/<time>-<a>-vs-<b>)")
+    p.add_argument("--concurrency", type=_positive, default=max(1, os.cpu_count() or 1), help="matches at once")
+    p.add_argument("--metrics-port", type=int, default=None, help="serve Prometheus metrics on this port")
+    p.add_argument("--host", default="127.0.0.1", help="address the dealer listens on")
+    p.add_argument("--t-response", type=_positive, default=600_000, help="ms per response (ACPC --t_response)")
+    p.add_argument("--t-hand", type=_positive, default=600_000, help="ms per hand (ACPC --t_hand)")
+    p.add_argument("--t-per-hand", type=_positive, default=7_000, help="average ms per hand (ACPC --t_per_hand)")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def _contestant(args: argparse.Namespace, side: str) -> Contestant:
+    agent = getattr(args, side)
+    command = getattr(args, f"{side}_cmd")
+    external = getattr(args, f"{side}_external")
+    extra = tuple(shlex.split(getattr(args, f"{side}_args")))
+    if command and external:
+        raise SystemExit(f"acpc-match: --{side}-cmd and --{side}-external exclude each other")
+    if command or external:
+        return Contestant(side, command=command, external=external, title=agent)
+    if agent not in AGENTS:
+        known = ", ".join(sorted(AGENTS))
+        raise SystemExit(f"acpc-match: --{side} must name a shipped agent ({known}), or use --{side}-cmd: {agent!r}")
+    return Contestant(side, agent=agent, args=extra)
+
+
+class _Progress(MatchObserver):
+    """Feeds one match's hands into the run's progress bar and metrics."""
+
+    def __init__(self, run: CliObserver, match: MatchSpec) -> None:
+        self.run = run
+        self.a_seat = match.a_seat - 1
+
+    def hand_finished(self, config: MatchConfig, state: State, values: list[float], totals: list[float]) -> None:
+        self.run.hand(values[config.player_of_seat(state.hand_id, self.a_seat)])
+
+    def action_taken(self, seat: int, action: Action, seconds: float) -> None:
+        if self.run.metrics is not None:
+            name = self.run.names[0] if seat == self.a_seat else self.run.names[1]
+            self.run.metrics.action.labels(name).observe(seconds)
+
+
+class CliObserver(RunObserver):
+    def __init__(self, spec: RunSpec, metrics: RunMetrics | None, quiet: bool) -> None:
+        self.spec = spec
+        self.names = (spec.a.name, spec.b.name)
+        self.metrics = metrics
+        total = len(spec.matches()) * spec.hands
+        self.bar = tqdm(
+            total=total, unit="hand", disable=quiet, file=sys.stderr, dynamic_ncols=True, smoothing=0.1, mininterval=0.5
+        )
+        self.hands = 0
+        self.chips = 0.0
+        self.big_blind = spec.game.big_blind
+        self.failures: list[str] = []
+
+    def hand(self, value_a: float) -> None:
+        self.hands += 1
+        self.chips += value_a
+        mbb = 1000 * self.chips / self.hands / self.big_blind
+        self.bar.update(1)
+        if self.hands % 50 == 0:
+            self.bar.set_postfix_str(f"{self.names[0]} {mbb:+.0f} mbb/h", refresh=False)
+        if self.metrics is not None:
+            self.metrics.hands.labels(*self.names).inc()
+            self.metrics.mbb.labels(*self.names).set(mbb)
+
+    def match_started(self, match: MatchSpec, config: MatchConfig) -> list[MatchObserver]:
+        observers: list[MatchObserver] = [_Progress(self, match)]
+        if self.metrics is not None:
+            self.metrics.running.labels(*self.names).inc()
+            observers.append(MetricsObserver(self.metrics.dealer))
+        return observers
+
+    def external_waiting(self, match: MatchSpec, contestant: Contestant, host: str, port: int) -> None:
+        seat = match.a_seat if contestant.label == "a" else 3 - match.a_seat
+        tqdm.write(
+            f"{contestant.name}: connect an ACPC bot to {host} {port} "
+            f"(match {match.name}, {contestant.label.upper()} in seat {seat})",
+            file=sys.stdout,
+        )
+        sys.stdout.flush()
+
+    def match_finished(self, outcome: MatchOutcome) -> None:
+        result: MatchResult | None = outcome.result
+        if self.metrics is not None:
+            if result is not None:
+                self.metrics.running.labels(*self.names).dec()
+            status = "finished" if outcome.error is None else "failed"
+            self.metrics.matches.labels(*self.names, status).inc()
+            if result is not None and result.error is not None:
+                seat_names = self.names if outcome.spec.a_seat == 1 else self.names[::-1]
+                agent = seat_names[result.error.seat]
+                self.metrics.errors.labels(*self.names, agent, result.error.kind).inc()
+                if result.error.kind == "timeout":
+                    self.metrics.timeouts.labels(agent).inc()
+        if outcome.error is not None:
+            notes = "; ".join(outcome.agent_notes)
+            text = f"match {outcome.spec.name} failed: {outcome.error}" + (f" [{notes}]" if notes else "")
+            self.failures.append(text)
+            self.bar.write(text)
+
+
+def _versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for package in ("acpc-arena", "numpy", "trio", "torch", "pokerkit"):
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            versions[package] = metadata.version(package)
+    return versions
+
+
+def run(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    a, b = _contestant(args, "a"), _contestant(args, "b")
+    try:
+        game = load_game(args.game)
+        game_path = resolve_game_path(args.game).resolve()
+    except ProtocolError as exc:
+        print(f"acpc-match: {exc}", file=sys.stderr)
+        return 2
+    if game.num_players != 2:
+        print(f"acpc-match: duplicate runs need a two-player game; {args.game} has {game.num_players}", file=sys.stderr)
+        return 2
+    concurrency = 1 if (a.external or b.external) else args.concurrency
+    out_dir = args.out or Path("matches") / f"{time.strftime('%Y%m%d-%H%M%S')}-{a.name}-vs-{b.name}"
+    spec = RunSpec(
+        a=a, b=b, game_file=args.game, game=game, game_path=game_path, seeds=args.seeds, hands=args.hands,
+        out_dir=out_dir, concurrency=concurrency, host=args.host, t_response_ms=args.t_response,
+        t_hand_ms=args.t_hand, t_per_hand_ms=args.t_per_hand,
+    )  # fmt: skip
+    metrics = None
+    if args.metrics_port is not None:
+        metrics = RunMetrics()
+        try:
+            metrics.serve(args.metrics_port, args.host)
+        except OSError as exc:
+            print(f"acpc-match: could not serve metrics on port {args.metrics_port}: {exc}", file=sys.stderr)
+            return 2
+    observer = CliObserver(spec, metrics, args.quiet)
+    started = time.time()
+    outcomes = trio.run(run_matches, spec, observer)
+    observer.bar.close()
+    elapsed = time.time() - started
+    played = [o for o in outcomes if o.log.exists() and o.result is not None and o.result.hands_played > 0]
+    if not played:
+        print("acpc-match: no match played a hand", file=sys.stderr)
+        for failure in observer.failures:
+            print(failure, file=sys.stderr)
+        return 1
+    report = build_report(
+        [read_log(o.log, game) for o in played],
+        a=a.name,
+        errors={o.log: o.error for o in played if o.error},
+        progress=not args.quiet,
+    )
+    extra: dict[str, Any] = {
+        "command": " ".join(shlex.quote(part) for part in [Path(sys.argv[0]).name, *argv]),
+        "versions": _versions(),
+        "elapsed_seconds": round(elapsed, 3),
+        "hands_per_second": round(sum(o.result.hands_played for o in played) / max(elapsed, 1e-9), 1),
+        "concurrency": concurrency,
+        "failed": observer.failures,
+    }
+    if not args.no_plots:
+        extra["plots"] = [str(p) for p in plot_run(report, out_dir)]
+    report.extra = extra
+    (out_dir / "report.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
+    print(format_table(report))
+    print(f"\n{len(played)} matches, {extra['hands_per_second']} hands/s; report, logs and plots in {out_dir}")
+    for failure in observer.failures:
+        print(failure)
+    return 1 if observer.failures else 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    sys.exit(run(sys.argv[1:] if argv is None else argv))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,270 @@
+"""Duplicate runs: for every seed, A against B in both seatings, matches played concurrently.
+
+Every match gets its own listening sockets and freshly started agent processes (no
+memory from one match to the next), and is played by ``play_match`` over TCP; up
+to ``concurrency`` matches run at once in this one trio process. A side may be a
+shipped agent (``acpc-agent``), any command line (as ``play_match.pl`` starts
+players: ``{host}``, ``{port}``, ``{game}`` and ``{seed}`` are filled in), or an
+external bot that connects by itself to a printed port.
+
+A match whose agent crashes, misbehaves or runs out of time ends on its own; its
+finished hands stay in its log and the run goes on with the others.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from dealer.logfiles import MatchLog
+from dealer.match import (
+    DEFAULT_T_HAND_MS,
+    DEFAULT_T_PER_HAND_MS,
+    DEFAULT_T_RESPONSE_MS,
+    MatchConfig,
+    MatchObserver,
+    MatchResult,
+    Observers,
+    play_match,
+)
+from dealer.seat import SeatChannel, SocketChannel, accept, open_listener
+from protocol.game import Game
+
+
+@dataclass(frozen=True)
+class Contestant:
+    """One side of a run."""
+
+    label: str
+    """``a`` or ``b``."""
+    agent: str | None = None
+    """A shipped agent's name (``acpc-agent`` runs it)."""
+    command: str | None = None
+    """A command line template for any other bot."""
+    external: bool = False
+    """The bot connects by itself to the port the run prints."""
+    args: tuple[str, ...] = ()
+    """Extra options for a shipped agent."""
+    title: str | None = None
+    """What to call a command or external bot (default: the program's name, or ``external``)."""
+
+    @property
+    def name(self) -> str:
+        """The player's name in the logs."""
+        default = "external" if self.external else Path(shlex.split(self.command or "cmd")[0]).name
+        return f"{self.label}-{self.agent or self.title or default}"
+
+    def command_line(self, host: str, port: int, game_path: Path, seed: int) -> list[str]:
+        fill = {"host": host, "port": str(port), "game": str(game_path), "seed": str(seed)}
+        if self.command is not None:
+            return [part.format(**fill) for part in shlex.split(self.command)]
+        agent_seed = seed * 100 + (1 if self.label == "a" else 2)
+        program = str(Path(sys.executable).parent / "acpc-agent")
+        seed_option = ["--seed", str(agent_seed)]
+        return [program, str(self.agent), host, str(port), "--game", str(game_path), *seed_option, *self.args]
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    a: Contestant
+    b: Contestant
+    game_file: str
+    """The game as the user named it (in the log headers)."""
+    game: Game
+    game_path: Path
+    seeds: tuple[int, ...]
+    hands: int
+    out_dir: Path
+    concurrency: int = 1
+    host: str = "127.0.0.1"
+    t_response_ms: int = DEFAULT_T_RESPONSE_MS
+    t_hand_ms: int = DEFAULT_T_HAND_MS
+    t_per_hand_ms: int = DEFAULT_T_PER_HAND_MS
+    connect_timeout: float = 120.0
+
+    def matches(self) -> list[MatchSpec]:
+        return [MatchSpec(seed, a_seat) for seed in self.seeds for a_seat in (1, 2)]
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    seed: int
+    a_seat: int
+    """A's seat, 1 or 2 (B has the other)."""
+
+    @property
+    def name(self) -> str:
+        return f"seed{self.seed}-a{self.a_seat}"
+
+
+@dataclass
+class MatchOutcome:
+    spec: MatchSpec
+    log: Path
+    result: MatchResult | None = None
+    error: str | None = None
+    agent_notes: list[str] = field(default_factory=list)
+
+
+class RunObserver:
+    """What a run reports as it goes; every method does nothing unless overridden."""
+
+    def match_started(self, match: MatchSpec, config: MatchConfig) -> list[MatchObserver]:
+        """Called when the players are connected; returns observers for that match."""
+        return []
+
+    def external_waiting(self, match: MatchSpec, contestant: Contestant, host: str, port: int) -> None: ...
+
+    def match_finished(self, outcome: MatchOutcome) -> None: ...
+
+
+def _tail(path: Path, lines: int = 5) -> str:
+    try:
+        text = path.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return " | ".join(text[-lines:])
+
+
+async def run_matches(spec: RunSpec, observer: RunObserver | None = None) -> list[MatchOutcome]:
+    """Play every match of the run; returns their outcomes in seed and seat order."""
+    observer = observer or RunObserver()
+    spec.out_dir.mkdir(parents=True, exist_ok=True)
+    (spec.out_dir / "agents").mkdir(exist_ok=True)
+    limiter = trio.CapacityLimiter(max(1, spec.concurrency))
+    outcomes = {match: MatchOutcome(match, spec.out_dir / f"{match.name}.log") for match in spec.matches()}
+    async with trio.open_nursery() as nursery:
+        for match, outcome in outcomes.items():
+            nursery.start_soon(_run_one, spec, match, outcome, limiter, observer)
+    return list(outcomes.values())
+
+
+async def _run_one(
+    spec: RunSpec, match: MatchSpec, outcome: MatchOutcome, limiter: trio.CapacityLimiter, observer: RunObserver
+) -> None:
+    async with limiter:
+        try:
+            await _play_one(spec, match, outcome, observer)
+        except OSError as exc:
+            outcome.error = f"could not run the match: {exc}"
+        observer.match_finished(outcome)
+
+
+async def _play_one(spec: RunSpec, match: MatchSpec, outcome: MatchOutcome, observer: RunObserver) -> None:
+    seats = [spec.a, spec.b] if match.a_seat == 1 else [spec.b, spec.a]
+    listeners = [open_listener(spec.host) for _ in seats]
+    processes: list[tuple[Contestant, trio.Process, Path]] = []
+    channels: list[SeatChannel] = []
+    try:
+        for contestant, listener in zip(seats, listeners, strict=True):
+            port = listener.getsockname()[1]
+            if contestant.external:
+                observer.external_waiting(match, contestant, spec.host, port)
+                continue
+            err_path = spec.out_dir / "agents" / f"{match.name}-{contestant.label}.err"
+            with open(err_path, "wb") as err:
+                process = await trio.lowlevel.open_process(
+                    contestant.command_line(spec.host, port, spec.game_path, match.seed),
+                    stdin=subprocess.DEVNULL,
+                    stdout=err,
+                    stderr=err,
+                )
+            processes.append((contestant, process, err_path))
+        channels, outcome.error = await _connect(spec, seats, listeners, processes)
+        if outcome.error is not None:
+            return
+        config = MatchConfig(
+            name=match.name,
+            game=spec.game,
+            game_file=spec.game_file,
+            hands=spec.hands,
+            seed=match.seed,
+            players=tuple(c.name for c in seats),
+            t_response_ms=spec.t_response_ms,
+            t_hand_ms=spec.t_hand_ms,
+            t_per_hand_ms=spec.t_per_hand_ms,
+        )
+        log = MatchLog(outcome.log)
+        try:
+            log.write_text(config.header())
+            extra = observer.match_started(match, config)
+            outcome.result = await play_match(config, channels, Observers(extra), log)
+        finally:
+            log.close()
+        if outcome.result.error is not None:
+            error = outcome.result.error
+            outcome.error = f"{error!s} ({seats[error.seat].name})"
+    finally:
+        for listener in listeners:
+            listener.close()
+        for channel in channels:
+            await channel.aclose()
+        await _reap(processes)
+        if outcome.error is not None:
+            _note_agents(outcome, processes)
+
+
+def _note_agents(outcome: MatchOutcome, processes: Sequence[tuple[Contestant, trio.Process, Path]]) -> None:
+    for contestant, process, err_path in processes:
+        tail = _tail(err_path)
+        status = process.returncode
+        if status not in (0, None) or tail:
+            outcome.agent_notes.append(f"{contestant.name} exited with status {status}: {tail}")
+
+
+async def _connect(
+    spec: RunSpec,
+    seats: Sequence[Contestant],
+    listeners: Sequence,
+    processes: Sequence[tuple[Contestant, trio.Process, Path]],
+) -> tuple[list[SeatChannel], str | None]:
+    """Accept every seat's connection: the channels, or an error if an agent exits first or is too slow."""
+    connections: list = [None] * len(seats)
+    external = any(c.external for c in seats)
+    deadline = float("inf") if external else trio.current_time() + spec.connect_timeout
+    error: str | None = None
+
+    async with trio.open_nursery() as nursery:
+
+        async def take(seat: int) -> None:
+            connections[seat] = await accept(listeners[seat], deadline)
+
+        async def watch(contestant: Contestant, process: trio.Process) -> None:
+            nonlocal error
+            status = await process.wait()
+            if error is None and any(c is None for c in connections):
+                error = f"{contestant.name} exited with status {status} before the match started"
+                nursery.cancel_scope.cancel()
+
+        async def gather() -> None:
+            async with trio.open_nursery() as inner:
+                for seat in range(len(seats)):
+                    inner.start_soon(take, seat)
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(gather)
+        for contestant, process, _ in processes:
+            nursery.start_soon(watch, contestant, process)
+    if all(c is not None for c in connections):
+        return [SocketChannel(seat, c) for seat, c in enumerate(connections)], None
+    for connection in connections:
+        if connection is not None:
+            connection.close()
+    missing = ", ".join(seats[seat].name for seat, c in enumerate(connections) if c is None)
+    return [], error or f"{missing} did not connect within {spec.connect_timeout:g} s"
+
+
+async def _reap(processes: Sequence[tuple[Contestant, trio.Process, Path]], grace: float = 10.0) -> None:
+    """Wait for the agents to leave after the dealer closed their connections; kill stragglers."""
+    for _, process, _ in processes:
+        with trio.move_on_after(grace):
+            await process.wait()
+        if process.returncode is None:
+            process.kill()
+            await process.wait()

@@ -1,0 +1,138 @@
+"""Scoring logs: the statistics against values worked out independently."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dealer.report import Z95, build_report, estimate, read_log
+from protocol.cards import parse_cards
+from protocol.equity import allin_expected_values, ended_all_in_early, expected_showdown_values
+from protocol.errors import ProtocolError
+from protocol.evaluator import rank_hand
+from protocol.game import load_game
+from protocol.state import CALL, RAISE, Action, State
+from protocol.wire import format_log_line, format_score_line
+
+LIMIT = load_game("holdem.limit.2p.reverse_blinds")
+NL = load_game("holdem.nolimit.2p.reverse_blinds")
+
+
+def write_log(
+    path: Path, game_name: str, seed: int, seat_names: tuple[str, str], hands: list[tuple[State, list[float]]]
+):
+    """An ACPC log of finished hands (positions rotate one seat per hand, as the dealer's do)."""
+    lines = [
+        f"# name/game/hands/seed {path.stem} {game_name} {len(hands)} {seed}",
+        "#--t_response 600000",
+        "#--t_hand 600000",
+        "#--t_per_hand 7000",
+    ]
+    totals = [0.0, 0.0]
+    for hand_id, (state, values) in enumerate(hands):
+        names = [seat_names[(p + hand_id) % 2] for p in range(2)]
+        lines.append(format_log_line(state, values, names))
+        for p in range(2):
+            totals[(p + hand_id) % 2] += values[p]
+    lines.append(format_score_line(totals, seat_names))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def folded_hand(game, hand_id: int, winner: int) -> tuple[State, list[float]]:
+    """A hand the loser folds at once; ``winner`` is the position that wins the blinds."""
+    state = State(game, hand_id, [parse_cards("2c3d"), parse_cards("4h5s")], parse_cards("6c7d8h9sTc"))
+    if state.current_player == winner:
+        state.apply(Action(RAISE, state.legal_actions().min_raise_to if game.no_limit else 0))
+    state.apply(Action(0))  # fold
+    return state, state.values()
+
+
+def test_estimate_matches_the_formula() -> None:
+    samples = np.array([10.0, -5.0, 0.0, 20.0, -10.0])
+    est = estimate(samples, big_blind=10)
+    mean, sd = samples.mean(), samples.std(ddof=1)
+    assert est.chips_per_hand == pytest.approx(mean)
+    assert est.chips_ci95 == pytest.approx((mean - Z95 * sd / math.sqrt(5), mean + Z95 * sd / math.sqrt(5)))
+    assert est.mbb_per_hand == pytest.approx(100 * mean)  # limit: big blind 10 -> 1 chip = 100 mbb
+    assert estimate(samples, big_blind=100).mbb_per_hand == pytest.approx(10 * mean)  # no-limit: big blind 100
+
+
+@pytest.mark.parametrize(
+    ("name", "mbb_per_chip"), [("holdem.limit.2p.reverse_blinds", 100), ("holdem.nolimit.2p.reverse_blinds", 10)]
+)
+def test_mbb_units_on_logs(tmp_path: Path, name: str, mbb_per_chip: int) -> None:
+    game = load_game(name)
+    # Position 0 wins the even hands of the first match, position 1 every hand of the second.
+    first = [folded_hand(game, h, winner=h % 2) for h in range(6)]
+    second = [folded_hand(game, h, winner=1) for h in range(6)]
+    write_log(tmp_path / "a1.log", name, 7, ("A", "B"), first)
+    write_log(tmp_path / "a2.log", name, 7, ("B", "A"), second)
+    report = build_report([read_log(tmp_path / "a1.log"), read_log(tmp_path / "a2.log")], a="A")
+    a_first = read_log(tmp_path / "a1.log").values_of("A")
+    a_second = read_log(tmp_path / "a2.log").values_of("A")
+    assert report.matches[0].chips_a == pytest.approx(a_first.sum())
+    assert report.matches[0].mbb_per_hand_a == pytest.approx(mbb_per_chip * a_first.mean())
+    assert report.duplicate.mbb_per_hand == pytest.approx(mbb_per_chip * ((a_first + a_second) / 2).mean())
+    assert report.per_hand.mbb_per_hand == pytest.approx(mbb_per_chip * np.concatenate([a_first, a_second]).mean())
+    assert report.duplicate_pairs == 6
+    assert report.to_json()["big_blind"] == game.big_blind
+
+
+def test_allin_expectation_over_every_board() -> None:
+    """A flop all-in valued by State.value over each of the 990 turn-river pairs."""
+    holes = [parse_cards("AsKs"), parse_cards("QhQd")]
+    board = parse_cards("Kc7s2d")
+    state = State(NL, 0, holes, board + parse_cards("3c4c"))
+    for action in (Action(CALL), Action(CALL), Action(RAISE, 20000), Action(CALL)):
+        state.apply(state.validate_action(action))
+    assert state.finished and ended_all_in_early(state)
+    unseen = [c for c in NL.deck if c not in set(holes[0] + holes[1] + board)]
+    total = np.zeros(2)
+    count = 0
+    for turn, river in itertools.combinations(unseen, 2):
+        completed = State(NL, 0, holes, [*board, turn, river])
+        for action in (Action(CALL), Action(CALL), Action(RAISE, 20000), Action(CALL)):
+            completed.apply(completed.validate_action(action))
+        total += completed.values()
+        count += 1
+    assert count == 990
+    assert allin_expected_values(state) == pytest.approx(list(total / count))
+
+
+def test_showdown_values_agree_with_the_engine_on_side_pots() -> None:
+    game = load_game("holdem.nolimit.3p")
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        deck = rng.permutation(52)
+        holes = [list(deck[0:2]), list(deck[2:4]), list(deck[4:6])]
+        board = list(deck[6:11])
+        state = State(game, 0, holes, board)
+        state.spent = [int(s) for s in rng.integers(1, 500, 3)]
+        state.folded = [bool(f) for f in rng.random(3) < 0.3]
+        state.folded[int(np.argmax(state.spent))] = False  # the biggest bettor never folded
+        state.num_folded = sum(state.folded)
+        if state.num_folded == 2:
+            continue
+        state.finished = True
+        state.round = 3
+        ranks = np.array([[rank_hand(h + board) for h in holes]])
+        assert expected_showdown_values(ranks, state.spent, state.folded) == pytest.approx(state.values())
+
+
+def test_reading_bad_logs(tmp_path: Path) -> None:
+    (tmp_path / "x.log").write_text("not a log\n")
+    with pytest.raises(ProtocolError, match="not an ACPC log"):
+        read_log(tmp_path / "x.log")
+    (tmp_path / "y.log").write_text("# name/game/hands/seed y nowhere.game 10 1\nSTATE:0:f:2c3d|4h5s:-5|5:A|B\n")
+    with pytest.raises(ProtocolError, match="cannot find the game"):
+        read_log(tmp_path / "y.log")
+    broken = "# name/game/hands/seed y holdem.limit.2p.reverse_blinds 10 1\nSTATE:0:zz:2c3d|4h5s:-5|5:A|B\n"
+    (tmp_path / "z.log").write_text(broken)
+    with pytest.raises(ProtocolError, match=r"z\.log, line 2"):
+        read_log(tmp_path / "z.log")
+    with pytest.raises(ProtocolError, match="no logs"):
+        build_report([])
