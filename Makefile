@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install test test-slow lint match bench clean
+.PHONY: install test test-slow lint match bench train clean
 
 # `make match` plays a short duplicate run on shipped agents; override any of these:
 #   make match A=rule B=random SEEDS=1,234,6666 HANDS=3000 GAME=holdem.limit.2p.reverse_blinds
@@ -38,6 +38,11 @@ lint: install
 match: install
 	$(VENV)/bin/acpc-match --a $(A) --b $(B) --seeds $(SEEDS) --hands $(HANDS) --game $(GAME) \
 		$(if $(OUT),--out $(OUT)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(MATCH_ARGS)
+
+# `make train AGENT=cfr` retrains that agent's shipped checkpoints (TRAIN_ARGS adds options).
+train: install
+	@test -n "$(AGENT)" || { echo "usage: make train AGENT=cfr [TRAIN_ARGS='--iterations N']"; exit 2; }
+	$(PY) -m models.train $(AGENT) $(TRAIN_ARGS)
 
 bench: install
 	$(PY) -m tests.bench $(SECTIONS)

@@ -11,6 +11,7 @@ AGENTS: dict[str, str] = {
     "call": "agents.baselines:CallAgent",
     "raise": "agents.baselines:RaiseAgent",
     "rule": "agents.baselines:RuleAgent",
+    "cfr": "agents.cfr:CFRAgent",
 }
 
 

@@ -57,6 +57,8 @@ RANK_KEYS: dict[int, tuple[int, ...]] = {
     7: (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181),
 }
 MAX_FAST_CARDS = 7
+HAND_RANKS = 9841
+"""How many hand ranks there are (0 .. 7,461 for five cards and more, the rest for fewer)."""
 _SUIT_SHIFT = 32
 _KEY_MASK = (1 << _SUIT_SHIFT) - 1
 _BATCH_ROWS = 1 << 16

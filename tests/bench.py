@@ -4,7 +4,7 @@ Each section measures ours and, where there is one, a reference in the same
 process and run, and reports the ratio; these machines are noisy, so ratios
 measured together mean more than absolute rates.
 
-    python -m tests.bench [section ...]     # sections: evaluator engine dealer runner
+    python -m tests.bench [section ...]     # sections: evaluator engine dealer runner cfr
 """
 
 from __future__ import annotations
@@ -210,11 +210,82 @@ def bench_runner() -> Iterator[Row]:
         )
 
 
+def bench_cfr() -> Iterator[Row]:
+    """Leduc CFR+ to exploitability 2.6e-4 against OpenSpiel's C++ solver; hold'em 9-bucket training."""
+    import pyspiel
+
+    from models.cfr.abstraction import ExactCards, all_deals
+    from models.cfr.solver import Solver
+    from models.cfr.tree import build_tree
+    from protocol.game import load_game
+
+    target, step = 2.6e-4, 50
+    game = pyspiel.load_game("leduc_poker")
+    reference = pyspiel.CFRPlusSolver(game)
+    theirs = spent = 0.0
+    while True:
+        start = time.perf_counter()
+        for _ in range(step):
+            reference.evaluate_and_update_policy()
+        spent += time.perf_counter() - start
+        theirs += step
+        if pyspiel.exploitability(game, reference.average_policy()) <= target:
+            break
+    leduc = load_game("leduc")
+    solver = Solver(build_tree(leduc), ExactCards(leduc), "cfr+", worlds=all_deals(leduc))
+    ours = 0.0
+    while True:
+        start = time.perf_counter()
+        solver.iterate(step)
+        ours += time.perf_counter() - start
+        if solver.exploitability() <= target:
+            break
+    yield ("OpenSpiel CFRPlusSolver (C++), leduc_poker to 2.6e-4", f"{spent:.2f} s", f"{int(theirs)} iterations")
+    yield (
+        "acpc-cfr CFR+, leduc.limit.2p to 2.6e-4",
+        f"{ours:.2f} s",
+        f"{solver.iterations} iterations; {ours / spent:.3f} of OpenSpiel's time",
+    )
+    for deals in (1, 32):
+        seconds, peak = _holdem_training(500, deals)
+        yield (
+            f"hold'em improved 9 buckets, 500 iterations x {deals} deal{'s' if deals > 1 else ''}",
+            f"{seconds:.1f} s",
+            f"{500 / seconds:.1f} it/s, {500 * deals / seconds:,.0f} deals/s, peak memory {peak:.0f} MB",
+        )
+
+
+def _holdem_training(iterations: int, deals: int) -> tuple[float, float]:
+    """Seconds and peak resident memory (MB) of a training run in a fresh process."""
+    import json
+    import subprocess
+
+    script = f"""
+import json, resource, time, numpy as np
+from models.cfr.abstraction import NineBuckets, sample_deals
+from models.cfr.solver import Solver
+from models.cfr.tree import build_tree
+from protocol.game import load_game
+game = load_game("holdem.limit.2p.reverse_blinds")
+rng = np.random.default_rng(0)
+solver = Solver(build_tree(game), NineBuckets(game), "mccfr", sampler=lambda: sample_deals(game, {deals}, rng),
+                dtype=np.float32)
+start = time.perf_counter()
+solver.iterate({iterations})
+seconds = time.perf_counter() - start
+print(json.dumps([seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    seconds, peak = json.loads(done.stdout.strip().splitlines()[-1])
+    return seconds, peak
+
+
 SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "evaluator": bench_evaluator,
     "engine": bench_engine,
     "dealer": bench_dealer,
     "runner": bench_runner,
+    "cfr": bench_cfr,
 }
 
 

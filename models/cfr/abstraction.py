@@ -1,0 +1,240 @@
+"""Card abstractions: what a player's information set key is, from the cards it can see.
+
+- ``ExactCards``: the hole cards and the board exactly (small games: Kuhn, Leduc).
+- ``NineBuckets``: seed 002's 9-bucket abstractions for hold'em. ``traditional``
+  keeps the pre-flop bucket (a Sklansky-Malmuth style 13x13 table, 1 strongest)
+  for the whole hand; ``improved`` uses that table before the flop and, from the
+  flop on, the category of the best five cards of hole plus board, recomputed each
+  round (bucket 1 two pair or better, 2-5 one pair of A-Q, J-9, 8-6, 5-2, 6-9 high
+  card A-K, Q-J, T-9, 8-7). ``perfect_recall=True`` keys on the whole sequence of
+  buckets so far instead of the current one (the seed forgets earlier rounds).
+
+Choices where the seed is loose: the seed's table gives 43o and 32o bucket 7, one
+column off from the neighbouring entries (every other unplayable offsuit hand is
+9); here they are 9. Postflop buckets never get weaker as cards come (a category
+or a pair only improves), so a perfect-recall key is the pre-flop bucket and a
+non-increasing sequence of postflop buckets: 9, 81, 405 and 1485 keys per round.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from protocol.cards import MAX_RANKS
+from protocol.evaluator import HAND_RANKS, PAIR, TWO_PAIR, describe_rank, rank_hands
+from protocol.game import Game
+
+# Seed 002's pre-flop table: row 14 - rank of one card, column 14 - rank of the other (A = 14);
+# suited hands above the diagonal (hs[14-hi][14-lo]), offsuit below (hs[14-lo][14-hi]).
+PREFLOP_TABLE = (
+    (1, 1, 2, 2, 3, 5, 5, 5, 5, 5, 5, 5, 5),
+    (2, 1, 2, 3, 4, 7, 7, 7, 7, 7, 7, 7, 7),
+    (3, 4, 1, 3, 4, 5, 7, 9, 9, 9, 9, 9, 9),
+    (4, 5, 5, 1, 3, 4, 6, 6, 9, 9, 9, 9, 9),
+    (6, 6, 6, 5, 2, 4, 5, 7, 9, 9, 9, 9, 9),
+    (8, 8, 8, 7, 7, 3, 4, 5, 8, 9, 9, 9, 9),
+    (9, 9, 9, 8, 8, 7, 4, 5, 6, 8, 9, 9, 9),
+    (9, 9, 9, 9, 9, 9, 8, 5, 5, 6, 8, 9, 9),
+    (9, 9, 9, 9, 9, 9, 9, 8, 5, 6, 7, 9, 9),
+    (9, 9, 9, 9, 9, 9, 9, 9, 8, 6, 6, 7, 9),
+    (9, 9, 9, 9, 9, 9, 9, 9, 9, 8, 7, 7, 8),
+    (9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 7, 8),  # 43o: 7 in the seed
+    (9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 7),  # 32o: 7 in the seed
+)
+
+
+@dataclass
+class Worlds:
+    """A batch of deals: every player's hole cards and every board card, with their weights."""
+
+    holes: np.ndarray
+    """(W, players, hole cards) card numbers."""
+    boards: np.ndarray
+    """(W, board cards of the whole hand)."""
+    weights: np.ndarray
+    """(W,) chance probability of each deal (they sum to 1)."""
+
+    def __len__(self) -> int:
+        return len(self.weights)
+
+
+def all_deals(game: Game) -> Worlds:
+    """Every deal of a small game, each with its probability (order of cards within a hand ignored)."""
+    deck = list(game.deck)
+    k, n, b = game.num_hole_cards, game.num_players, game.total_board_cards
+    holes, boards = [], []
+
+    def deal(remaining: list[int], hands: list[tuple[int, ...]]) -> None:
+        if len(hands) == n:
+            for board in itertools.combinations(remaining, b):
+                holes.append(hands)
+                boards.append(board)
+            return
+        for hand in itertools.combinations(remaining, k):
+            deal([c for c in remaining if c not in hand], [*hands, hand])
+
+    deal(deck, [])
+    count = len(holes)
+    if count > 2_000_000:
+        raise ValueError(f"{count} deals: too many to enumerate; sample them instead")
+    return Worlds(
+        holes=np.array(holes, dtype=np.uint8).reshape(count, n, k),
+        boards=np.array(boards, dtype=np.uint8).reshape(count, b),
+        weights=np.full(count, 1.0 / count),
+    )
+
+
+def sample_deals(game: Game, count: int, rng: np.random.Generator) -> Worlds:
+    """``count`` deals drawn uniformly (chance sampling)."""
+    k, n, b = game.num_hole_cards, game.num_players, game.total_board_cards
+    deck = np.array(game.deck, dtype=np.uint8)
+    cards = deck[np.argsort(rng.random((count, len(deck))), axis=1)[:, : n * k + b]]
+    return Worlds(cards[:, : n * k].reshape(count, n, k), cards[:, n * k :], np.full(count, 1.0 / count))
+
+
+class Abstraction:
+    """Maps what a player sees to an information set key in ``range(num_keys(round))``."""
+
+    name = "abstraction"
+
+    def num_keys(self, round_: int) -> int:
+        raise NotImplementedError
+
+    def keys(self, worlds: Worlds, player: int, round_: int) -> np.ndarray:
+        """(W,) the key of ``player`` in ``round_`` of every deal."""
+        raise NotImplementedError
+
+    def key(self, hole: list[int], board: list[int], round_: int) -> int:
+        """The key of a player holding ``hole`` with ``board`` showing, in ``round_``."""
+        worlds = Worlds(np.array([[hole]], dtype=np.uint8), np.array([board], dtype=np.uint8), np.ones(1))
+        return int(self.keys(worlds, 0, round_)[0])
+
+    def describe(self) -> dict:
+        return {"name": self.name}
+
+
+class ExactCards(Abstraction):
+    """The cards themselves: one key per (hole cards, board so far) combination."""
+
+    name = "exact"
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self._index: list[dict[int, int]] = []
+        deck = game.deck
+        for r in range(game.num_rounds):
+            shown = game.board_start[r + 1]
+            masks = {}
+            for hole in itertools.combinations(deck, game.num_hole_cards):
+                rest = [c for c in deck if c not in hole]
+                for board in itertools.combinations(rest, shown):
+                    masks.setdefault(_mask(hole) | _mask(board) << 64, len(masks))
+            self._index.append(masks)
+
+    def num_keys(self, round_: int) -> int:
+        return len(self._index[round_])
+
+    def keys(self, worlds: Worlds, player: int, round_: int) -> np.ndarray:
+        shown = self.game.board_start[round_ + 1]
+        index = self._index[round_]
+        holes = worlds.holes[:, player, :].tolist()
+        boards = worlds.boards[:, :shown].tolist()
+        return np.array([index[_mask(h) | _mask(b) << 64] for h, b in zip(holes, boards, strict=True)], dtype=np.int64)
+
+
+def _mask(cards) -> int:
+    mask = 0
+    for card in cards:
+        mask |= 1 << int(card)
+    return mask
+
+
+@cache
+def _postflop_bucket_of_rank() -> np.ndarray:
+    """Improved bucket (0-based: 0 is two pair or better ... 8 is eight- or seven-high) of each hand rank."""
+    buckets = np.zeros(HAND_RANKS, dtype=np.int64)
+    for rank in range(HAND_RANKS):
+        category, cards = describe_rank(rank)
+        top = cards[0]  # the pair's rank, or the high card
+        if category >= TWO_PAIR:
+            buckets[rank] = 0
+        elif category == PAIR:
+            buckets[rank] = 1 if top >= 10 else 2 if top >= 7 else 3 if top >= 4 else 4
+        else:
+            buckets[rank] = 5 if top >= 11 else 6 if top >= 9 else 7 if top >= 7 else 8
+    return buckets
+
+
+@cache
+def _preflop_bucket_table() -> np.ndarray:
+    """(52, 52) 0-based pre-flop bucket of every pair of cards."""
+    table = np.zeros((52, 52), dtype=np.int64)
+    for a in range(52):
+        for b in range(52):
+            hi, lo = max(a // 4, b // 4), min(a // 4, b // 4)
+            i, j = MAX_RANKS - 1 - hi, MAX_RANKS - 1 - lo  # 14 - rank, with A = 14
+            suited = a % 4 == b % 4
+            table[a, b] = PREFLOP_TABLE[i][j] - 1 if suited or hi == lo else PREFLOP_TABLE[j][i] - 1
+    return table
+
+
+@cache
+def _recall_index(rounds: int) -> np.ndarray:
+    """Compact index of every (pre-flop bucket, postflop buckets...) sequence, -1 if impossible.
+
+    Indexed by the sequence read as a base-9 number; postflop buckets never rise.
+    """
+    index = np.full(9**rounds, -1, dtype=np.int64)
+    count = 0
+    for sequence in itertools.product(range(9), repeat=rounds):
+        post = sequence[1:]
+        if all(post[i] >= post[i + 1] for i in range(len(post) - 1)):
+            code = 0
+            for bucket in sequence:
+                code = code * 9 + bucket
+            index[code] = count
+            count += 1
+    return index
+
+
+class NineBuckets(Abstraction):
+    """Seed 002's nine buckets for hold'em (see the module docstring)."""
+
+    def __init__(self, game: Game, improved: bool = True, perfect_recall: bool = False) -> None:
+        if game.num_hole_cards != 2 or game.num_suits != 4 or game.num_ranks != 13:
+            raise ValueError("the 9-bucket abstractions are for hold'em (two hole cards, 52 cards)")
+        self.game = game
+        self.improved = improved
+        self.perfect_recall = perfect_recall and improved  # the traditional key never changes
+        self.name = ("improved" if improved else "traditional") + ("-recall" if self.perfect_recall else "")
+
+    def num_keys(self, round_: int) -> int:
+        if not self.perfect_recall:
+            return 9
+        return int(_recall_index(round_ + 1).max()) + 1
+
+    def buckets(self, worlds: Worlds, player: int, round_: int) -> np.ndarray:
+        """(W,) the 0-based bucket of ``player`` in ``round_`` (the current one, not the sequence)."""
+        holes = worlds.holes[:, player, :]
+        if round_ == 0 or not self.improved:
+            return _preflop_bucket_table()[holes[:, 0], holes[:, 1]]
+        shown = self.game.board_start[round_ + 1]
+        ranks = rank_hands(np.concatenate([holes, worlds.boards[:, :shown]], axis=1))
+        return _postflop_bucket_of_rank()[ranks]
+
+    def keys(self, worlds: Worlds, player: int, round_: int) -> np.ndarray:
+        if not self.perfect_recall:
+            return self.buckets(worlds, player, round_)
+        code = np.zeros(len(worlds), dtype=np.int64)
+        for r in range(round_ + 1):
+            code = code * 9 + self.buckets(worlds, player, r)
+        keys = _recall_index(round_ + 1)[code]
+        assert (keys >= 0).all(), "a postflop bucket rose: the abstraction's invariant is broken"
+        return keys
+
+    def describe(self) -> dict:
+        return {"name": self.name, "improved": self.improved, "perfect_recall": self.perfect_recall}

@@ -1,0 +1,144 @@
+"""CFR checkpoints: the average strategy (``.npz``) and what produced it (a JSON sidecar).
+
+The JSON holds the game definition itself, the abstraction, the algorithm, the
+iterations and deals, the training time, the tree's fingerprint and the git
+commit. Loading rebuilds the betting tree from that game definition and refuses a
+checkpoint whose tree, table size or probabilities do not fit, with a message
+that says why.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.cfr.abstraction import Abstraction, ExactCards, NineBuckets
+from models.cfr.solver import Solver
+from models.cfr.tree import BettingTree, build_tree
+from protocol.errors import ProtocolError
+from protocol.game import Game, parse_game
+from protocol.wire import MatchState
+
+FORMAT = 1
+ABSTRACTIONS = ("exact", "traditional", "improved", "improved-recall")
+
+
+class CheckpointError(Exception):
+    """A checkpoint that cannot be used: missing, damaged, or for another game or tree."""
+
+
+def make_abstraction(game: Game, name: str) -> Abstraction:
+    if name == "exact":
+        return ExactCards(game)
+    if name in ("traditional", "improved", "improved-recall"):
+        return NineBuckets(game, improved=name != "traditional", perfect_recall=name == "improved-recall")
+    raise ValueError(f"abstraction must be one of {', '.join(ABSTRACTIONS)}: {name!r}")
+
+
+def git_commit() -> str:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, cwd=Path(__file__).parent
+        )
+    except OSError:
+        return "unknown"
+    return done.stdout.strip() if done.returncode == 0 else "unknown"
+
+
+def sidecar(path: Path) -> Path:
+    return path.with_suffix(".json")
+
+
+def save_policy(path: str | Path, solver: Solver, game_text: str, abstraction: str, extra: dict[str, Any]) -> Path:
+    """Write ``solver``'s average strategy to ``path`` (.npz) and its description beside it (.json)."""
+    path = Path(path).with_suffix(".npz")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, strategy=solver.average_strategy().astype(np.float32))
+    meta = {
+        "format": FORMAT,
+        "kind": "cfr-average-strategy",
+        "game": game_text,
+        "abstraction": abstraction,
+        "algorithm": solver.algorithm,
+        "iterations": solver.iterations,
+        "infosets": solver.num_infosets,
+        "tree_fingerprint": solver.tree.fingerprint,
+        "git_commit": git_commit(),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **extra,
+    }
+    sidecar(path).write_text(json.dumps(meta, indent=2) + "\n")
+    return path
+
+
+@dataclass
+class CFRPolicy:
+    """A trained strategy, ready to be asked for action probabilities."""
+
+    game: Game
+    tree: BettingTree
+    abstraction: Abstraction
+    strategy: np.ndarray
+    base: np.ndarray
+    decision_row: np.ndarray
+    meta: dict[str, Any]
+
+    def node(self, view: MatchState) -> int:
+        state = view.state
+        sequence = "/".join("".join("fcr"[a.kind] for a in state.actions[r]) for r in range(state.round + 1))
+        node = self.tree.node_of_sequence.get(sequence, -1)
+        if node < 0 or self.tree.player[node] != view.viewer:
+            raise ProtocolError(f"betting {sequence!r} is not a decision of position {view.viewer} in this tree")
+        return node
+
+    def probabilities(self, view: MatchState) -> np.ndarray:
+        """(3,) probabilities of fold, call, raise for the player to act in ``view``."""
+        state = view.state
+        node = self.node(view)
+        key = self.abstraction.key(state.hole_cards[view.viewer], state.visible_board(), state.round)
+        return self.strategy[self.base[self.decision_row[node]] + key]
+
+
+def load_policy(path: str | Path) -> CFRPolicy:
+    """Load a checkpoint written by ``save_policy`` (give the .npz or the .json)."""
+    path = Path(path).with_suffix(".npz")
+    try:
+        meta = json.loads(sidecar(path).read_text())
+    except FileNotFoundError:
+        raise CheckpointError(f"{sidecar(path)}: no description beside the checkpoint") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CheckpointError(f"{sidecar(path)}: unreadable description ({exc})") from None
+    if meta.get("format") != FORMAT or meta.get("kind") != "cfr-average-strategy":
+        raise CheckpointError(f"{sidecar(path)}: not a CFR checkpoint of format {FORMAT}")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            strategy = np.array(data["strategy"], dtype=np.float64)
+    except FileNotFoundError:
+        raise CheckpointError(f"{path}: no such checkpoint") from None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        raise CheckpointError(f"{path}: damaged checkpoint ({exc})") from None
+    try:
+        game = parse_game(meta["game"], f"{sidecar(path)} (game)")
+        abstraction = make_abstraction(game, meta["abstraction"])
+    except (ProtocolError, ValueError, KeyError) as exc:
+        raise CheckpointError(f"{sidecar(path)}: {exc}") from None
+    tree = build_tree(game)
+    if tree.fingerprint != meta.get("tree_fingerprint"):
+        raise CheckpointError(f"{path}: trained on a different betting tree than this code builds")
+    decisions = tree.decision_nodes
+    sizes = np.array([abstraction.num_keys(int(tree.round[n])) for n in decisions], dtype=np.int64)
+    if strategy.shape != (int(sizes.sum()), 3) or meta.get("infosets") != strategy.shape[0]:
+        raise CheckpointError(f"{path}: strategy table of shape {strategy.shape} does not fit the tree")
+    if not np.isfinite(strategy).all() or (strategy < 0).any() or not np.allclose(strategy.sum(axis=1), 1, atol=1e-3):
+        raise CheckpointError(f"{path}: the probabilities are not probabilities")
+    decision_row = np.full(tree.size, -1, dtype=np.int64)
+    decision_row[decisions] = np.arange(len(decisions))
+    base = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    return CFRPolicy(game, tree, abstraction, strategy, base, decision_row, meta)
