@@ -181,8 +181,20 @@ def _versions() -> dict[str, str]:
     return versions
 
 
+def _join_option_values(argv: list[str]) -> list[str]:
+    """``--a-args --argmax`` means ``--a-args=--argmax`` (argparse would take the value for an option)."""
+    joined: list[str] = []
+    items = iter(argv)
+    for item in items:
+        if item in ("--a-args", "--b-args", "--a-cmd", "--b-cmd"):
+            joined.append(f"{item}={next(items, '')}")
+        else:
+            joined.append(item)
+    return joined
+
+
 def run(argv: list[str]) -> int:
-    args = parser().parse_args(argv)
+    args = parser().parse_args(_join_option_values(argv))
     a, b = _contestant(args, "a"), _contestant(args, "b")
     try:
         game = load_game(args.game)

@@ -158,7 +158,10 @@ class SocketChannel(SeatChannel):
                 pass
             except OSError as exc:
                 raise self._broken(exc, "read from the player") from None
-            await trio.lowlevel.wait_readable(self.sock)
+            await self._wait_readable()
+
+    async def _wait_readable(self) -> None:
+        await trio.lowlevel.wait_readable(self.sock)
 
     async def aclose(self) -> None:
         with contextlib.suppress(OSError):
@@ -167,7 +170,7 @@ class SocketChannel(SeatChannel):
         await trio.lowlevel.checkpoint()
 
 
-class PollingSocketChannel(SeatChannel):
+class PollingSocketChannel(SocketChannel):
     """A connected TCP socket that waits with ``poll(2)`` itself, blocking the event loop.
 
     For a process that plays a single match (``acpc-dealer``): a response costs one
@@ -177,11 +180,7 @@ class PollingSocketChannel(SeatChannel):
     """
 
     def __init__(self, seat: int, sock: socket.socket) -> None:
-        super().__init__(seat)
-        sock.setblocking(False)
-        if sock.family in (socket.AF_INET, socket.AF_INET6):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.sock = sock
+        super().__init__(seat, sock)
         self._poll_in = select.poll()
         self._poll_in.register(sock, select.POLLIN)
         self._poll_out = select.poll()
@@ -206,23 +205,11 @@ class PollingSocketChannel(SeatChannel):
         self._deadline = deadline
         return await self._receive_line()
 
-    async def _receive(self) -> bytes:
-        while True:
-            try:
-                return self.sock.recv(_RECEIVE_BYTES)
-            except BlockingIOError:
-                pass
-            except OSError as exc:
-                raise self._broken(exc, "read from the player") from None
-            left = self._deadline - trio.current_time()
-            if left <= 0:
-                raise SeatError(self.seat, "timed out waiting for a response", "timeout")
-            self._poll_in.poll(None if left == math.inf else max(1, math.ceil(left * 1000)))
-
-    async def aclose(self) -> None:
-        with contextlib.suppress(OSError):
-            self.sock.shutdown(socket.SHUT_RDWR)
-        self.sock.close()
+    async def _wait_readable(self) -> None:
+        left = self._deadline - trio.current_time()
+        if left <= 0:
+            raise SeatError(self.seat, "timed out waiting for a response", "timeout")
+        self._poll_in.poll(None if left == math.inf else max(1, math.ceil(left * 1000)))
 
 
 class StreamChannel(SeatChannel):
