@@ -39,9 +39,9 @@ match: install
 	$(VENV)/bin/acpc-match --a $(A) --b $(B) --seeds $(SEEDS) --hands $(HANDS) --game $(GAME) \
 		$(if $(OUT),--out $(OUT)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(MATCH_ARGS)
 
-# `make train AGENT=cfr` retrains that agent's shipped checkpoints (TRAIN_ARGS adds options).
+# `make train AGENT=cfr|lstm_dqn|dqn` retrains that agent's shipped checkpoints (TRAIN_ARGS adds options).
 train: install
-	@test -n "$(AGENT)" || { echo "usage: make train AGENT=cfr [TRAIN_ARGS='--iterations N']"; exit 2; }
+	@test -n "$(AGENT)" || { echo "usage: make train AGENT=cfr|lstm_dqn|dqn [TRAIN_ARGS='--iterations N']"; exit 2; }
 	$(PY) -m models.train $(AGENT) $(TRAIN_ARGS)
 
 bench: install

@@ -12,6 +12,8 @@ AGENTS: dict[str, str] = {
     "raise": "agents.baselines:RaiseAgent",
     "rule": "agents.baselines:RuleAgent",
     "cfr": "agents.cfr:CFRAgent",
+    "lstm_dqn": "agents.dqn:LSTMDQNAgent",
+    "dqn": "agents.dqn:DQNAgent",
 }
 
 

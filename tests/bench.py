@@ -4,7 +4,7 @@ Each section measures ours and, where there is one, a reference in the same
 process and run, and reports the ratio; these machines are noisy, so ratios
 measured together mean more than absolute rates.
 
-    python -m tests.bench [section ...]     # sections: evaluator engine dealer runner cfr
+    python -m tests.bench [section ...]     # sections: evaluator engine dealer runner cfr dqn
 """
 
 from __future__ import annotations
@@ -280,12 +280,55 @@ print(json.dumps([seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 
     return seconds, peak
 
 
+def bench_dqn() -> Iterator[Row]:
+    """Decision latency of the Q-network agents (CPU, or GPU when present) and training throughput."""
+    import torch
+
+    from agents.dqn import DQNAgent, LSTMDQNAgent
+    from models.dqn_training import Trainer, config_for
+    from protocol.dealing import deal_hand
+    from protocol.game import load_game
+    from protocol.rng import MT19937
+    from protocol.state import CALL_ACTION
+    from protocol.wire import MatchState
+
+    game = load_game("holdem.limit.2p.reverse_blinds")
+    device = "GPU" if torch.cuda.is_available() else "CPU"
+    for cls in (LSTMDQNAgent, DQNAgent):
+        agent = cls(game)
+        rng = MT19937(3)
+        latencies = []
+        for hand_id in range(400):
+            state = deal_hand(game, hand_id, rng)
+            agent.begin_hand(MatchState(0, state))
+            while not state.finished:
+                view = MatchState(state.current_player, state)
+                if state.current_player == 0:
+                    start = time.perf_counter()
+                    action = agent.act(view)
+                    latencies.append(time.perf_counter() - start)
+                else:
+                    action = CALL_ACTION
+                state.apply(state.validate_action(action, try_fixing=True) or CALL_ACTION)
+        times = np.array(latencies[20:])
+        yield (
+            f"{cls.name} agent, one decision ({device})",
+            f"{1 / times.mean():,.0f} decisions/s",
+            f"p50 {1000 * np.percentile(times, 50):.2f} ms, p99 {1000 * np.percentile(times, 99):.2f} ms",
+        )
+    for network in ("lstm_dqn", "dqn"):
+        trainer = Trainer(config_for(network, "tuned", hands=3000, reward="chips"), show_progress=False)
+        stats = trainer.run()
+        yield (f"{network} training, tuned preset ({device})", f"{stats['hands_per_second']:,.0f} hands/s", "")
+
+
 SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "evaluator": bench_evaluator,
     "engine": bench_engine,
     "dealer": bench_dealer,
     "runner": bench_runner,
     "cfr": bench_cfr,
+    "dqn": bench_dqn,
 }
 
 

@@ -1,0 +1,369 @@
+"""Training seed 000's Q-networks (LSTM_DQN and DQN) by playing hands through the engine.
+
+Hands are played in-process with the project's ``State`` engine (no TCP), many
+tables at once so that the network's decisions go through it in batches. The
+learner sits in a random seat against an opponent drawn for each hand from the
+configured mix: ``rule``, ``random``, ``call``, ``raise``, ``cfr`` (when its
+checkpoint is present) and ``self``, a frozen snapshot of the learner refreshed
+every ``snapshot_every`` hands.
+
+Algorithm 3-3 of the seed: a whole hand's decisions are one episode in the replay
+memory (observations, actions, legal moves, final reward); minibatches of 32
+episodes are replayed through the network from an empty memory (back-propagation
+through time for the LSTM); the target of step t is the reward at the hand's last
+decision and gamma times the best legal Q of the next decision otherwise; the
+loss is the squared error on the actions taken; Adagrad; epsilon-greedy
+exploration from 0.9 down to 0 over the run.
+
+Rewards, in big blinds: ``chips`` is the hand's result R; ``mcts`` is R - V(S),
+V(S) the UCT estimate from the hand's start state (``models.mcts``).
+
+Two presets (``--preset``): ``faithful`` keeps the seed's numbers (learning rate
+1e-6, the target computed with the same weights, a step every hand); ``tuned``
+changes what the seed's numbers cannot learn in the time available: learning rate
+1e-2 (Adagrad's usual scale), a target network synced every 250 steps, and a
+step every 4 hands (each hand is still replayed about 8 times). Everything else is the same for both.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from agents.base import Agent, pot_size_raise_to
+from models.encoding import images, num_planes, observe
+from models.mcts import hand_class, value_table
+from models.networks import NETWORKS, NUM_ACTIONS, QNetwork
+from models.q_checkpoint import save_network
+from protocol.dealing import deal_hand
+from protocol.game import Game, load_game
+from protocol.rng import MT19937
+from protocol.state import CALL_ACTION, RAISE, Action, State
+from protocol.wire import MatchState
+
+MAX_STEPS = 16
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    network: str = "lstm_dqn"
+    preset: str = "tuned"
+    game: str = "holdem.limit.2p.reverse_blinds"
+    hands: int = 120_000
+    learning_rate: float = 1e-2
+    gamma: float = 0.99
+    epsilon_start: float = 0.9
+    epsilon_end: float = 0.0
+    batch_size: int = 32
+    replay_capacity: int = 500_000
+    hands_per_step: int = 4
+    target_every: int = 250
+    reward: str = "mcts"
+    mcts_rollouts: int = 1000
+    mcts_c: float = 1.4
+    opponents: tuple[tuple[str, float], ...] = (
+        ("rule", 1.0),
+        ("random", 1.0),
+        ("call", 1.0),
+        ("raise", 1.0),
+        ("cfr", 1.0),
+        ("self", 1.0),
+    )
+    snapshot_every: int = 5_000
+    tables: int = 64
+    seed: int = 0
+    threads: int = 2
+    """torch threads (0: torch's default)."""
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "faithful": {"learning_rate": 1e-6, "target_every": 0, "hands_per_step": 1},
+    "tuned": {"learning_rate": 1e-2, "target_every": 250, "hands_per_step": 4},
+}
+
+
+def config_for(network: str, preset: str, **overrides: Any) -> TrainConfig:
+    if preset not in PRESETS:
+        raise ValueError(f"preset must be one of {', '.join(PRESETS)}")
+    return replace(TrainConfig(network=network, preset=preset), **PRESETS[preset], **overrides)
+
+
+class EpisodeReplay:
+    """Whole hands of the learner: observations, actions, legal moves and the final reward."""
+
+    def __init__(self, capacity: int, fields: int) -> None:
+        self.capacity = capacity
+        self.observations = np.zeros((capacity, MAX_STEPS, fields), dtype=np.int16)
+        self.actions = np.zeros((capacity, MAX_STEPS), dtype=np.int64)
+        self.legal = np.zeros((capacity, MAX_STEPS, NUM_ACTIONS), dtype=bool)
+        self.steps = np.zeros(capacity, dtype=np.int64)
+        self.reward = np.zeros(capacity, dtype=np.float32)
+        self.size = 0
+        self.next = 0
+
+    def add(self, observations: list[np.ndarray], actions: list[int], legal: list[np.ndarray], reward: float) -> None:
+        steps = min(len(actions), MAX_STEPS)
+        slot = self.next
+        self.observations[slot, :steps] = np.stack(observations[:steps])
+        self.actions[slot, :steps] = actions[:steps]
+        self.legal[slot] = False
+        self.legal[slot, :steps] = np.stack(legal[:steps])
+        self.steps[slot] = steps
+        self.reward[slot] = reward
+        self.next = (slot + 1) % self.capacity
+        self.size = min(self.size + 1, self.capacity)
+
+    def sample(self, count: int, rng: np.random.Generator) -> np.ndarray:
+        return rng.integers(0, self.size, size=count)
+
+
+def legal_mask(state: State) -> np.ndarray:
+    legal = state.legal_actions()
+    return np.array([legal.can_fold, True, legal.can_raise])
+
+
+def masked_argmax(q: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
+    return torch.where(legal, q, torch.tensor(-1e9, dtype=q.dtype, device=q.device)).argmax(dim=-1)
+
+
+@dataclass
+class _Table:
+    state: State
+    learner: int
+    opponent: str
+    observations: list[np.ndarray] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
+    legal: list[np.ndarray] = field(default_factory=list)
+
+
+class Trainer:
+    def __init__(self, config: TrainConfig, show_progress: bool = True) -> None:
+        self.config = config
+        self.show_progress = show_progress
+        if config.threads:
+            torch.set_num_threads(config.threads)
+        torch.manual_seed(config.seed)
+        self.rng = np.random.default_rng(config.seed)
+        self.game: Game = load_game(config.game)
+        self.planes = num_planes(self.game)
+        self.net: QNetwork = NETWORKS[config.network](planes=self.planes)
+        self.target = copy.deepcopy(self.net).eval() if config.target_every else None
+        self.snapshot = copy.deepcopy(self.net).eval()
+        self.optimizer = torch.optim.Adagrad(self.net.parameters(), lr=config.learning_rate, foreach=True)
+        fields = self.game.num_hole_cards + self.game.total_board_cards + 3
+        self.replay = EpisodeReplay(min(config.replay_capacity, config.hands), fields)
+        self.values = (
+            value_table(self.game, config.mcts_rollouts, config.mcts_c, config.seed)
+            if config.reward == "mcts"
+            else None
+        )
+        self.opponents = self._opponents()
+        names = [name for name, _ in config.opponents if name == "self" or name in self.opponents]
+        weights = np.array([w for name, w in config.opponents if name in names], dtype=np.float64)
+        self.opponent_names, self.opponent_weights = names, weights / weights.sum()
+        self.deal_rng = MT19937(config.seed)
+        self.hands_done = 0
+        self.steps = 0
+        self.results: dict[str, list[float]] = {name: [] for name in names}
+        self.losses: list[float] = []
+
+    def _opponents(self) -> dict[str, Agent]:
+        from agents.registry import agent_class
+
+        agents: dict[str, Agent] = {}
+        for name, _ in self.config.opponents:
+            if name == "self":
+                continue
+            options = {"samples": 100} if name == "rule" else {}
+            try:
+                agents[name] = agent_class(name)(self.game, seed=self.config.seed, **options)
+            except (ValueError, OSError) as exc:  # e.g. no CFR checkpoint for this game
+                print(f"opponent {name} left out: {exc}")
+        return agents
+
+    # -- playing -------------------------------------------------------------
+
+    def epsilon(self) -> float:
+        c = self.config
+        progress = min(1.0, self.hands_done / max(1, c.hands))
+        return c.epsilon_start + (c.epsilon_end - c.epsilon_start) * progress
+
+    def _new_hand(self) -> _Table:
+        state = deal_hand(self.game, self.hands_done, self.deal_rng)
+        learner = int(self.rng.integers(self.game.num_players))
+        opponent = self.opponent_names[int(self.rng.choice(len(self.opponent_names), p=self.opponent_weights))]
+        return _Table(state, learner, opponent)
+
+    def _finish(self, table: _Table) -> None:
+        state = table.state
+        chips = state.value(table.learner)
+        big = self.game.big_blind
+        reward = chips / big
+        if self.values is not None:
+            reward -= self.values[table.learner, hand_class(state.hole_cards[table.learner])]
+        if table.actions:
+            self.replay.add(table.observations, table.actions, table.legal, reward)
+        self.results[table.opponent].append(chips / big)
+        self.hands_done += 1
+
+    def _advance(self, table: _Table) -> str:
+        """Play the opponent's moves until the learner or the snapshot must choose: 'learner' or 'self'."""
+        state = table.state
+        while not state.finished:
+            player = state.current_player
+            if player == table.learner:
+                return "learner"
+            if table.opponent == "self":
+                return "self"
+            agent = self.opponents[table.opponent]
+            action = agent.act(MatchState(player, state))
+            state.apply(state.validate_action(action, try_fixing=True) or CALL_ACTION)
+        return "done"
+
+    @torch.no_grad()
+    def _decide(self, net: QNetwork, tables: list[_Table], memory: dict[int, Any], explore: bool) -> list[int]:
+        """Batched choices for the tables whose player to act uses ``net``; ``memory`` keeps LSTM state per table."""
+        observations = [observe(t.state, t.state.current_player) for t in tables]
+        batch = torch.from_numpy(images(self.game, np.stack(observations)))[:, None]
+        legal = torch.from_numpy(np.stack([legal_mask(t.state) for t in tables]))
+        state_in = None
+        if net.recurrent:
+            rows = [memory.get(id(t)) or net.initial_memory(1, batch.device) for t in tables]
+            state_in = (torch.cat([h for h, _ in rows], dim=1), torch.cat([c for _, c in rows], dim=1))
+        q, state_out = net(batch, state_in)
+        choice = masked_argmax(q[:, 0], legal).tolist()
+        if net.recurrent:
+            for i, t in enumerate(tables):
+                memory[id(t)] = (state_out[0][:, i : i + 1], state_out[1][:, i : i + 1])
+        if explore:
+            eps = self.epsilon()
+            for i in range(len(tables)):
+                if self.rng.random() < eps:
+                    allowed = np.flatnonzero(legal[i].numpy())
+                    choice[i] = int(allowed[self.rng.integers(len(allowed))])
+        if explore:
+            for i, t in enumerate(tables):
+                t.observations.append(observations[i])
+                t.legal.append(legal[i].numpy())
+                t.actions.append(choice[i])
+        return choice
+
+    def _apply(self, table: _Table, kind: int) -> None:
+        state = table.state
+        size = 0
+        if kind == RAISE and self.game.no_limit:
+            size = pot_size_raise_to(state)
+        state.apply(state.validate_action(Action(kind, size), try_fixing=True) or CALL_ACTION)
+
+    # -- learning -------------------------------------------------------------
+
+    def learn(self) -> float:
+        c = self.config
+        index = self.replay.sample(c.batch_size, self.rng)
+        steps = self.replay.steps[index]
+        horizon = int(steps.max())
+        obs = self.replay.observations[index, :horizon]
+        batch = torch.from_numpy(images(self.game, obs.reshape(-1, obs.shape[-1]))).reshape(
+            len(index), horizon, self.planes, 17, 17
+        )
+        actions = torch.from_numpy(self.replay.actions[index, :horizon])
+        legal = torch.from_numpy(self.replay.legal[index, :horizon])
+        valid = torch.arange(horizon)[None, :] < torch.from_numpy(steps)[:, None]
+        reward = torch.from_numpy(self.replay.reward[index])
+        self.net.train()
+        q, _ = self.net(batch, None, valid)
+        taken = q.gather(2, actions[:, :, None])[:, :, 0]
+        with torch.no_grad():
+            bootstrap = self.target if self.target is not None else self.net
+            next_q = bootstrap(batch, None, valid)[0] if bootstrap is not self.net else q.detach()
+            best_next = torch.where(legal, next_q, torch.tensor(-1e9)).max(dim=2).values
+            target = torch.zeros_like(taken)
+            target[:, :-1] = c.gamma * best_next[:, 1:]
+            last = torch.from_numpy(steps - 1)
+            not_last = torch.arange(horizon)[None, :] < last[:, None]
+            target = torch.where(not_last, target, torch.zeros_like(target))
+            target[torch.arange(len(index)), last] = reward
+        loss = (((taken - target) ** 2) * valid).sum() / valid.sum()
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        self.steps += 1
+        if self.target is not None and self.steps % c.target_every == 0:
+            self.target.load_state_dict(self.net.state_dict())
+        return loss.item()
+
+    # -- the run -------------------------------------------------------------
+
+    def run(self) -> dict[str, Any]:
+        c = self.config
+        started = time.perf_counter()
+        tables = [self._new_hand() for _ in range(c.tables)]
+        learner_memory: dict[int, Any] = {}
+        snapshot_memory: dict[int, Any] = {}
+        bar = tqdm(total=c.hands, unit="hand", disable=not self.show_progress, mininterval=1.0)
+        pending_steps = 0.0
+        next_snapshot = c.snapshot_every
+        while self.hands_done < c.hands:
+            waiting: dict[str, list[_Table]] = {"learner": [], "self": []}
+            for i, table in enumerate(tables):
+                while True:
+                    who = self._advance(table)
+                    if who != "done":
+                        waiting[who].append(table)
+                        break
+                    before = self.hands_done
+                    self._finish(table)
+                    learner_memory.pop(id(table), None)
+                    snapshot_memory.pop(id(table), None)
+                    table = tables[i] = self._new_hand()
+                    bar.update(self.hands_done - before)
+                    pending_steps += 1.0 / c.hands_per_step
+            if waiting["learner"]:
+                self.net.eval()
+                for table, kind in zip(
+                    waiting["learner"], self._decide(self.net, waiting["learner"], learner_memory, True), strict=True
+                ):
+                    self._apply(table, kind)
+            if waiting["self"]:
+                for table, kind in zip(
+                    waiting["self"], self._decide(self.snapshot, waiting["self"], snapshot_memory, False), strict=True
+                ):
+                    self._apply(table, kind)
+            while pending_steps >= 1 and self.replay.size >= c.batch_size:
+                self.losses.append(self.learn())
+                pending_steps -= 1
+            if self.hands_done >= next_snapshot:
+                self.snapshot.load_state_dict(self.net.state_dict())
+                next_snapshot += c.snapshot_every
+            if self.show_progress and self.losses:
+                bar.set_postfix_str(f"loss {np.mean(self.losses[-200:]):.3f} eps {self.epsilon():.2f}", refresh=False)
+        bar.close()
+        seconds = time.perf_counter() - started
+        last = {name: float(np.mean(r[-2000:])) * 1000 if r else None for name, r in self.results.items()}
+        return {
+            "hands": self.hands_done,
+            "gradient_steps": self.steps,
+            "seconds": round(seconds, 1),
+            "hands_per_second": round(self.hands_done / seconds, 1),
+            "mbb_per_hand_last_2000_by_opponent": last,
+            "final_loss": float(np.mean(self.losses[-200:])) if self.losses else None,
+        }
+
+    def save(self, path: str | Path, stats: dict[str, Any]) -> Path:
+        config = asdict(self.config)
+        config["opponents"] = [list(o) for o in self.config.opponents]
+        meta = {"config": config, "hands_trained": self.hands_done, "opponents": self.opponent_names, "stats": stats}
+        return save_network(path, self.net, self.config.network, self.planes, meta)
+
+
+def train(config: TrainConfig, out: str | Path, show_progress: bool = True) -> tuple[Path, dict[str, Any]]:
+    trainer = Trainer(config, show_progress)
+    stats = trainer.run()
+    return trainer.save(out, stats), stats

@@ -1,0 +1,119 @@
+"""Seed 000's Q-networks over the 16x17x17 card image (section 4.1.3, table 4-1, figure 4-7).
+
+- ``LSTMDQN``: conv 32@5x5 stride 2 -> conv 64@3x3 stride 2 -> conv 64@2x2 stride 1
+  (ReLU, no pooling) -> LSTM 256 -> fully connected 256 (ReLU, dropout 0.5) ->
+  Q(fold, call, raise). The LSTM runs over one hand's decisions; its memory starts
+  empty at every hand.
+- ``DQN``: the same without the LSTM (conv stack -> fully connected 256 -> Q).
+
+Weights start Gaussian (mean 0, standard deviation 0.01, biases 0), as the seed
+says without giving the spread. The thesis mentions a softmax classifier at the
+end; like the seed's own algorithm the outputs are used as Q values.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+NUM_ACTIONS = 3
+HIDDEN = 256
+
+
+class ConvStack(nn.Module):
+    """The three convolutions, flattened: (batch, planes, 17, 17) -> (batch, 256)."""
+
+    def __init__(self, planes: int) -> None:
+        super().__init__()
+        self.layers = nn.Sequential(
+            nn.Conv2d(planes, 32, kernel_size=5, stride=2),
+            nn.ReLU(),
+            nn.Conv2d(32, 64, kernel_size=3, stride=2),
+            nn.ReLU(),
+            nn.Conv2d(64, 64, kernel_size=2, stride=1),
+            nn.ReLU(),
+            nn.Flatten(),
+        )
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        return self.layers(images)
+
+
+def _gaussian_init(module: nn.Module, std: float = 0.01) -> None:
+    for parameter in module.parameters():
+        if parameter.dim() > 1:
+            nn.init.normal_(parameter, 0.0, std)
+        else:
+            nn.init.zeros_(parameter)
+
+
+class QNetwork(nn.Module):
+    """Common interface: ``forward(images, memory, valid) -> (q, memory)`` over (batch, time, planes, 17, 17).
+
+    ``valid`` (batch, time) marks the real steps of padded sequences: the convolutions
+    run on those only (padding is most of a minibatch of hands of unequal length).
+    """
+
+    recurrent = False
+    conv: ConvStack
+
+    def initial_memory(self, batch: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor] | None:
+        return None
+
+    def features(self, images: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
+        """(batch, time, 256) convolution features, zero at padded steps."""
+        batch, steps = images.shape[:2]
+        if valid is None:
+            return self.conv(images.reshape(batch * steps, *images.shape[2:])).reshape(batch, steps, HIDDEN)
+        features = images.new_zeros(batch, steps, HIDDEN)
+        features[valid] = self.conv(images[valid])
+        return features
+
+
+class LSTMDQN(QNetwork):
+    recurrent = True
+
+    def __init__(self, planes: int = 16) -> None:
+        super().__init__()
+        self.conv = ConvStack(planes)
+        self.lstm = nn.LSTM(HIDDEN, HIDDEN, batch_first=True)
+        self.fc = nn.Linear(HIDDEN, HIDDEN)
+        self.dropout = nn.Dropout(0.5)
+        self.out = nn.Linear(HIDDEN, NUM_ACTIONS)
+        _gaussian_init(self)
+
+    def initial_memory(self, batch: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+        zeros = torch.zeros(1, batch, HIDDEN, device=device)
+        return zeros, zeros.clone()
+
+    def forward(
+        self,
+        images: torch.Tensor,
+        memory: tuple[torch.Tensor, torch.Tensor] | None = None,
+        valid: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+        features = self.features(images, valid)
+        if memory is None:
+            memory = self.initial_memory(images.shape[0], images.device)
+        sequence, memory = self.lstm(features, memory)
+        hidden = self.dropout(torch.relu(self.fc(sequence)))
+        return self.out(hidden), memory
+
+
+class DQN(QNetwork):
+    def __init__(self, planes: int = 16) -> None:
+        super().__init__()
+        self.conv = ConvStack(planes)
+        self.fc = nn.Linear(HIDDEN, HIDDEN)
+        self.dropout = nn.Dropout(0.5)
+        self.out = nn.Linear(HIDDEN, NUM_ACTIONS)
+        _gaussian_init(self)
+
+    def forward(
+        self, images: torch.Tensor, memory: None = None, valid: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, None]:
+        hidden = self.dropout(torch.relu(self.fc(self.features(images, valid))))
+        return self.out(hidden), None
+
+
+NETWORKS: dict[str, type[QNetwork]] = {"lstm_dqn": LSTMDQN, "dqn": DQN}

@@ -1,0 +1,179 @@
+"""Seed 000's pieces: the card-image encoding, the networks, MCTS values, training and checkpoints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from models.cfr.checkpoint import CheckpointError
+from models.dqn_training import EpisodeReplay, Trainer, config_for
+from models.encoding import encode, images, num_planes, observe
+from models.mcts import _representative, hand_class, uct_value
+from models.networks import DQN, LSTMDQN
+from models.q_checkpoint import load_network, save_network
+from protocol.cards import parse_card, parse_cards
+from protocol.game import load_game
+from protocol.wire import parse_match_state
+
+LIMIT = load_game("holdem.limit.2p.reverse_blinds")
+
+
+def cells(plane: np.ndarray) -> set[tuple[int, int]]:
+    return {(int(r), int(c)) for r, c in zip(*np.nonzero(plane), strict=True)}
+
+
+def at(card: str) -> tuple[int, int]:
+    c = parse_card(card)
+    return (c % 4, c // 4)  # suit row, rank column
+
+
+def test_flop_state_plane_by_plane() -> None:
+    view = parse_match_state("MATCHSTATE:1:0:rrc/r:|AsKd/2c8c3h", LIMIT)
+    planes = encode(view.state, view.viewer)
+    assert planes.shape == (16, 17, 17) and set(np.unique(planes)) <= {0.0, 1.0}
+    assert cells(planes[0]) == {at("As")} and cells(planes[1]) == {at("Kd")}
+    assert [cells(planes[i]) for i in (2, 3, 4)] == [{at("2c")}, {at("8c")}, {at("3h")}]
+    assert cells(planes[5]) == cells(planes[6]) == set()
+    assert cells(planes[7]) == {at(c) for c in ("2c", "8c", "3h")}
+    assert cells(planes[8]) == {at(c) for c in ("As", "Kd", "2c", "8c", "3h")}
+    assert [planes[9 + r].sum() for r in range(4)] == [0, 289, 0, 0]  # the flop's plane is all ones
+    # pot 70 chips = 7 big blinds: the first seven cells in card order 2c 2d 2h 2s 3c 3d 3h
+    assert cells(planes[13]) == {(0, 0), (1, 0), (2, 0), (3, 0), (0, 1), (1, 1), (2, 1)}
+    assert planes[14].sum() == 289  # the opponent's last action this round was a raise ...
+    assert cells(planes[15]) == {(0, 0)}  # ... of one big blind
+
+
+def test_preflop_and_river_states() -> None:
+    view = parse_match_state("MATCHSTATE:0:3::7c2d|", LIMIT)
+    planes = encode(view.state, view.viewer)
+    assert planes[9].sum() == 289 and planes[2:8].sum() == 0
+    assert len(cells(planes[13])) == 1  # 15 chips: one big blind (rounded down)
+    assert planes[14].sum() == 0  # nobody has raised
+    view = parse_match_state("MATCHSTATE:0:3:cc/cc/cc/cr:7c2d|/2c8c3h/Td/Js", LIMIT)
+    planes = encode(view.state, view.viewer)
+    assert cells(planes[5]) == {at("Td")} and cells(planes[6]) == {at("Js")}
+    assert planes[12].sum() == 289 and planes[14].sum() == 289 and len(cells(planes[15])) == 2  # river bets 20
+    view = parse_match_state("MATCHSTATE:1:3:cc/cc/cc/cr:|7c2d/2c8c3h/Td/Js", LIMIT)
+    assert encode(view.state, view.viewer)[14].sum() == 0  # its own raise is not the opponent's
+
+
+def test_batched_images_equal_single_encodes() -> None:
+    lines = [
+        "MATCHSTATE:1:0:rrc/r:|AsKd/2c8c3h",
+        "MATCHSTATE:0:3::7c2d|",
+        "MATCHSTATE:0:3:cc/cc/cc/cr:7c2d|/2c8c3h/Td/Js",
+    ]
+    views = [parse_match_state(line, LIMIT) for line in lines]
+    batch = images(LIMIT, np.stack([observe(v.state, v.viewer) for v in views]))
+    for i, view in enumerate(views):
+        assert np.array_equal(batch[i], encode(view.state, view.viewer))
+    leduc = load_game("leduc")
+    assert num_planes(leduc) == 9
+    assert encode(parse_match_state("MATCHSTATE:0:0::Ks|", leduc).state, 0).shape == (9, 17, 17)
+
+
+def test_network_shapes_and_memory() -> None:
+    torch.manual_seed(0)
+    net = LSTMDQN().eval()
+    sequence = torch.rand(2, 4, 16, 17, 17)
+    whole, _ = net(sequence)
+    assert whole.shape == (2, 4, 3)
+    memory = None
+    for t in range(4):  # one decision at a time, carrying the memory, gives the same Q values
+        step, memory = net(sequence[:, t : t + 1], memory)
+        assert torch.allclose(step[:, 0], whole[:, t], atol=1e-5)
+    valid = torch.tensor([[True, True, False, False], [True, True, True, True]])
+    masked, _ = net(sequence, None, valid)
+    assert torch.allclose(masked[valid], whole[valid], atol=1e-5)  # padding never leaks backwards
+    dqn = DQN().eval()
+    assert dqn(sequence)[0].shape == (2, 4, 3)
+    assert sum(p.numel() for p in net.parameters()) * 4 < 4_000_000  # a few MB on disk
+
+
+def test_checkpoints_round_trip_and_refuse_damage(tmp_path: Path) -> None:
+    net = LSTMDQN()
+    path = save_network(tmp_path / "q", net, "lstm_dqn", 16, {"hands_trained": 0})
+    loaded, meta = load_network(path, torch.device("cpu"))
+    assert meta["network"] == "lstm_dqn" and not loaded.training
+    assert all(torch.equal(a, b) for a, b in zip(net.state_dict().values(), loaded.state_dict().values(), strict=True))
+    (tmp_path / "bad.pt").write_bytes(path.read_bytes()[:500])
+    (tmp_path / "bad.json").write_text(path.with_suffix(".json").read_text())
+    with pytest.raises(CheckpointError, match="damaged checkpoint"):
+        load_network(tmp_path / "bad.pt")
+    other = json.loads(path.with_suffix(".json").read_text()) | {"network": "dqn"}
+    path.with_suffix(".json").write_text(json.dumps(other))
+    with pytest.raises(CheckpointError, match="do not fit a dqn network"):
+        load_network(path)
+    with pytest.raises(CheckpointError, match="no description"):
+        load_network(tmp_path / "missing.pt")
+
+
+def test_hand_classes_and_uct_values() -> None:
+    classes = {hand_class([a, b]) for a in range(52) for b in range(52) if a != b}
+    assert classes == set(range(169))
+    for index in range(169):
+        assert hand_class(_representative(index)) == index
+    rng = np.random.default_rng(0)
+    aces = uct_value(LIMIT, parse_cards("AsAh"), 0, 400, 1.4, rng)
+    trash = uct_value(LIMIT, parse_cards("7c2d"), 0, 400, 1.4, rng)
+    assert aces > 1.0 > trash
+
+
+def test_replay_keeps_whole_hands() -> None:
+    replay = EpisodeReplay(3, fields=10)
+    for steps in (1, 2, 3, 4):
+        replay.add([np.full(10, steps, dtype=np.int16)] * steps, [1] * steps, [np.ones(3, bool)] * steps, float(steps))
+    assert replay.size == 3 and sorted(replay.steps.tolist()) == [2, 3, 4]  # the oldest was replaced
+    assert replay.reward[replay.steps == 4][0] == 4.0
+
+
+@pytest.mark.parametrize(("network", "reward"), [("lstm_dqn", "chips"), ("dqn", "mcts")])
+def test_training_runs_and_learns_a_fixed_batch(network: str, reward: str) -> None:
+    config = config_for(
+        network, "tuned", hands=120, reward=reward, tables=8, mcts_rollouts=20,
+        opponents=(("call", 1.0), ("random", 1.0), ("self", 1.0)),
+    )  # fmt: skip
+    trainer = Trainer(config, show_progress=False)
+    stats = trainer.run()
+    assert stats["hands"] >= 120 and trainer.replay.size > 50 and stats["gradient_steps"] > 10
+    assert (trainer.replay.steps[: trainer.replay.size] >= 1).all()
+    # the same minibatch again and again: the loss must fall
+    trainer.rng = np.random.default_rng(1)
+    first = trainer.learn()
+    for _ in range(30):
+        trainer.rng = np.random.default_rng(1)
+        last = trainer.learn()
+    assert last < first
+
+
+@pytest.mark.parametrize(
+    ("game", "agents"),
+    [
+        ("holdem.limit.2p.reverse_blinds", [("lstm_dqn", []), ("dqn", [])]),
+        ("holdem.nolimit.2p.reverse_blinds", [("lstm_dqn", []), ("call", [])]),
+    ],
+)
+def test_q_agents_play_through_the_dealer(tmp_path: Path, game: str, agents) -> None:
+    from tests.processes import check_log, play
+
+    status, _, err = play(tmp_path, game, 120, 5, agents, "-q")
+    assert status == 0, err
+    assert "WARNING" not in err  # never an invalid action (no-limit raises are pot-size, clamped)
+    check_log(tmp_path / "match.log", load_game(game), 120)
+
+
+def test_lstm_memory_lasts_one_hand() -> None:
+    from agents.dqn import LSTMDQNAgent
+
+    agent = LSTMDQNAgent(LIMIT)
+    first = parse_match_state("MATCHSTATE:0:0:r:AsKd|", LIMIT)
+    agent.begin_hand(first)
+    q_fresh = agent.q_values(first)
+    q_again = agent.q_values(first)  # same view, but now with the memory of the first decision
+    assert not np.allclose(q_fresh, q_again)
+    agent.begin_hand(first)
+    assert np.allclose(agent.q_values(first), q_fresh)
