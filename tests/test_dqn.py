@@ -79,11 +79,13 @@ def test_batched_images_equal_single_encodes() -> None:
 def test_network_shapes_and_memory() -> None:
     torch.manual_seed(0)
     net = LSTMDQN().eval()
+    for parameter in net.lstm.parameters():  # weights large enough for every gate to matter
+        torch.nn.init.normal_(parameter, 0.0, 0.3)
     sequence = torch.rand(2, 4, 16, 17, 17)
     whole, _ = net(sequence)
     assert whole.shape == (2, 4, 3)
     memory = None
-    for t in range(4):  # one decision at a time, carrying the memory, gives the same Q values
+    for t in range(4):  # one decision at a time (the written-out step), carrying the memory: the same Q values
         step, memory = net(sequence[:, t : t + 1], memory)
         assert torch.allclose(step[:, 0], whole[:, t], atol=1e-5)
     valid = torch.tensor([[True, True, False, False], [True, True, True, True]])
