@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--iterations", type=int, default=None, help="CFR iterations (default 8000)")
     parser.add_argument("--deals", type=int, default=64, help="deals sampled per CFR iteration")
     parser.add_argument("--preset", choices=["tuned", "faithful"], default="tuned", help="Q-network hyperparameters")
-    parser.add_argument("--hands", type=int, default=None, help="Q-network training hands (preset's default)")
+    parser.add_argument("--hands", type=int, default=None, help="Q-network training hands (default 120000)")
     parser.add_argument("--reward", choices=["mcts", "chips"], default="mcts", help="Q-network reward")
     parser.add_argument("--seed", type=int, default=1, help="Q-network training seed (the shipped ones: 1)")
     parser.add_argument("--out", default=None, help="where to save (default: the shipped checkpoint)")
