@@ -261,7 +261,7 @@ def _holdem_training(iterations: int, deals: int) -> tuple[float, float]:
     import subprocess
 
     script = f"""
-import json, resource, time, numpy as np
+import json, time, numpy as np
 from models.cfr.abstraction import NineBuckets, sample_deals
 from models.cfr.solver import Solver
 from models.cfr.tree import build_tree
@@ -273,7 +273,9 @@ solver = Solver(build_tree(game), NineBuckets(game), "mccfr", sampler=lambda: sa
 start = time.perf_counter()
 solver.iterate({iterations})
 seconds = time.perf_counter() - start
-print(json.dumps([seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]))
+# ru_maxrss would include the parent's peak (it survives fork and exec); VmHWM is this process's own
+peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(json.dumps([seconds, peak / 1024]))
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     seconds, peak = json.loads(done.stdout.strip().splitlines()[-1])
