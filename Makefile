@@ -42,7 +42,7 @@ match: install
 # `make train AGENT=cfr|lstm_dqn|dqn` retrains that agent's shipped checkpoints (TRAIN_ARGS adds options).
 train: install
 	@test -n "$(AGENT)" || { echo "usage: make train AGENT=cfr|lstm_dqn|dqn [TRAIN_ARGS='--iterations N']"; exit 2; }
-	$(PY) -m models.train $(AGENT) $(TRAIN_ARGS)
+	$(PY) -m acpc_arena.models.train $(AGENT) $(TRAIN_ARGS)
 
 bench: install
 	$(PY) -m tests.bench $(SECTIONS)

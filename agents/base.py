@@ -21,9 +21,9 @@ from __future__ import annotations
 import argparse
 from typing import Any, ClassVar
 
-from protocol.game import Game
-from protocol.state import CALL_ACTION, Action, State
-from protocol.wire import MatchState
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.state import CALL_ACTION, Action, State
+from acpc_arena.protocol.wire import MatchState
 
 
 class Agent:

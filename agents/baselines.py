@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, pot_size_raise_to, valid_or_call
-from protocol.equity import equity_vs_random
-from protocol.game import Game
-from protocol.rng import MT19937
-from protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action
-from protocol.wire import MatchState
+from acpc_arena.agents.base import Agent, pot_size_raise_to, valid_or_call
+from acpc_arena.protocol.equity import equity_vs_random
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.rng import MT19937
+from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action
+from acpc_arena.protocol.wire import MatchState
 
 FOLD_PROBABILITY = 0.06
 CALL_PROBABILITY = (1.0 - FOLD_PROBABILITY) * 0.5

@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
-from models.cfr.checkpoint import load_policy
-from models.checkpoints import checkpoint_path
-from protocol.game import Game, load_game
-from protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action
-from protocol.wire import MatchState
+from acpc_arena.agents.base import Agent
+from acpc_arena.models.cfr.checkpoint import load_policy
+from acpc_arena.models.checkpoints import checkpoint_path
+from acpc_arena.protocol.game import Game, load_game
+from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action
+from acpc_arena.protocol.wire import MatchState
 
 DEFAULT_CHECKPOINTS = {
     "holdem.limit.2p.reverse_blinds": "cfr-improved",

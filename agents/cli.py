@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agents.client import ClientError, connect, play
-from agents.registry import AGENTS, agent_class
-from protocol.errors import ProtocolError
-from protocol.game import load_game
+from acpc_arena.agents.client import ClientError, connect, play
+from acpc_arena.agents.registry import AGENTS, agent_class
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.game import load_game
 
 
 def main(argv: list[str] | None = None) -> None:

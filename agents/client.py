@@ -14,10 +14,10 @@ import socket
 import sys
 from typing import TextIO
 
-from agents.base import Agent
-from protocol.errors import ProtocolError
-from protocol.state import CALL_ACTION
-from protocol.wire import MatchStateReader, format_action
+from acpc_arena.agents.base import Agent
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.state import CALL_ACTION
+from acpc_arena.protocol.wire import MatchStateReader, format_action
 
 
 class ClientError(Exception):

@@ -17,13 +17,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.base import Agent, pot_size_raise_to, valid_or_call
-from models.checkpoints import FOLDER
-from models.encoding import encode, num_planes
-from models.q_checkpoint import default_device, load_network
-from protocol.game import Game
-from protocol.state import RAISE, Action
-from protocol.wire import MatchState
+from acpc_arena.agents.base import Agent, pot_size_raise_to, valid_or_call
+from acpc_arena.models.checkpoints import FOLDER
+from acpc_arena.models.encoding import encode, num_planes
+from acpc_arena.models.q_checkpoint import default_device, load_network
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.state import RAISE, Action
+from acpc_arena.protocol.wire import MatchState
 
 
 class QAgent(Agent):

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import importlib
 
-from agents.base import Agent
+from acpc_arena.agents.base import Agent
 
 AGENTS: dict[str, str] = {
-    "random": "agents.baselines:RandomAgent",
-    "call": "agents.baselines:CallAgent",
-    "raise": "agents.baselines:RaiseAgent",
-    "rule": "agents.baselines:RuleAgent",
-    "cfr": "agents.cfr:CFRAgent",
-    "lstm_dqn": "agents.dqn:LSTMDQNAgent",
-    "dqn": "agents.dqn:DQNAgent",
+    "random": "acpc_arena.agents.baselines:RandomAgent",
+    "call": "acpc_arena.agents.baselines:CallAgent",
+    "raise": "acpc_arena.agents.baselines:RaiseAgent",
+    "rule": "acpc_arena.agents.baselines:RuleAgent",
+    "cfr": "acpc_arena.agents.cfr:CFRAgent",
+    "lstm_dqn": "acpc_arena.agents.dqn:LSTMDQNAgent",
+    "dqn": "acpc_arena.agents.dqn:DQNAgent",
 }
 
 

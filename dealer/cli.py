@@ -24,10 +24,10 @@ from pathlib import Path
 
 import trio
 
-from dealer.console import ConsoleObserver
-from dealer.events import EventObserver, make_logger
-from dealer.logfiles import MatchLog, TransactionLog, read_transactions
-from dealer.match import (
+from acpc_arena.dealer.console import ConsoleObserver
+from acpc_arena.dealer.events import EventObserver, make_logger
+from acpc_arena.dealer.logfiles import MatchLog, TransactionLog, read_transactions
+from acpc_arena.dealer.match import (
     DEFAULT_T_HAND_MS,
     DEFAULT_T_PER_HAND_MS,
     DEFAULT_T_RESPONSE_MS,
@@ -37,11 +37,11 @@ from dealer.match import (
     Observers,
     play_match,
 )
-from dealer.metrics import DealerMetrics, MetricsObserver
-from dealer.seat import PollingSocketChannel, SeatChannel, accept, open_listener
-from protocol.errors import ProtocolError
-from protocol.game import MAX_PLAYERS, load_game
-from protocol.wire import format_score_line
+from acpc_arena.dealer.metrics import DealerMetrics, MetricsObserver
+from acpc_arena.dealer.seat import PollingSocketChannel, SeatChannel, accept, open_listener
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.game import MAX_PLAYERS, load_game
+from acpc_arena.protocol.wire import format_score_line
 
 USAGE = """usage: dealer matchName gameDefFile #Hands rngSeed p1name p2name ... [options]
   -f use fixed dealer button at table

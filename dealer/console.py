@@ -11,9 +11,9 @@ import io
 import sys
 from typing import TextIO
 
-from dealer.logfiles import format_stamp
-from dealer.match import MatchConfig, MatchObserver, MatchResult
-from protocol.state import State
+from acpc_arena.dealer.logfiles import format_stamp
+from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult
+from acpc_arena.protocol.state import State
 
 
 class ConsoleObserver(MatchObserver):

@@ -13,9 +13,9 @@ from typing import Any
 
 import structlog
 
-from dealer.match import MatchConfig, MatchObserver, MatchResult
-from protocol.state import State
-from protocol.wire import format_state
+from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult
+from acpc_arena.protocol.state import State
+from acpc_arena.protocol.wire import format_state
 
 
 def make_logger(log_format: str) -> Any:

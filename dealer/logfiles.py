@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple, TextIO
 
-from protocol.errors import ProtocolError
+from acpc_arena.protocol.errors import ProtocolError
 
 
 def format_stamp(stamp: float) -> str:

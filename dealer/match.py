@@ -21,15 +21,15 @@ from dataclasses import dataclass, field
 
 import trio
 
-from dealer.logfiles import MatchLog, TransactionLog, TransactionRecord
-from dealer.seat import SeatChannel, SeatError
-from protocol.dealing import deal_hand
-from protocol.errors import ProtocolError
-from protocol.evaluator import MAX_FAST_CARDS, warm_up
-from protocol.game import Game
-from protocol.rng import MT19937
-from protocol.state import CALL_ACTION, RAISE, Action, State
-from protocol.wire import (
+from acpc_arena.dealer.logfiles import MatchLog, TransactionLog, TransactionRecord
+from acpc_arena.dealer.seat import SeatChannel, SeatError
+from acpc_arena.protocol.dealing import deal_hand
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.evaluator import MAX_FAST_CARDS, warm_up
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.rng import MT19937
+from acpc_arena.protocol.state import CALL_ACTION, RAISE, Action, State
+from acpc_arena.protocol.wire import (
     MatchState,
     MatchStatePrinter,
     format_action,

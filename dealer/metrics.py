@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
-from dealer.match import MatchConfig, MatchObserver, MatchResult
-from protocol.state import Action, State
+from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult
+from acpc_arena.protocol.state import Action, State
 
 _ACTION_NAMES = ("fold", "call", "raise")
 _RESPONSE_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)

@@ -37,16 +37,16 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from agents.base import Agent, pot_size_raise_to
-from models.encoding import images, num_planes, observe
-from models.mcts import hand_class, value_table
-from models.networks import NETWORKS, NUM_ACTIONS, QNetwork
-from models.q_checkpoint import save_network
-from protocol.dealing import deal_hand
-from protocol.game import Game, load_game
-from protocol.rng import MT19937
-from protocol.state import CALL_ACTION, RAISE, Action, State
-from protocol.wire import MatchState
+from acpc_arena.agents.base import Agent, pot_size_raise_to
+from acpc_arena.models.encoding import images, num_planes, observe
+from acpc_arena.models.mcts import hand_class, value_table
+from acpc_arena.models.networks import NETWORKS, NUM_ACTIONS, QNetwork
+from acpc_arena.models.q_checkpoint import save_network
+from acpc_arena.protocol.dealing import deal_hand
+from acpc_arena.protocol.game import Game, load_game
+from acpc_arena.protocol.rng import MT19937
+from acpc_arena.protocol.state import CALL_ACTION, RAISE, Action, State
+from acpc_arena.protocol.wire import MatchState
 
 MAX_STEPS = 16
 
@@ -175,7 +175,7 @@ class Trainer:
         self.losses: list[float] = []
 
     def _opponents(self) -> dict[str, Agent]:
-        from agents.registry import agent_class
+        from acpc_arena.agents.registry import agent_class
 
         agents: dict[str, Agent] = {}
         for name, _ in self.config.opponents:

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from protocol.game import Game
-from protocol.state import RAISE, State
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.state import RAISE, State
 
 SIZE = 17
 _CELLS = [(card % 4, card // 4) for card in range(52)] + [

@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from protocol.cards import MAX_RANKS
-from protocol.game import Game
-from protocol.state import CALL, FOLD, RAISE, Action, State
+from acpc_arena.protocol.cards import MAX_RANKS
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
 
 _POLICY = {FOLD: 0.06, CALL: 0.47, RAISE: 0.47}
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import torch
 
-from models.cfr.checkpoint import CheckpointError, git_commit
-from models.networks import NETWORKS, QNetwork
+from acpc_arena.models.cfr.checkpoint import CheckpointError, git_commit
+from acpc_arena.models.networks import NETWORKS, QNetwork
 
 FORMAT = 1
 

@@ -1,6 +1,6 @@
 """``make train AGENT=...``: retrain a shipped checkpoint from scratch with this project's own code.
 
-    python -m models.train cfr [--iterations N] [--deals K]
+    python -m acpc_arena.models.train cfr [--iterations N] [--deals K]
 
 - ``cfr``: chance-sampled CFR+ (``mccfr``) on ``holdem.limit.2p.reverse_blinds``
   with the improved and the traditional 9 buckets (``cfr-improved``,
@@ -15,13 +15,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from models.checkpoints import checkpoint_path
+from acpc_arena.models.checkpoints import checkpoint_path
 
 HOLDEM = "holdem.limit.2p.reverse_blinds"
 
 
 def train_cfr(iterations: int, deals: int) -> None:
-    from models.cfr.cli import train
+    from acpc_arena.models.cfr.cli import train
 
     for name, game, extra in (
         ("cfr-kuhn", "kuhn", 2000),
@@ -36,7 +36,7 @@ def train_cfr(iterations: int, deals: int) -> None:
 
 
 def train_q(network: str, preset: str, hands: int | None, reward: str, out: str | None, seed: int) -> None:
-    from models.dqn_training import config_for, train
+    from acpc_arena.models.dqn_training import config_for, train
 
     overrides = {"reward": reward, "seed": seed} | ({"hands": hands} if hands else {})
     config = config_for(network, preset, **overrides)
@@ -45,7 +45,7 @@ def train_q(network: str, preset: str, hands: int | None, reward: str, out: str 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m models.train", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m acpc_arena.models.train", description=__doc__.split("\n\n")[0])
     parser.add_argument("agent", choices=["cfr", "lstm_dqn", "dqn"])
     parser.add_argument("--iterations", type=int, default=None, help="CFR iterations (default 8000)")
     parser.add_argument("--deals", type=int, default=64, help="deals sampled per CFR iteration")

@@ -8,13 +8,13 @@
 - ``evaluator``: hand ranks, one at a time or batched over numpy arrays
 """
 
-from protocol.dealing import deal_cards, deal_hand, deal_hands
-from protocol.errors import ProtocolError
-from protocol.evaluator import rank_hand, rank_hands
-from protocol.game import Game, load_game, parse_game
-from protocol.rng import MT19937
-from protocol.state import CALL, FOLD, RAISE, Action, LegalActions, State
-from protocol.wire import (
+from acpc_arena.protocol.dealing import deal_cards, deal_hand, deal_hands
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.evaluator import rank_hand, rank_hands
+from acpc_arena.protocol.game import Game, load_game, parse_game
+from acpc_arena.protocol.rng import MT19937
+from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, LegalActions, State
+from acpc_arena.protocol.wire import (
     MatchState,
     format_action,
     format_match_state,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from protocol.errors import ProtocolError
+from acpc_arena.protocol.errors import ProtocolError
 
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "cdhs"

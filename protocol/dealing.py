@@ -8,9 +8,9 @@ before any betting. The generator's stream continues from hand to hand.
 
 from __future__ import annotations
 
-from protocol.game import Game
-from protocol.rng import MT19937
-from protocol.state import State
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.rng import MT19937
+from acpc_arena.protocol.state import State
 
 
 def deal_cards(game: Game, rng: MT19937) -> tuple[list[list[int]], list[int]]:

@@ -14,9 +14,9 @@ from functools import cache
 
 import numpy as np
 
-from protocol.evaluator import rank_hands, rank_hands_of_players
-from protocol.game import Game
-from protocol.state import State
+from acpc_arena.protocol.evaluator import rank_hands, rank_hands_of_players
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.state import State
 
 
 def equity_vs_random(

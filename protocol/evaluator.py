@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from protocol.cards import MAX_RANKS
+from acpc_arena.protocol.cards import MAX_RANKS
 
 HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = range(9)
 CATEGORY_NAMES = (

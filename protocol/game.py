@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from protocol.cards import MAX_RANKS, MAX_SUITS, build_deck
-from protocol.errors import ProtocolError
+from acpc_arena.protocol.cards import MAX_RANKS, MAX_SUITS, build_deck
+from acpc_arena.protocol.errors import ProtocolError
 
 MAX_ROUNDS = 4
 MAX_PLAYERS = 10
@@ -263,7 +263,7 @@ def shipped_game_path(name: str) -> Path | None:
         stem = stem[: -len(".game")]
     if stem not in SHIPPED_GAMES:
         return None
-    return Path(str(resources.files("protocol") / "games" / f"{stem}.game"))
+    return Path(str(resources.files("acpc_arena.protocol") / "games" / f"{stem}.game"))
 
 
 def resolve_game_path(name_or_path: str | Path) -> Path:

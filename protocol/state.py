@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from protocol.errors import ProtocolError
-from protocol.evaluator import rank_hand
-from protocol.game import MAX_NUM_ACTIONS, Game
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.evaluator import rank_hand
+from acpc_arena.protocol.game import MAX_NUM_ACTIONS, Game
 
 FOLD = 0
 CALL = 1

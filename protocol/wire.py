@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from protocol.cards import CARD_STRINGS, read_cards
-from protocol.errors import ProtocolError
-from protocol.game import INT32_MAX, Game
-from protocol.state import ACTION_CHARS, CALL, FOLD, RAISE, Action, State
+from acpc_arena.protocol.cards import CARD_STRINGS, read_cards
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.game import INT32_MAX, Game
+from acpc_arena.protocol.state import ACTION_CHARS, CALL, FOLD, RAISE, Action, State
 
 _KIND_OF_CHAR = {"f": FOLD, "F": FOLD, "c": CALL, "C": CALL, "k": CALL, "K": CALL}
 _KIND_OF_CHAR.update({"r": RAISE, "R": RAISE, "b": RAISE, "B": RAISE})

@@ -33,8 +33,8 @@ def _best_of(repeats: int, work: Callable[[], object]) -> float:
 def bench_evaluator() -> Iterator[Row]:
     import eval7
 
-    from protocol.cards import CARD_STRINGS
-    from protocol.evaluator import rank_hand, rank_hands
+    from acpc_arena.protocol.cards import CARD_STRINGS
+    from acpc_arena.protocol.evaluator import rank_hand, rank_hands
     from tests.test_evaluator import category_counts_of_all_seven_card_hands
 
     rng = np.random.default_rng(0)
@@ -80,11 +80,11 @@ def bench_evaluator() -> Iterator[Row]:
 
 
 def bench_engine() -> Iterator[Row]:
-    from protocol.dealing import deal_hand
-    from protocol.evaluator import rank_hand
-    from protocol.game import load_game
-    from protocol.rng import MT19937
-    from protocol.state import CALL_ACTION, FOLD_ACTION, LIMIT_RAISE_ACTION, RAISE, Action
+    from acpc_arena.protocol.dealing import deal_hand
+    from acpc_arena.protocol.evaluator import rank_hand
+    from acpc_arena.protocol.game import load_game
+    from acpc_arena.protocol.rng import MT19937
+    from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, LIMIT_RAISE_ACTION, RAISE, Action
 
     rank_hand([0, 5, 10, 15, 20, 25, 30])  # build the 7-card table outside the timing
 
@@ -160,7 +160,7 @@ def bench_dealer() -> Iterator[Row]:
     import os
     from pathlib import Path
 
-    from protocol.game import resolve_game_path
+    from acpc_arena.protocol.game import resolve_game_path
 
     bin_dir = Path(sys.executable).parent
     ours = [str(bin_dir / "acpc-dealer")]
@@ -214,10 +214,10 @@ def bench_cfr() -> Iterator[Row]:
     """Leduc CFR+ to exploitability 2.6e-4 against OpenSpiel's C++ solver; hold'em 9-bucket training."""
     import pyspiel
 
-    from models.cfr.abstraction import ExactCards, all_deals
-    from models.cfr.solver import Solver
-    from models.cfr.tree import build_tree
-    from protocol.game import load_game
+    from acpc_arena.models.cfr.abstraction import ExactCards, all_deals
+    from acpc_arena.models.cfr.solver import Solver
+    from acpc_arena.models.cfr.tree import build_tree
+    from acpc_arena.protocol.game import load_game
 
     target, step = 2.6e-4, 50
     game = pyspiel.load_game("leduc_poker")
@@ -262,10 +262,10 @@ def _holdem_training(iterations: int, deals: int) -> tuple[float, float]:
 
     script = f"""
 import json, time, numpy as np
-from models.cfr.abstraction import NineBuckets, sample_deals
-from models.cfr.solver import Solver
-from models.cfr.tree import build_tree
-from protocol.game import load_game
+from acpc_arena.models.cfr.abstraction import NineBuckets, sample_deals
+from acpc_arena.models.cfr.solver import Solver
+from acpc_arena.models.cfr.tree import build_tree
+from acpc_arena.protocol.game import load_game
 game = load_game("holdem.limit.2p.reverse_blinds")
 rng = np.random.default_rng(0)
 solver = Solver(build_tree(game), NineBuckets(game), "mccfr", sampler=lambda: sample_deals(game, {deals}, rng),
@@ -286,13 +286,13 @@ def bench_dqn() -> Iterator[Row]:
     """Decision latency of the Q-network agents (CPU, or GPU when present) and training throughput."""
     import torch
 
-    from agents.dqn import DQNAgent, LSTMDQNAgent
-    from models.dqn_training import Trainer, config_for
-    from protocol.dealing import deal_hand
-    from protocol.game import load_game
-    from protocol.rng import MT19937
-    from protocol.state import CALL_ACTION
-    from protocol.wire import MatchState
+    from acpc_arena.agents.dqn import DQNAgent, LSTMDQNAgent
+    from acpc_arena.models.dqn_training import Trainer, config_for
+    from acpc_arena.protocol.dealing import deal_hand
+    from acpc_arena.protocol.game import load_game
+    from acpc_arena.protocol.rng import MT19937
+    from acpc_arena.protocol.state import CALL_ACTION
+    from acpc_arena.protocol.wire import MatchState
 
     game = load_game("holdem.limit.2p.reverse_blinds")
     device = "GPU" if torch.cuda.is_available() else "CPU"

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from protocol.game import Game
-from protocol.wire import parse_log_line, parse_score_line
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.wire import parse_log_line, parse_score_line
 
 BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parent.parent

@@ -10,13 +10,13 @@ from collections import Counter
 
 import pytest
 
-from agents.base import Agent
-from agents.baselines import CallAgent, RaiseAgent, RandomAgent, RuleAgent
-from agents.client import play
-from agents.registry import AGENTS, agent_class
-from protocol.game import load_game
-from protocol.state import CALL, FOLD, RAISE, Action, State
-from protocol.wire import MatchState, parse_match_state
+from acpc_arena.agents.base import Agent
+from acpc_arena.agents.baselines import CallAgent, RaiseAgent, RandomAgent, RuleAgent
+from acpc_arena.agents.client import play
+from acpc_arena.agents.registry import AGENTS, agent_class
+from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
+from acpc_arena.protocol.wire import MatchState, parse_match_state
 from tests.processes import program
 
 LIMIT = load_game("holdem.limit.2p.reverse_blinds")

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models.cfr.abstraction import (
+from acpc_arena.models.cfr.abstraction import (
     ExactCards,
     NineBuckets,
     Worlds,
@@ -22,16 +22,16 @@ from models.cfr.abstraction import (
     all_deals,
     sample_deals,
 )
-from models.cfr.checkpoint import CheckpointError, load_policy
-from models.cfr.cli import train
-from models.cfr.solver import Solver
-from models.cfr.tree import build_tree
-from models.checkpoints import checkpoint_path
-from protocol.cards import parse_cards
-from protocol.evaluator import HAND_RANKS, _classes, rank_hands
-from protocol.game import load_game, resolve_game_path
-from protocol.state import CALL, FOLD, RAISE, Action, State
-from protocol.wire import MatchState, parse_state
+from acpc_arena.models.cfr.checkpoint import CheckpointError, load_policy
+from acpc_arena.models.cfr.cli import train
+from acpc_arena.models.cfr.solver import Solver
+from acpc_arena.models.cfr.tree import build_tree
+from acpc_arena.models.checkpoints import checkpoint_path
+from acpc_arena.protocol.cards import parse_cards
+from acpc_arena.protocol.evaluator import HAND_RANKS, _classes, rank_hands
+from acpc_arena.protocol.game import load_game, resolve_game_path
+from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
+from acpc_arena.protocol.wire import MatchState, parse_state
 from tests.processes import program
 from tests.test_openspiel_differential import OpenSpielGame
 

@@ -14,11 +14,11 @@ import pytest
 import trio
 import trio.testing
 
-from dealer.logfiles import MatchLog
-from dealer.match import MatchConfig, MatchObserver, MatchResult, play_match
-from dealer.seat import StreamChannel
-from protocol.game import load_game
-from protocol.wire import parse_log_line, parse_match_state
+from acpc_arena.dealer.logfiles import MatchLog
+from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, play_match
+from acpc_arena.dealer.seat import StreamChannel
+from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.wire import parse_log_line, parse_match_state
 
 
 class Player:

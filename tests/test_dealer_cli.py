@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from protocol.game import load_game
+from acpc_arena.protocol.game import load_game
 from tests.processes import ScriptedPlayer, check_log, play, program, start_agent, start_dealer
 
 LIMIT = "holdem.limit.2p.reverse_blinds"
@@ -92,7 +92,7 @@ def scripted_match(tmp_path: Path, hands: int, behave, *args: str) -> tuple[int,
     player = ScriptedPlayer(dealer.ports[1])
     player.send("VERSION:2.0.0\r\n")
     game = load_game(LIMIT)
-    from protocol.wire import parse_match_state
+    from acpc_arena.protocol.wire import parse_match_state
 
     try:
         while line := player.receive():
@@ -170,7 +170,7 @@ def test_transaction_file_replays_an_interrupted_match(tmp_path: Path) -> None:
     first = start_agent("random", dealer.ports[0], "--game", LIMIT, "--seed", "1")
     player = ScriptedPlayer(dealer.ports[1])
     player.send("VERSION:2.0.0\r\n")
-    from protocol.wire import parse_match_state
+    from acpc_arena.protocol.wire import parse_match_state
 
     game = load_game(LIMIT)
     while line := player.receive():

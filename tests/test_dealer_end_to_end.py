@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from protocol.cards import card_to_str
-from protocol.dealing import deal_hands
-from protocol.game import SHIPPED_GAMES, load_game
+from acpc_arena.protocol.cards import card_to_str
+from acpc_arena.protocol.dealing import deal_hands
+from acpc_arena.protocol.game import SHIPPED_GAMES, load_game
 from tests.processes import REPO, check_log, play, start_dealer
 
 FIXTURES = Path(__file__).parent / "fixtures" / "c_dealer"

@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from protocol.cards import cards_to_str
-from protocol.dealing import deal_hands
-from protocol.game import load_game
-from protocol.rng import MT19937
-from protocol.state import State
+from acpc_arena.protocol.cards import cards_to_str
+from acpc_arena.protocol.dealing import deal_hands
+from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.rng import MT19937
+from acpc_arena.protocol.state import State
 
 
 def all_cards(state: State) -> str:

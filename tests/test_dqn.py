@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 import torch
 
-from models.cfr.checkpoint import CheckpointError
-from models.dqn_training import EpisodeReplay, Trainer, config_for
-from models.encoding import encode, images, num_planes, observe
-from models.mcts import _representative, hand_class, uct_value
-from models.networks import DQN, LSTMDQN
-from models.q_checkpoint import load_network, save_network
-from protocol.cards import parse_card, parse_cards
-from protocol.game import load_game
-from protocol.wire import parse_match_state
+from acpc_arena.models.cfr.checkpoint import CheckpointError
+from acpc_arena.models.dqn_training import EpisodeReplay, Trainer, config_for
+from acpc_arena.models.encoding import encode, images, num_planes, observe
+from acpc_arena.models.mcts import _representative, hand_class, uct_value
+from acpc_arena.models.networks import DQN, LSTMDQN
+from acpc_arena.models.q_checkpoint import load_network, save_network
+from acpc_arena.protocol.cards import parse_card, parse_cards
+from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.wire import parse_match_state
 
 LIMIT = load_game("holdem.limit.2p.reverse_blinds")
 
@@ -169,7 +169,7 @@ def test_q_agents_play_through_the_dealer(tmp_path: Path, game: str, agents) -> 
 
 
 def test_lstm_memory_lasts_one_hand() -> None:
-    from agents.dqn import LSTMDQNAgent
+    from acpc_arena.agents.dqn import LSTMDQNAgent
 
     agent = LSTMDQNAgent(LIMIT)
     first = parse_match_state("MATCHSTATE:0:0:r:AsKd|", LIMIT)

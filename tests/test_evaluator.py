@@ -8,8 +8,8 @@ from math import comb
 import numpy as np
 import pytest
 
-from protocol.cards import CARD_STRINGS, parse_cards
-from protocol.evaluator import (
+from acpc_arena.protocol.cards import CARD_STRINGS, parse_cards
+from acpc_arena.protocol.evaluator import (
     CATEGORY_NAMES,
     FLUSH,
     HIGH_CARD,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from protocol.errors import ProtocolError
-from protocol.game import GAME_ALIASES, INT32_MAX, SHIPPED_GAMES, load_game, parse_game, resolve_game_path
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.game import GAME_ALIASES, INT32_MAX, SHIPPED_GAMES, load_game, parse_game, resolve_game_path
 
 pyspiel = pytest.importorskip("pyspiel")
 

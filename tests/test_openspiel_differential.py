@@ -21,12 +21,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from protocol.cards import MAX_RANKS, MAX_SUITS, RANK_CHARS, SUIT_CHARS, parse_card
-from protocol.dealing import deal_hand
-from protocol.game import SHIPPED_GAMES, Game, load_game, parse_game, resolve_game_path
-from protocol.rng import MT19937
-from protocol.state import CALL, FOLD, RAISE, Action, State
-from protocol.wire import format_state
+from acpc_arena.protocol.cards import MAX_RANKS, MAX_SUITS, RANK_CHARS, SUIT_CHARS, parse_card
+from acpc_arena.protocol.dealing import deal_hand
+from acpc_arena.protocol.game import SHIPPED_GAMES, Game, load_game, parse_game, resolve_game_path
+from acpc_arena.protocol.rng import MT19937
+from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
+from acpc_arena.protocol.wire import format_state
 
 pyspiel = pytest.importorskip("pyspiel")
 

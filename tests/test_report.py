@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dealer.report import Z95, build_report, estimate, read_log
-from protocol.cards import parse_cards
-from protocol.equity import allin_expected_values, ended_all_in_early, expected_showdown_values
-from protocol.errors import ProtocolError
-from protocol.evaluator import rank_hand
-from protocol.game import load_game
-from protocol.state import CALL, RAISE, Action, State
-from protocol.wire import format_log_line, format_score_line
+from acpc_arena.dealer.arena.report import Z95, build_report, estimate, read_log
+from acpc_arena.protocol.cards import parse_cards
+from acpc_arena.protocol.equity import allin_expected_values, ended_all_in_early, expected_showdown_values
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.evaluator import rank_hand
+from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.state import CALL, RAISE, Action, State
+from acpc_arena.protocol.wire import format_log_line, format_score_line
 
 LIMIT = load_game("holdem.limit.2p.reverse_blinds")
 NL = load_game("holdem.nolimit.2p.reverse_blinds")

@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.cards import parse_cards
-from protocol.errors import ProtocolError
-from protocol.game import load_game, parse_game
-from protocol.state import CALL, FOLD, RAISE, Action, State
-from protocol.wire import format_state
+from acpc_arena.protocol.cards import parse_cards
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.game import load_game, parse_game
+from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
+from acpc_arena.protocol.wire import format_state
 
 NL = load_game("holdem.nolimit.2p.reverse_blinds")
 LIMIT = load_game("holdem.limit.2p.reverse_blinds")
@@ -169,8 +169,8 @@ numHoleCards = 2
 numBoardCards = 0 3 1 1
 END GAMEDEF
 """
-    from protocol.dealing import deal_hand
-    from protocol.rng import MT19937
+    from acpc_arena.protocol.dealing import deal_hand
+    from acpc_arena.protocol.rng import MT19937
 
     game = parse_game(text)
     state = deal_hand(game, 0, MT19937(3))
@@ -225,8 +225,8 @@ def test_copy_is_independent() -> None:
 )
 def test_chips_are_conserved(game_name: str, seed: int, choices: list[float]) -> None:
     """Whatever is played, the values of a finished hand sum to zero."""
-    from protocol.dealing import deal_hand
-    from protocol.rng import MT19937
+    from acpc_arena.protocol.dealing import deal_hand
+    from acpc_arena.protocol.rng import MT19937
 
     game = load_game(game_name)
     state = deal_hand(game, 0, MT19937(seed))

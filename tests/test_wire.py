@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.dealing import deal_hand
-from protocol.errors import ProtocolError
-from protocol.game import SHIPPED_GAMES, load_game
-from protocol.rng import MT19937
-from protocol.state import CALL, FOLD, RAISE, Action, State
-from protocol.wire import (
+from acpc_arena.protocol.dealing import deal_hand
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.game import SHIPPED_GAMES, load_game
+from acpc_arena.protocol.rng import MT19937
+from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
+from acpc_arena.protocol.wire import (
     MatchStateReader,
     format_action,
     format_log_line,

@@ -24,9 +24,9 @@ from functools import cache
 
 import numpy as np
 
-from protocol.cards import MAX_RANKS
-from protocol.evaluator import HAND_RANKS, PAIR, TWO_PAIR, describe_rank, rank_hands
-from protocol.game import Game
+from acpc_arena.protocol.cards import MAX_RANKS
+from acpc_arena.protocol.evaluator import HAND_RANKS, PAIR, TWO_PAIR, describe_rank, rank_hands
+from acpc_arena.protocol.game import Game
 
 # Seed 002's pre-flop table: row 14 - rank of one card, column 14 - rank of the other (A = 14);
 # suited hands above the diagonal (hs[14-hi][14-lo]), offsuit below (hs[14-lo][14-hi]).

@@ -19,12 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from models.cfr.abstraction import Abstraction, ExactCards, NineBuckets
-from models.cfr.solver import Solver
-from models.cfr.tree import BettingTree, build_tree
-from protocol.errors import ProtocolError
-from protocol.game import Game, parse_game
-from protocol.wire import MatchState
+from acpc_arena.models.cfr.abstraction import Abstraction, ExactCards, NineBuckets
+from acpc_arena.models.cfr.solver import Solver
+from acpc_arena.models.cfr.tree import BettingTree, build_tree
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.game import Game, parse_game
+from acpc_arena.protocol.wire import MatchState
 
 FORMAT = 1
 ABSTRACTIONS = ("exact", "traditional", "improved", "improved-recall")

@@ -21,12 +21,12 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from models.cfr.abstraction import all_deals, sample_deals
-from models.cfr.checkpoint import ABSTRACTIONS, CheckpointError, load_policy, make_abstraction, save_policy
-from models.cfr.solver import ALGORITHMS, Solver
-from models.cfr.tree import build_tree
-from protocol.errors import ProtocolError
-from protocol.game import Game, load_game, resolve_game_path
+from acpc_arena.models.cfr.abstraction import all_deals, sample_deals
+from acpc_arena.models.cfr.checkpoint import ABSTRACTIONS, CheckpointError, load_policy, make_abstraction, save_policy
+from acpc_arena.models.cfr.solver import ALGORITHMS, Solver
+from acpc_arena.models.cfr.tree import build_tree
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 
 EXACT_DEALS_LIMIT = 200_000
 

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.cfr.abstraction import Abstraction, Worlds
-from models.cfr.tree import NUM_ACTIONS, BettingTree
-from protocol.equity import expected_showdown_values
-from protocol.evaluator import rank_hands
+from acpc_arena.models.cfr.abstraction import Abstraction, Worlds
+from acpc_arena.models.cfr.tree import NUM_ACTIONS, BettingTree
+from acpc_arena.protocol.equity import expected_showdown_values
+from acpc_arena.protocol.evaluator import rank_hands
 
 ALGORITHMS = ("cfr", "cfr+", "mccfr")
 

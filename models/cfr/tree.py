@@ -19,9 +19,9 @@ from functools import cached_property
 
 import numpy as np
 
-from protocol.errors import ProtocolError
-from protocol.game import Game
-from protocol.state import CALL, FOLD, RAISE, Action, State
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
 
 ACTIONS = (FOLD, CALL, RAISE)
 NUM_ACTIONS = 3

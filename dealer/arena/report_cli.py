@@ -12,10 +12,10 @@ import json
 import sys
 from pathlib import Path
 
-from dealer.plots import plot_run
-from dealer.report import build_report, format_table, read_log
-from protocol.errors import ProtocolError
-from protocol.game import load_game
+from acpc_arena.dealer.arena.plots import plot_run
+from acpc_arena.dealer.arena.report import build_report, format_table, read_log
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.game import load_game
 
 
 def main(argv: list[str] | None = None) -> None:

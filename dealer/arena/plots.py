@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from dealer.report import Report
+from acpc_arena.dealer.arena.report import Report
 
 
 def plot_run(report: Report, out_dir: Path) -> list[Path]:

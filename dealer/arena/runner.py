@@ -22,8 +22,8 @@ from pathlib import Path
 
 import trio
 
-from dealer.logfiles import MatchLog
-from dealer.match import (
+from acpc_arena.dealer.logfiles import MatchLog
+from acpc_arena.dealer.match import (
     DEFAULT_T_HAND_MS,
     DEFAULT_T_PER_HAND_MS,
     DEFAULT_T_RESPONSE_MS,
@@ -33,8 +33,8 @@ from dealer.match import (
     Observers,
     play_match,
 )
-from dealer.seat import SeatChannel, SocketChannel, accept, open_listener
-from protocol.game import Game
+from acpc_arena.dealer.seat import SeatChannel, SocketChannel, accept, open_listener
+from acpc_arena.protocol.game import Game
 
 
 @dataclass(frozen=True)

@@ -28,15 +28,15 @@ from typing import Any
 import trio
 from tqdm import tqdm
 
-from agents.registry import AGENTS
-from dealer.match import MatchConfig, MatchObserver, MatchResult
-from dealer.metrics import MetricsObserver, RunMetrics
-from dealer.plots import plot_run
-from dealer.report import build_report, format_table, read_log
-from dealer.runner import Contestant, MatchOutcome, MatchSpec, RunObserver, RunSpec, run_matches
-from protocol.errors import ProtocolError
-from protocol.game import load_game, resolve_game_path
-from protocol.state import Action, State
+from acpc_arena.agents.registry import AGENTS
+from acpc_arena.dealer.arena.plots import plot_run
+from acpc_arena.dealer.arena.report import build_report, format_table, read_log
+from acpc_arena.dealer.arena.runner import Contestant, MatchOutcome, MatchSpec, RunObserver, RunSpec, run_matches
+from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult
+from acpc_arena.dealer.metrics import MetricsObserver, RunMetrics
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.game import load_game, resolve_game_path
+from acpc_arena.protocol.state import Action, State
 
 
 def _seeds(text: str) -> tuple[int, ...]:

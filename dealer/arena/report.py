@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from protocol.equity import allin_expected_values, ended_all_in_early
-from protocol.errors import ProtocolError
-from protocol.game import SHIPPED_GAMES, Game, load_game
-from protocol.wire import LogHand, Score, parse_log_line, parse_score_line
+from acpc_arena.protocol.equity import allin_expected_values, ended_all_in_early
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.game import SHIPPED_GAMES, Game, load_game
+from acpc_arena.protocol.wire import LogHand, Score, parse_log_line, parse_score_line
 
 Z95 = 1.959963984540054
 
