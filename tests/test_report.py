@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import itertools
+import json
 import math
+import statistics
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from acpc_arena.dealer.arena import report_cli
 from acpc_arena.dealer.arena.report import Z95, build_report, estimate, read_log
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.equity import allin_expected_values, ended_all_in_early, expected_showdown_values
@@ -62,9 +65,12 @@ def test_estimate_matches_the_formula() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "mbb_per_chip"), [("holdem.limit.2p.reverse_blinds", 100), ("holdem.nolimit.2p.reverse_blinds", 10)]
+    ("name", "big_blind"), [("holdem.limit.2p.reverse_blinds", 10), ("holdem.nolimit.2p.reverse_blinds", 100)]
 )
-def test_mbb_units_on_logs(tmp_path: Path, name: str, mbb_per_chip: int) -> None:
+def test_mbb_units_on_logs(tmp_path: Path, name: str, big_blind: int) -> None:
+    """Worked by hand. Position 0 posts the big blind, position 1 the small blind and acts first.
+    A hand that position 0 wins: position 1 folds, position 0 takes the small blind (half a big
+    blind). One that position 1 wins: it raises, position 0 folds, position 1 takes the big blind."""
     game = load_game(name)
     # Position 0 wins the even hands of the first match, position 1 every hand of the second.
     first = [folded_hand(game, h, winner=h % 2) for h in range(6)]
@@ -72,14 +78,26 @@ def test_mbb_units_on_logs(tmp_path: Path, name: str, mbb_per_chip: int) -> None
     write_log(tmp_path / "a1.log", name, 7, ("A", "B"), first)
     write_log(tmp_path / "a2.log", name, 7, ("B", "A"), second)
     report = build_report([read_log(tmp_path / "a1.log"), read_log(tmp_path / "a2.log")], a="A")
-    a_first = read_log(tmp_path / "a1.log").values_of("A")
-    a_second = read_log(tmp_path / "a2.log").values_of("A")
-    assert report.matches[0].chips_a == pytest.approx(a_first.sum())
-    assert report.matches[0].mbb_per_hand_a == pytest.approx(mbb_per_chip * a_first.mean())
-    assert report.duplicate.mbb_per_hand == pytest.approx(mbb_per_chip * ((a_first + a_second) / 2).mean())
-    assert report.per_hand.mbb_per_hand == pytest.approx(mbb_per_chip * np.concatenate([a_first, a_second]).mean())
+    # First match, A in seat 1: A is position 0 in the even hands and wins 1/2 big blind, position 1
+    # in the odd ones and wins 1 big blind. Second match, A in seat 2: A is position 1 in the even
+    # hands and wins 1 big blind, position 0 in the odd ones and loses 1.
+    a_first = [0.5, 1, 0.5, 1, 0.5, 1]
+    a_second = [1, -1, 1, -1, 1, -1]
+    assert [m["a_seat"] for m in report.to_json()["matches"]] == [1, 2]
+    assert report.matches[0].chips_a == pytest.approx(4.5 * big_blind)
+    assert report.matches[0].mbb_per_hand_a == pytest.approx(750)  # 0.75 big blinds a hand
+    assert report.matches[1].mbb_per_hand_a == pytest.approx(0)
+    assert report.matches[0].win_rate_a == 1 and report.matches[1].win_rate_a == 0.5
+    # Duplicate samples: (0.5 + 1) / 2 and (1 - 1) / 2 in turn, a mean of 0.375 big blinds.
+    pairs = [(x + y) / 2 for x, y in zip(a_first, a_second, strict=True)]
+    assert pairs == [0.75, 0, 0.75, 0, 0.75, 0]
+    half = Z95 * statistics.stdev(pairs) / math.sqrt(6)
+    assert report.duplicate.mbb_per_hand == pytest.approx(375)
+    assert report.duplicate.ci95 == pytest.approx((1000 * (0.375 - half), 1000 * (0.375 + half)))
+    assert report.duplicate.chips_per_hand == pytest.approx(0.375 * big_blind)
+    assert report.per_hand.mbb_per_hand == pytest.approx(375)  # 4.5 big blinds over 12 hands
     assert report.duplicate_pairs == 6
-    assert report.to_json()["big_blind"] == game.big_blind
+    assert report.to_json()["big_blind"] == game.big_blind == big_blind
 
 
 def test_allin_expectation_over_every_board() -> None:
@@ -136,3 +154,24 @@ def test_reading_bad_logs(tmp_path: Path) -> None:
         read_log(tmp_path / "z.log")
     with pytest.raises(ProtocolError, match="no logs"):
         build_report([])
+
+
+def test_report_outputs_into_missing_or_blocked_places(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--json into a folder not made yet makes it; --plots or --json at a file says so in one line
+    after the table."""
+    hands = [folded_hand(LIMIT, h, winner=0) for h in range(4)]
+    write_log(tmp_path / "a1.log", "holdem.limit.2p.reverse_blinds", 7, ("A", "B"), hands)
+    log = str(tmp_path / "a1.log")
+    report_cli.main([log, "--json", str(tmp_path / "new" / "deeper" / "report.json")])
+    assert json.loads((tmp_path / "new" / "deeper" / "report.json").read_text())["hands_played"] == 4
+    (tmp_path / "file").write_text("mine\n")
+    capsys.readouterr()
+    for option, target, says in (("--plots", "file", "the plots into"), ("--json", "file/report.json", "")):
+        with pytest.raises(SystemExit) as exit_:
+            report_cli.main([log, option, str(tmp_path / target)])
+        captured = capsys.readouterr()
+        assert exit_.value.code == 1
+        assert "A = A, B = B, game holdem.limit.2p.reverse_blinds" in captured.out  # the table is printed all the same
+        lines = captured.err.splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"acpc-report: cannot write {says}".rstrip())
+    assert (tmp_path / "file").read_text() == "mine\n"

@@ -26,10 +26,10 @@ def plot_run(report: Report, out_dir: Path) -> list[Path]:
         seats = by_seed[seed]
         fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
         for seat in sorted(seats):
-            ax.plot(np.cumsum(seats[seat]), label=f"{report.a} in seat {seat}", linewidth=1)
+            ax.plot(np.cumsum(seats[seat]), label=f"{report.a} in seat {seat + 1}", linewidth=1)
         if len(seats) == 2:
-            n = min(len(seats[1]), len(seats[2]))
-            duplicate = np.cumsum((seats[1][:n] + seats[2][:n]) / 2)
+            n = min(len(seats[0]), len(seats[1]))
+            duplicate = np.cumsum((seats[0][:n] + seats[1][:n]) / 2)
             ax.plot(duplicate, label="duplicate (mean of both seatings)", color="black", linewidth=1.8)
             ax_all.plot(duplicate, label=f"seed {seed}", linewidth=1.2)
         ax.axhline(0, color="grey", linewidth=0.6)

@@ -46,13 +46,19 @@ class LoggedMatch:
     hands: list[LogHand]
     score: Score | None
     """None when the log has no SCORE line (the match did not finish)."""
+    dropped_lines: int = 0
+    """Incomplete last lines left out (a log cut while being written)."""
 
     def values_of(self, name: str) -> np.ndarray:
         """``name``'s result in every hand, in hand order."""
         return np.array([hand.values[hand.names.index(name)] for hand in self.hands], dtype=np.float64)
 
     def seat_of(self, name: str) -> int:
+        """``name``'s seat, from 0."""
         return self.seat_names.index(name)
+
+
+HEADER = "# name/game/hands/seed "
 
 
 def _game_of(game_file: str, override: Game | None, log_path: Path) -> Game:
@@ -65,43 +71,135 @@ def _game_of(game_file: str, override: Game | None, log_path: Path) -> Game:
     for candidate in candidates:
         try:
             return load_game(candidate)
-        except ProtocolError:
+        except (ProtocolError, OSError, ValueError):
             continue
     raise ProtocolError(f"{log_path}: cannot find the game {game_file!r} of this log (give it with --game)")
 
 
-def read_log(path: str | Path, game: Game | None = None) -> LoggedMatch:
-    """Read an ACPC log; ``game`` overrides the game file named in its header."""
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="ascii", errors="replace").splitlines()
-    except OSError as exc:
-        raise ProtocolError(f"cannot read {path}: {exc}") from None
-    header = next((line for line in lines if line.startswith("# name/game/hands/seed ")), None)
+def _read_header(path: Path, lines: list[str]) -> tuple[str, str, int, int]:
+    """The match name, game file, planned hands and seed of the ``# name/game/hands/seed`` line."""
+    header = next((line for line in lines if line.startswith(HEADER)), None)
     if header is None:
         raise ProtocolError(f"{path}: no '# name/game/hands/seed' header: not an ACPC log")
     parts = header.split()
     if len(parts) != 6:
         raise ProtocolError(f"{path}: malformed header {header!r}")
     _, _, name, game_file, planned, seed = parts
+    if not (planned.isascii() and planned.isdigit() and seed.isascii() and seed.isdigit()):
+        raise ProtocolError(f"{path}: the header's hands and seed must be whole numbers: {header!r}")
+    return name, game_file, int(planned), int(seed)
+
+
+def _check_hand(hand: LogHand, index: int, seat_names: tuple[str, ...]) -> None:
+    """The ``index``-th hand line of a log must be hand ``index``, name the match's players,
+    and carry the values that its cards and betting give."""
+    if hand.state.hand_id != index:
+        raise ProtocolError(f"hand {hand.state.hand_id} where hand {index} should be (hands missing or out of order)")
+    if sorted(hand.names) != sorted(seat_names):
+        raise ProtocolError(f"players {'|'.join(hand.names)!r} are not the match's players {'|'.join(seat_names)!r}")
+    expected = hand.state.values()
+    if not all(math.isclose(v, e, abs_tol=1e-6) for v, e in zip(hand.values, expected, strict=True)):
+        shown = "|".join(f"{v:g}" for v in expected)
+        raise ProtocolError(f"values {'|'.join(f'{v:g}' for v in hand.values)} do not follow from the hand ({shown})")
+
+
+def read_log(path: str | Path, game: Game | None = None) -> LoggedMatch:
+    """Read an ACPC log; ``game`` overrides the game file named in its header.
+
+    A last line without its newline that does not read as a whole line (the log was
+    cut while being written) is left out and counted in ``dropped_lines``; any other
+    damage is an error naming the line.
+    """
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("ascii", errors="replace")
+    except OSError as exc:
+        raise ProtocolError(f"cannot read {path}: {exc.strerror or exc}") from None
+    lines = text.split("\n")
+    cut = lines.pop()  # "" when the log ends with a newline, else a line cut short
+    name, game_file, planned, seed = _read_header(path, lines)
     the_game = _game_of(game_file, game, path)
-    hands: list[LogHand] = []
+    numbered: list[tuple[int, LogHand]] = []
     score = None
+    score_line = 0
     for number, line in enumerate(lines, start=1):
         try:
+            if score_line and line.strip():
+                raise ProtocolError(f"a line after the SCORE line (line {score_line})")
             if line.startswith("STATE"):
-                hands.append(parse_log_line(line, the_game))
+                numbered.append((number, parse_log_line(line, the_game)))
             elif line.startswith("SCORE"):
-                score = parse_score_line(line, the_game.num_players)
+                score, score_line = parse_score_line(line, the_game.num_players), number
+            elif line.strip() and not line.startswith("#"):
+                raise ProtocolError(f"not a line of an ACPC log: {line[:80]!r}")
         except ProtocolError as exc:
             raise ProtocolError(f"{path}, line {number}: {exc}") from None
+    cut_hand, cut_score = _read_cut_line(cut, the_game, numbered) if not score_line else (None, None)
+    score = cut_score or score
+    seat_names = _seat_names(path, numbered, score)
+    for index, (number, hand) in enumerate(numbered):
+        try:
+            _check_hand(hand, index, seat_names)
+        except ProtocolError as exc:
+            raise ProtocolError(f"{path}, line {number}: {exc}") from None
+    if cut_hand is not None:
+        try:
+            _check_hand(cut_hand, len(numbered), seat_names)
+            numbered.append((len(lines) + 1, cut_hand))
+        except ProtocolError:
+            cut_hand = None
+    hands = [hand for _, hand in numbered]
     if score is not None:
-        seat_names = score.names
-    elif hands and hands[0].state.hand_id == 0:
-        seat_names = hands[0].names  # in hand 0 position p is seat p
+        _check_score(path, score, hands)
+    dropped = 1 if cut and cut_hand is None and cut_score is None else 0
+    return LoggedMatch(path, name, game_file, the_game, planned, seed, seat_names, hands, score, dropped)
+
+
+def _check_score(path: Path, score: Score, hands: list[LogHand]) -> None:
+    """The SCORE line's totals must be the sums of the hands' values."""
+    sums = dict.fromkeys(score.names, 0.0)
+    for hand in hands:
+        for name, value in zip(hand.names, hand.values, strict=True):
+            sums[name] += value
+    pairs = zip(score.names, score.totals, strict=True)
+    if not all(math.isclose(sums[name], total, abs_tol=1e-3) for name, total in pairs):
+        shown = "|".join(f"{sums[name]:g}" for name in score.names)
+        raise ProtocolError(f"{path}: the SCORE line's totals are not the sums of the hands' values ({shown})")
+
+
+def _read_cut_line(cut: str, game: Game, numbered: list[tuple[int, LogHand]]) -> tuple[LogHand | None, Score | None]:
+    """The last line when the log does not end with a newline, if it still reads as a whole line.
+
+    A line cut inside its last name would read as whole but for that name, so it counts
+    only when whole lines before it confirm the players' names.
+    """
+    if not numbered:
+        return None, None
+    try:
+        if cut.startswith("STATE"):
+            return parse_log_line(cut, game), None
+        if cut.startswith("SCORE"):
+            score = parse_score_line(cut, game.num_players)
+            if sorted(score.names) == sorted(numbered[0][1].names):
+                return None, score
+    except ProtocolError:
+        pass
+    return None, None
+
+
+def _seat_names(path: Path, numbered: list[tuple[int, LogHand]], score: Score | None) -> tuple[str, ...]:
+    """The players by seat: from the SCORE line, else from hand 0 (where position p is seat p)."""
+    if score is not None:
+        names = score.names
+    elif numbered and numbered[0][1].state.hand_id == 0:
+        names = numbered[0][1].names
+    elif numbered:
+        raise ProtocolError(f"{path}: no SCORE line and no hand 0: cannot tell which player sat where")
     else:
         raise ProtocolError(f"{path}: no hands and no score")
-    return LoggedMatch(path, name, game_file, the_game, int(planned), int(seed), tuple(seat_names), hands, score)
+    if len(set(names)) != len(names):
+        raise ProtocolError(f"{path}: two seats have the same name ({'|'.join(names)!r}): cannot tell them apart")
+    return tuple(names)
 
 
 @dataclass
@@ -140,6 +238,7 @@ def estimate(samples: np.ndarray, big_blind: int) -> Estimate:
 class MatchFigures:
     match: LoggedMatch
     a_seat: int
+    """A's seat, from 0 (shown from 1)."""
     chips_a: float
     mbb_per_hand_a: float
     win_rate_a: float
@@ -150,7 +249,7 @@ class MatchFigures:
     def to_json(self) -> dict[str, Any]:
         return {
             "seed": self.match.seed,
-            "a_seat": self.a_seat,
+            "a_seat": self.a_seat + 1,
             "hands": len(self.match.hands),
             "chips_a": self.chips_a,
             "mbb_per_hand_a": self.mbb_per_hand_a,
@@ -159,6 +258,7 @@ class MatchFigures:
             "hands_lost_a": self.hands_lost_a,
             "finished": self.match.score is not None,
             "error": self.error,
+            "dropped_lines": self.match.dropped_lines,
             "log": str(self.match.path),
         }
 
@@ -258,21 +358,9 @@ def build_report(
     ``progress`` shows a bar while the all-in hands are valued (each hold'em hand
     all in before the flop takes about a tenth of a second).
     """
-    if not matches:
-        raise ProtocolError("no logs to score")
+    a, b = _players(matches, a)
     game = matches[0].game
-    if game.num_players != 2:
-        raise ProtocolError("scoring covers two-player matches (duplicate pairs need two seats)")
-    a = a or matches[0].seat_names[0]
-    names = {name for m in matches for name in m.seat_names}
-    if a not in names:
-        raise ProtocolError(f"no player named {a!r} in these logs (players: {', '.join(sorted(names))})")
-    others = sorted(names - {a})
-    if len(others) != 1:
-        raise ProtocolError(f"expected one opponent of {a!r}, found {others}")
-    b = others[0]
     errors = errors or {}
-    big = game.big_blind
     allin_hands = sum(ended_all_in_early(hand.state) for m in matches for hand in m.hands)
     bar = tqdm(total=allin_hands, unit="hand", desc="valuing all-in hands", disable=not progress or not allin_hands)
     figures: list[MatchFigures] = []
@@ -280,65 +368,110 @@ def build_report(
     plain_adjusted: list[np.ndarray] = []
     by_seed: dict[int, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
     for match in matches:
-        if match.game != game:
-            raise ProtocolError(f"{match.path} is a different game from {matches[0].path}")
         values = match.values_of(a)
         adjusted = allin_adjusted_values(match, a, bar)
-        seat = match.seat_of(a) + 1
-        figures.append(
-            MatchFigures(
-                match,
-                seat,
-                float(values.sum()),
-                1000.0 * float(values.mean()) / big if len(values) else float("nan"),
-                float((values > 0).mean()) if len(values) else float("nan"),
-                int((values > 0).sum()),
-                int((values < 0).sum()),
-                errors.get(match.path),
-            )
-        )
+        figures.append(_match_figures(match, match.seat_of(a), values, errors.get(match.path)))
         plain.append(values)
         plain_adjusted.append(adjusted)
-        by_seed.setdefault(match.seed, {})[seat] = (values, adjusted)
-    pairs: list[np.ndarray] = []
-    pairs_adjusted: list[np.ndarray] = []
-    per_seed = []
-    for seed in sorted(by_seed):
-        seats = by_seed[seed]
-        entry: dict[str, Any] = {"seed": seed}
-        if 1 in seats and 2 in seats:
-            n = min(len(seats[1][0]), len(seats[2][0]))
-            pair = (seats[1][0][:n] + seats[2][0][:n]) / 2
-            pair_adjusted = (seats[1][1][:n] + seats[2][1][:n]) / 2
-            pairs.append(pair)
-            pairs_adjusted.append(pair_adjusted)
-            entry |= {
-                "hands": n,
-                "chips_a": float(2 * pair.sum()),
-                "duplicate": estimate(pair, big).to_json(),
-                "allin_adjusted": estimate(pair_adjusted, big).to_json(),
-            }
-        per_seed.append(entry)
+        by_seed.setdefault(match.seed, {})[match.seat_of(a)] = (values, adjusted)
     bar.close()
-    joined = np.concatenate(pairs) if pairs else np.array([])
-    joined_adjusted = np.concatenate(pairs_adjusted) if pairs_adjusted else np.array([])
+    pairs, pairs_adjusted, per_seed = _duplicate_pairs(by_seed, game.big_blind)
     return Report(
         a=a,
         b=b,
         game=game,
         game_file=matches[0].game_file,
         matches=figures,
-        duplicate=estimate(joined, big),
-        per_hand=estimate(np.concatenate(plain), big),
-        allin_duplicate=estimate(joined_adjusted, big),
-        allin_per_hand=estimate(np.concatenate(plain_adjusted), big),
+        duplicate=estimate(pairs, game.big_blind),
+        per_hand=estimate(np.concatenate(plain), game.big_blind),
+        allin_duplicate=estimate(pairs_adjusted, game.big_blind),
+        allin_per_hand=estimate(np.concatenate(plain_adjusted), game.big_blind),
         per_seed=per_seed,
-        duplicate_pairs=len(joined),
+        duplicate_pairs=len(pairs),
     )
+
+
+def _players(matches: list[LoggedMatch], a: str | None) -> tuple[str, str]:
+    """A and B: the logs must be of one two-player game between the same two players."""
+    if not matches:
+        raise ProtocolError("no logs to score")
+    game = matches[0].game
+    if game.num_players != 2:
+        raise ProtocolError("scoring covers two-player matches (duplicate pairs need two seats)")
+    for match in matches:
+        if match.game != game:
+            raise ProtocolError(f"{match.path} is a different game from {matches[0].path}")
+    a = a or matches[0].seat_names[0]
+    names = {name for m in matches for name in m.seat_names}
+    if a not in names:
+        raise ProtocolError(f"no player named {a!r} in these logs (players: {', '.join(sorted(names))})")
+    others = sorted(names - {a})
+    if len(others) != 1:
+        raise ProtocolError(f"expected one opponent of {a!r}, found {others}")
+    return a, others[0]
+
+
+def _match_figures(match: LoggedMatch, a_seat: int, values: np.ndarray, error: str | None) -> MatchFigures:
+    """One match's figures for A from A's result in every hand."""
+    played = len(values) > 0
+    return MatchFigures(
+        match,
+        a_seat,
+        float(values.sum()),
+        1000.0 * float(values.mean()) / match.game.big_blind if played else float("nan"),
+        float((values > 0).mean()) if played else float("nan"),
+        int((values > 0).sum()),
+        int((values < 0).sum()),
+        error,
+    )
+
+
+def _duplicate_pairs(
+    by_seed: dict[int, dict[int, tuple[np.ndarray, np.ndarray]]], big_blind: int
+) -> tuple[np.ndarray, np.ndarray, list[dict[str, Any]]]:
+    """The duplicate samples (plain and all-in adjusted) of every seed played in both seats, and per-seed figures.
+
+    ``by_seed[seed][seat]`` holds A's results with A in ``seat``; hand *i* of one
+    seating pairs with hand *i* of the other, as far as both went.
+    """
+    pairs: list[np.ndarray] = []
+    pairs_adjusted: list[np.ndarray] = []
+    per_seed = []
+    for seed in sorted(by_seed):
+        seats = by_seed[seed]
+        entry: dict[str, Any] = {"seed": seed}
+        if 0 in seats and 1 in seats:
+            n = min(len(seats[0][0]), len(seats[1][0]))
+            pair = (seats[0][0][:n] + seats[1][0][:n]) / 2
+            pair_adjusted = (seats[0][1][:n] + seats[1][1][:n]) / 2
+            pairs.append(pair)
+            pairs_adjusted.append(pair_adjusted)
+            entry |= {
+                "hands": n,
+                "chips_a": float(2 * pair.sum()),
+                "duplicate": estimate(pair, big_blind).to_json(),
+                "allin_adjusted": estimate(pair_adjusted, big_blind).to_json(),
+            }
+        per_seed.append(entry)
+    joined = np.concatenate(pairs) if pairs else np.array([])
+    joined_adjusted = np.concatenate(pairs_adjusted) if pairs_adjusted else np.array([])
+    return joined, joined_adjusted, per_seed
 
 
 def _signed(value: float, digits: int = 1) -> str:
     return "nan" if math.isnan(value) else f"{value:+.{digits}f}"
+
+
+def _note(figure: MatchFigures) -> str:
+    """Why a match's row may be short: unfinished (with the error), incomplete lines left out."""
+    notes = []
+    if figure.error:
+        notes.append(f"unfinished: {figure.error}")
+    elif figure.match.score is None:
+        notes.append("unfinished")
+    if figure.match.dropped_lines:
+        notes.append(f"{figure.match.dropped_lines} incomplete last line left out")
+    return "; ".join(notes)
 
 
 def format_table(report: Report) -> str:
@@ -348,12 +481,12 @@ def format_table(report: Report) -> str:
         rows.append(
             (
                 str(figure.match.seed),
-                str(figure.a_seat),
+                str(figure.a_seat + 1),
                 str(len(figure.match.hands)),
                 _signed(figure.chips_a, 0),
                 _signed(figure.mbb_per_hand_a),
                 f"{100 * figure.win_rate_a:.1f}%",
-                "unfinished: " + figure.error if figure.error else ("" if figure.match.score else "unfinished"),
+                _note(figure),
             )
         )
     for entry in report.per_seed:

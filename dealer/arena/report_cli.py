@@ -28,15 +28,31 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
     try:
         game = load_game(args.game) if args.game else None
-        report = build_report([read_log(path, game) for path in args.logs], a=args.a)
+        matches = [read_log(path, game) for path in args.logs]
+        report = build_report(matches, a=args.a)
     except ProtocolError as exc:
         print(f"acpc-report: {exc}", file=sys.stderr)
         sys.exit(2)
+    problems = []
     if args.plots:
-        report.extra["plots"] = [str(path) for path in plot_run(report, args.plots)]
+        try:
+            report.extra["plots"] = [str(path) for path in plot_run(report, args.plots)]
+        except OSError as exc:
+            problems.append(f"cannot write the plots into {args.plots}: {exc.strerror or exc}")
     if args.json:
-        args.json.write_text(json.dumps(report.to_json(), indent=2) + "\n")
+        try:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(report.to_json(), indent=2) + "\n")
+        except OSError as exc:
+            problems.append(f"cannot write {args.json}: {exc.strerror or exc}")
     print(format_table(report))
+    for match in matches:
+        if match.dropped_lines:
+            print(f"acpc-report: {match.path}: incomplete last line left out (cut while written)", file=sys.stderr)
+    for problem in problems:
+        print(f"acpc-report: {problem}", file=sys.stderr)
+    if problems:
+        sys.exit(1)
 
 
 if __name__ == "__main__":
