@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -32,6 +34,24 @@ def card_sections(log: Path) -> list[str]:
     return [line.split(":")[3] for line in log.read_text().splitlines() if line.startswith("STATE")]
 
 
+def values_of(log: Path, name: str) -> list[float]:
+    """``name``'s result in every hand, read off the log's STATE lines (``...:values:names``)."""
+    values = []
+    for line in log.read_text().splitlines():
+        if line.startswith("STATE"):
+            fields = line.split(":")
+            names, amounts = fields[5].split("|"), [float(v) for v in fields[4].split("|")]
+            values.append(amounts[names.index(name)])
+    return values
+
+
+def mean_and_ci95_mbb(samples: list[float], big_blind: int) -> tuple[float, list[float]]:
+    """Mean ± 1.96 sample standard errors, in mbb per hand."""
+    mean = statistics.fmean(samples)
+    half = 1.96 * statistics.stdev(samples) / math.sqrt(len(samples))
+    return 1000 * mean / big_blind, [1000 * (mean - half) / big_blind, 1000 * (mean + half) / big_blind]
+
+
 def test_small_duplicate_run(tmp_path: Path) -> None:
     done, report = run_match(tmp_path, "--a", "rule", "--b", "random", "--seeds", "3,4", "--hands", "150")
     assert done.returncode == 0, done.stderr
@@ -53,6 +73,23 @@ def test_small_duplicate_run(tmp_path: Path) -> None:
             assert one.startswith(other) or other.startswith(one)
             assert one.split("/")[0] == other.split("/")[0]
     assert card_sections(run / "seed3-a1.log") != card_sections(run / "seed4-a1.log")
+    # The figures, worked out from the logs' text: duplicate samples pair hand i of both seatings.
+    pairs, singles = [], []
+    for seed in (3, 4):
+        seat_1, seat_2 = (values_of(run / f"seed{seed}-a{seat}.log", "a-rule") for seat in (1, 2))
+        singles += seat_1 + seat_2
+        pairs += [(x + y) / 2 for x, y in zip(seat_1, seat_2, strict=True)]
+        entry = next(e for e in report["per_seed"] if e["seed"] == seed)
+        assert entry["chips_a"] == pytest.approx(sum(seat_1) + sum(seat_2))
+        for seat, values in ((1, seat_1), (2, seat_2)):
+            match = next(m for m in report["matches"] if (m["seed"], m["a_seat"]) == (seed, seat))
+            assert match["chips_a"] == pytest.approx(sum(values))
+    mbb, ci95 = mean_and_ci95_mbb(pairs, 10)
+    assert report["estimate"] == "duplicate" and report["duplicate_pairs"] == 300
+    assert report["mbb_per_hand"] == pytest.approx(mbb) and report["ci95"] == pytest.approx(ci95, rel=1e-4)
+    mbb, ci95 = mean_and_ci95_mbb(singles, 10)
+    assert report["per_hand"]["mbb_per_hand"] == pytest.approx(mbb)
+    assert report["per_hand"]["ci95"] == pytest.approx(ci95, rel=1e-4)
     # acpc-report recomputes the same figures from the logs alone.
     again = tmp_path / "again.json"
     logs = sorted(str(p) for p in run.glob("*.log"))
@@ -64,7 +101,15 @@ def test_small_duplicate_run(tmp_path: Path) -> None:
         assert recomputed[key] == report[key], key
     assert (run / "cumulative.png").stat().st_size > 10_000
     assert (run / "cumulative-seed-3.png").exists() and (run / "cumulative-seed-4.png").exists()
-    assert "duplicate, 95% CI" in done.stdout and done.stdout.count("\n   3       ") + 1 >= 1
+    # The printed table: a row per seed and seat with A's chips, and a duplicate row per seed.
+    rows = [line.split() for line in done.stdout.splitlines()]
+    for seed in (3, 4):
+        seed_rows = {row[1]: row for row in rows if row[:1] == [str(seed)] and row[1] in ("1", "2", "both")}
+        assert sorted(seed_rows) == ["1", "2", "both"]
+        for seat in (1, 2):
+            chips = sum(values_of(run / f"seed{seed}-a{seat}.log", "a-rule"))
+            assert seed_rows[str(seat)][2:4] == ["150", f"{chips:+.0f}"]
+        assert seed_rows["both"][-5:-3] == ["duplicate,", "95%"]
 
 
 def test_call_against_call_is_exactly_even_in_duplicate(tmp_path: Path) -> None:
@@ -81,12 +126,7 @@ def test_raise_against_call_figures_from_the_logs(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     results = {}
     for seat in (1, 2):
-        values = []
-        for line in (tmp_path / "run" / f"seed3-a{seat}.log").read_text().splitlines():
-            if line.startswith("STATE"):
-                fields = line.split(":")
-                names, amounts = fields[5].split("|"), [float(v) for v in fields[4].split("|")]
-                values.append(amounts[names.index("a-raise")])
+        values = values_of(tmp_path / "run" / f"seed3-a{seat}.log", "a-raise")
         results[seat] = values
         match = next(m for m in report["matches"] if m["a_seat"] == seat)
         assert match["chips_a"] == pytest.approx(sum(values))

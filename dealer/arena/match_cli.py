@@ -23,19 +23,25 @@ import sys
 import time
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 import trio
 from tqdm import tqdm
 
 from acpc_arena.agents.registry import AGENTS
 from acpc_arena.dealer.arena.plots import plot_run
-from acpc_arena.dealer.arena.report import build_report, format_table, read_log
+from acpc_arena.dealer.arena.report import LoggedMatch, Report, build_report, format_table, read_log
 from acpc_arena.dealer.arena.runner import Contestant, MatchOutcome, MatchSpec, RunObserver, RunSpec, run_matches
-from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult
+from acpc_arena.dealer.match import (
+    DEFAULT_T_HAND_MS,
+    DEFAULT_T_PER_HAND_MS,
+    DEFAULT_T_RESPONSE_MS,
+    MatchConfig,
+    MatchObserver,
+    MatchResult,
+)
 from acpc_arena.dealer.metrics import MetricsObserver, RunMetrics
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.game import load_game, resolve_game_path
+from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 from acpc_arena.protocol.state import Action, State
 
 
@@ -73,9 +79,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=_positive, default=max(1, os.cpu_count() or 1), help="matches at once")
     p.add_argument("--metrics-port", type=int, default=None, help="serve Prometheus metrics on this port")
     p.add_argument("--host", default="127.0.0.1", help="address the dealer listens on")
-    p.add_argument("--t-response", type=_positive, default=600_000, help="ms per response (ACPC --t_response)")
-    p.add_argument("--t-hand", type=_positive, default=600_000, help="ms per hand (ACPC --t_hand)")
-    p.add_argument("--t-per-hand", type=_positive, default=7_000, help="average ms per hand (ACPC --t_per_hand)")
+    p.add_argument(
+        "--t-response", type=_positive, default=DEFAULT_T_RESPONSE_MS, help="ms per response (ACPC --t_response)"
+    )
+    p.add_argument("--t-hand", type=_positive, default=DEFAULT_T_HAND_MS, help="ms per hand (ACPC --t_hand)")
+    p.add_argument(
+        "--t-per-hand", type=_positive, default=DEFAULT_T_PER_HAND_MS, help="average ms per hand (ACPC --t_per_hand)"
+    )
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -101,7 +111,7 @@ class _Progress(MatchObserver):
 
     def __init__(self, run: CliObserver, match: MatchSpec) -> None:
         self.run = run
-        self.a_seat = match.a_seat - 1
+        self.a_seat = match.a_seat
 
     def hand_finished(self, config: MatchConfig, state: State, values: list[float], totals: list[float]) -> None:
         self.run.hand(values[config.player_of_seat(state.hand_id, self.a_seat)])
@@ -145,10 +155,9 @@ class CliObserver(RunObserver):
         return observers
 
     def external_waiting(self, match: MatchSpec, contestant: Contestant, host: str, port: int) -> None:
-        seat = match.a_seat if contestant.label == "a" else 3 - match.a_seat
         tqdm.write(
             f"{contestant.name}: connect an ACPC bot to {host} {port} "
-            f"(match {match.name}, {contestant.label.upper()} in seat {seat})",
+            f"(match {match.name}, {contestant.label.upper()} in seat {match.seat_of(contestant.label) + 1})",
             file=sys.stdout,
         )
         sys.stdout.flush()
@@ -161,7 +170,7 @@ class CliObserver(RunObserver):
             status = "finished" if outcome.error is None else "failed"
             self.metrics.matches.labels(*self.names, status).inc()
             if result is not None and result.error is not None:
-                seat_names = self.names if outcome.spec.a_seat == 1 else self.names[::-1]
+                seat_names = self.names if outcome.spec.a_seat == 0 else self.names[::-1]
                 agent = seat_names[result.error.seat]
                 self.metrics.errors.labels(*self.names, agent, result.error.kind).inc()
                 if result.error.kind == "timeout":
@@ -195,11 +204,11 @@ def _join_option_values(argv: list[str]) -> list[str]:
 
 def run(argv: list[str]) -> int:
     args = parser().parse_args(_join_option_values(argv))
-    a, b = _contestant(args, "a"), _contestant(args, "b")
     try:
+        a, b = _contestant(args, "a"), _contestant(args, "b")
         game = load_game(args.game)
         game_path = resolve_game_path(args.game).resolve()
-    except ProtocolError as exc:
+    except (ProtocolError, ValueError) as exc:
         print(f"acpc-match: {exc}", file=sys.stderr)
         return 2
     if game.num_players != 2:
@@ -207,11 +216,19 @@ def run(argv: list[str]) -> int:
         return 2
     concurrency = 1 if (a.external or b.external) else args.concurrency
     out_dir = args.out or Path("matches") / f"{time.strftime('%Y%m%d-%H%M%S')}-{a.name}-vs-{b.name}"
-    spec = RunSpec(
-        a=a, b=b, game_file=args.game, game=game, game_path=game_path, seeds=args.seeds, hands=args.hands,
-        out_dir=out_dir, concurrency=concurrency, host=args.host, t_response_ms=args.t_response,
-        t_hand_ms=args.t_hand, t_per_hand_ms=args.t_per_hand,
-    )  # fmt: skip
+    try:
+        spec = RunSpec(
+            a=a, b=b, game_file=args.game, game=game, game_path=game_path, seeds=args.seeds, hands=args.hands,
+            out_dir=out_dir, concurrency=concurrency, host=args.host, t_response_ms=args.t_response,
+            t_hand_ms=args.t_hand, t_per_hand_ms=args.t_per_hand,
+        )  # fmt: skip
+        (out_dir / "agents").mkdir(parents=True, exist_ok=True)
+    except ValueError as exc:
+        print(f"acpc-match: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"acpc-match: cannot make the output folder {out_dir}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     metrics = None
     if args.metrics_port is not None:
         metrics = RunMetrics()
@@ -225,35 +242,65 @@ def run(argv: list[str]) -> int:
     outcomes = trio.run(run_matches, spec, observer)
     observer.bar.close()
     elapsed = time.time() - started
-    played = [o for o in outcomes if o.log.exists() and o.result is not None and o.result.hands_played > 0]
-    if not played:
+    logged = _logged_matches(outcomes, game, observer.failures)
+    if not logged:
         print("acpc-match: no match played a hand", file=sys.stderr)
         for failure in observer.failures:
             print(failure, file=sys.stderr)
         return 1
     report = build_report(
-        [read_log(o.log, game) for o in played],
-        a=a.name,
-        errors={o.log: o.error for o in played if o.error},
-        progress=not args.quiet,
+        logged, a=a.name, errors={o.log: o.error for o in outcomes if o.error}, progress=not args.quiet
     )
-    extra: dict[str, Any] = {
+    hands = sum(len(match.hands) for match in logged)
+    report.extra = {
         "command": " ".join(shlex.quote(part) for part in [Path(sys.argv[0]).name, *argv]),
         "versions": _versions(),
         "elapsed_seconds": round(elapsed, 3),
-        "hands_per_second": round(sum(o.result.hands_played for o in played) / max(elapsed, 1e-9), 1),
+        "hands_per_second": round(hands / max(elapsed, 1e-9), 1),
         "concurrency": concurrency,
         "failed": observer.failures,
     }
-    if not args.no_plots:
-        extra["plots"] = [str(p) for p in plot_run(report, out_dir)]
-    report.extra = extra
-    (out_dir / "report.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
+    problems = _save(report, out_dir, plots=not args.no_plots)
     print(format_table(report))
-    print(f"\n{len(played)} matches, {extra['hands_per_second']} hands/s; report, logs and plots in {out_dir}")
+    saved = "logs" if problems else "report, logs and plots" if not args.no_plots else "report and logs"
+    print(f"\n{len(logged)} matches, {report.extra['hands_per_second']} hands/s; {saved} in {out_dir}")
     for failure in observer.failures:
         print(failure)
-    return 1 if observer.failures else 0
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return 1 if observer.failures or problems else 0
+
+
+def _logged_matches(outcomes: list[MatchOutcome], game: Game, failures: list[str]) -> list[LoggedMatch]:
+    """The logs on disk with at least one hand, whatever became of their matches (a full disk, a crash)."""
+    logged = []
+    for outcome in outcomes:
+        if not outcome.log.exists():
+            continue
+        try:
+            match = read_log(outcome.log, game)
+        except ProtocolError as exc:
+            if outcome.error is None:  # else the failure is already told
+                failures.append(f"match {outcome.spec.name}: cannot score its log: {exc}")
+            continue
+        if match.hands:
+            logged.append(match)
+    return logged
+
+
+def _save(report: Report, out_dir: Path, plots: bool) -> list[str]:
+    """Write the plots and ``report.json``; returns what could not be written."""
+    problems = []
+    if plots:
+        try:
+            report.extra["plots"] = [str(p) for p in plot_run(report, out_dir)]
+        except OSError as exc:
+            problems.append(f"acpc-match: could not write the plots: {exc.strerror or exc}")
+    try:
+        (out_dir / "report.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
+    except OSError as exc:
+        problems.append(f"acpc-match: could not write {out_dir / 'report.json'}: {exc.strerror or exc}")
+    return problems
 
 
 def main(argv: list[str] | None = None) -> None:

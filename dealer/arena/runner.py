@@ -37,6 +37,16 @@ from acpc_arena.dealer.seat import SeatChannel, SocketChannel, accept, open_list
 from acpc_arena.protocol.game import Game
 
 
+def check_player_name(name: str) -> None:
+    """Refuse a name an ACPC log cannot hold: ``|`` and ``:`` separate its fields, and it is ASCII."""
+    bad = sorted({c for c in name if c in "|:" or not c.isascii() or not c.isprintable()})
+    if bad:
+        shown = " ".join(ascii(c) for c in bad)
+        raise ValueError(
+            f"player name {name!r} cannot go in an ACPC log: it holds {shown} (use printable ASCII without '|' and ':')"
+        )
+
+
 @dataclass(frozen=True)
 class Contestant:
     """One side of a run."""
@@ -53,6 +63,9 @@ class Contestant:
     """Extra options for a shipped agent."""
     title: str | None = None
     """What to call a command or external bot (default: the program's name, or ``external``)."""
+
+    def __post_init__(self) -> None:
+        check_player_name(self.name)
 
     @property
     def name(self) -> str:
@@ -88,19 +101,30 @@ class RunSpec:
     t_per_hand_ms: int = DEFAULT_T_PER_HAND_MS
     connect_timeout: float = 120.0
 
+    def __post_init__(self) -> None:
+        if not self.game_file.isascii() or any(c.isspace() for c in self.game_file):
+            raise ValueError(
+                f"the game's name {self.game_file!r} goes in the logs' headers, which are ASCII words: "
+                "give it without spaces or non-ASCII characters (rename or link the file)"
+            )
+
     def matches(self) -> list[MatchSpec]:
-        return [MatchSpec(seed, a_seat) for seed in self.seeds for a_seat in (1, 2)]
+        return [MatchSpec(seed, a_seat) for seed in self.seeds for a_seat in (0, 1)]
 
 
 @dataclass(frozen=True)
 class MatchSpec:
     seed: int
     a_seat: int
-    """A's seat, 1 or 2 (B has the other)."""
+    """A's seat, 0 or 1 (B has the other); shown from 1, as in the match name."""
 
     @property
     def name(self) -> str:
-        return f"seed{self.seed}-a{self.a_seat}"
+        return f"seed{self.seed}-a{self.a_seat + 1}"
+
+    def seat_of(self, label: str) -> int:
+        """The seat (from 0) of side ``label`` (``a`` or ``b``)."""
+        return self.a_seat if label == "a" else 1 - self.a_seat
 
 
 @dataclass
@@ -157,7 +181,7 @@ async def _run_one(
 
 
 async def _play_one(spec: RunSpec, match: MatchSpec, outcome: MatchOutcome, observer: RunObserver) -> None:
-    seats = [spec.a, spec.b] if match.a_seat == 1 else [spec.b, spec.a]
+    seats = [spec.a, spec.b] if match.a_seat == 0 else [spec.b, spec.a]
     listeners = [open_listener(spec.host) for _ in seats]
     processes: list[tuple[Contestant, trio.Process, Path]] = []
     channels: list[SeatChannel] = []
