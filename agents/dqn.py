@@ -22,7 +22,7 @@ from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.encoding import encode, num_planes
 from acpc_arena.models.q_checkpoint import default_device, load_network
 from acpc_arena.protocol.game import Game
-from acpc_arena.protocol.state import RAISE, Action
+from acpc_arena.protocol.state import RAISE, Action, ActionKind
 from acpc_arena.protocol.wire import MatchState
 
 
@@ -63,7 +63,7 @@ class QAgent(Agent):
         if kind == RAISE:
             size = pot_size_raise_to(state) if self.game.no_limit else 0
             return valid_or_call(state, Action(RAISE, size))
-        return Action(kind)
+        return Action(ActionKind(kind))
 
 
 class LSTMDQNAgent(QAgent):

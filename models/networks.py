@@ -16,7 +16,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-NUM_ACTIONS = 3
+from acpc_arena.protocol.state import ActionKind
+
+NUM_ACTIONS = len(ActionKind)
+"""Q values of fold, call, raise (indexed by ``ActionKind``)."""
 HIDDEN = 256
 
 

@@ -13,7 +13,7 @@ from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.evaluator import rank_hand, rank_hands
 from acpc_arena.protocol.game import Game, load_game, parse_game
 from acpc_arena.protocol.rng import MT19937
-from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, LegalActions, State
+from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, ActionKind, LegalActions, State
 from acpc_arena.protocol.wire import (
     MatchState,
     format_action,
@@ -30,6 +30,7 @@ __all__ = [
     "MT19937",
     "RAISE",
     "Action",
+    "ActionKind",
     "Game",
     "LegalActions",
     "MatchState",

@@ -4,28 +4,39 @@ A ``State`` holds what ``game.c``'s ``State`` holds (money spent, actions per
 round, folds, cards) and keeps the player to act and a few counts up to date as
 actions are applied, so the dealer and agents never recompute them.
 
-Actions are ``Action(kind, size)`` with kinds ``FOLD``, ``CALL``, ``RAISE``; the
-size is the no-limit raise-to amount and 0 everywhere else.
+Actions are ``Action(kind, size)`` with kinds ``FOLD``, ``CALL``, ``RAISE`` (an
+``ActionKind``); the size is the no-limit raise-to amount and 0 everywhere else.
 """
 
 from __future__ import annotations
 
+from enum import IntEnum
 from typing import NamedTuple
 
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.evaluator import rank_hand
 from acpc_arena.protocol.game import MAX_NUM_ACTIONS, Game
 
-FOLD = 0
-CALL = 1
-RAISE = 2
+
+class ActionKind(IntEnum):
+    """What an action does; the values index ``ACTION_CHARS`` and the (fold, call, raise) arrays of the agents."""
+
+    FOLD = 0
+    CALL = 1
+    RAISE = 2
+
+
+FOLD = ActionKind.FOLD
+CALL = ActionKind.CALL
+RAISE = ActionKind.RAISE
 ACTION_CHARS = "fcr"
+"""The letter the ACPC protocol prints for each kind."""
 
 
 class Action(NamedTuple):
     """An action: ``kind`` is FOLD, CALL or RAISE; ``size`` the no-limit raise-to (else 0)."""
 
-    kind: int
+    kind: ActionKind
     size: int = 0
 
 
