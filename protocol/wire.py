@@ -18,6 +18,11 @@ from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import INT32_MAX, Game
 from acpc_arena.protocol.state import ACTION_CHARS, CALL, FOLD, RAISE, Action, State
 
+MATCHSTATE_PREFIX = "MATCHSTATE:"
+"""What every state sent to a player starts with."""
+VERSION_PREFIX = "VERSION:"
+"""What the first line a player sends starts with (``VERSION:2.0.0``)."""
+
 _KIND_OF_CHAR = {"f": FOLD, "F": FOLD, "c": CALL, "C": CALL, "k": CALL, "K": CALL}
 _KIND_OF_CHAR.update({"r": RAISE, "R": RAISE, "b": RAISE, "B": RAISE})
 _DIGITS = "0123456789"
@@ -120,7 +125,7 @@ class MatchStatePrinter:
             holes = "|".join(text if shows_cards(state, p, viewer) else "" for p, text in enumerate(self._holes))
         else:
             holes = self._own_views[viewer]
-        return f"MATCHSTATE:{viewer}{self._prefix}{betting}:{holes}{self._boards[state.round]}"
+        return f"{MATCHSTATE_PREFIX}{viewer}{self._prefix}{betting}:{holes}{self._boards[state.round]}"
 
 
 def format_state(state: State) -> str:
@@ -254,9 +259,9 @@ def _read_cards(text: str, pos: int, state: State) -> int:
 
 def read_match_state(text: str, game: Game) -> tuple[MatchState, int]:
     """Read a ``MATCHSTATE`` at the start of ``text``; returns it and the index after it."""
-    if not text.startswith("MATCHSTATE:"):
-        raise ProtocolError(f"expected 'MATCHSTATE:' at the start of {text!r}")
-    viewer, pos = _read_uint(text, len("MATCHSTATE:"), "a position")
+    if not text.startswith(MATCHSTATE_PREFIX):
+        raise ProtocolError(f"expected {MATCHSTATE_PREFIX!r} at the start of {text!r}")
+    viewer, pos = _read_uint(text, len(MATCHSTATE_PREFIX), "a position")
     if viewer >= game.num_players:
         raise ProtocolError(f"position {viewer} is out of range for {game.num_players} players: {text!r}")
     state, pos = _read_state_body(text, pos, game)
@@ -285,8 +290,9 @@ class MatchStateReader:
 
     Each line repeats the hand's whole betting; when a line extends the previous
     line's betting, only the new actions are replayed (an agent's usual case: one
-    or two actions per line). The states returned must be treated as read-only:
-    the next line continues from them (copy one to explore it).
+    or two actions per line). The reader replays onto a state of its own and hands
+    out a copy, so whatever the caller does with a returned state, the next line
+    reads the same.
     """
 
     def __init__(self, game: Game) -> None:
@@ -297,7 +303,7 @@ class MatchStateReader:
 
     def parse(self, text: str) -> MatchState:
         text = text.rstrip("\r\n")
-        viewer_end = text.find(":", 11)
+        viewer_end = text.find(":", len(MATCHSTATE_PREFIX))
         hand_end = text.find(":", viewer_end + 1) if viewer_end > 0 else -1
         betting_end = text.find(":", hand_end + 1) if hand_end > 0 else -1
         if betting_end < 0 or self._state is None or text[: hand_end + 1] != self._head:
@@ -306,20 +312,21 @@ class MatchStateReader:
         known = self._betting
         if not betting.startswith(known) or (len(betting) > len(known) and betting[len(known)] in _DIGITS):
             return self._parse_whole(text, hand_end, betting_end)
-        state = self._state.copy()
+        state = self._state
+        self._state = None  # until the line is read whole: a bad line leaves nothing half-applied to continue from
         pos = _read_betting(text, hand_end + 1 + len(known), state)
         pos = _read_cards(text, pos, state)
         if pos != len(text):
             raise ProtocolError(f"unexpected text after the state in {text!r}")
         _check_distinct_cards(state, text)
         self._betting, self._state = betting, state
-        return MatchState(int(text[11:viewer_end]), state)
+        return MatchState(int(text[len(MATCHSTATE_PREFIX) : viewer_end]), state.copy())
 
     def _parse_whole(self, text: str, hand_end: int, betting_end: int) -> MatchState:
         match_state = parse_match_state(text, self.game)
         self._head = text[: hand_end + 1]
         self._betting = text[hand_end + 1 : betting_end]
-        self._state = match_state.state
+        self._state = match_state.state.copy()
         return match_state
 
 

@@ -259,3 +259,23 @@ def test_incremental_reader_falls_back_when_a_line_does_not_extend_the_last() ->
         reader.parse("MATCHSTATE:1:31:r300r100:|JdTc")  # an invalid raise after a good prefix
     with pytest.raises(ProtocolError):
         reader.parse("MATCHSTATE:1:31:r300c/:|JdTc/8c8d")  # too few flop cards
+
+
+def test_incremental_reader_hands_out_states_the_caller_cannot_change_it_through() -> None:
+    """An agent that explores on the state it was given (applies actions, edits cards) changes nothing for the
+    reader: each next line reads as it would on its own."""
+    reader = MatchStateReader(LIMIT)
+    lines = PROTOCOL_EXAMPLES[LIMIT].splitlines()[:7]  # one hand, each line extending the last
+    for line in lines:
+        state = reader.parse(line).state
+        assert format_match_state(state, 0) == line
+        if not state.finished:
+            state.apply(Action(RAISE) if state.raise_range() else Action(CALL))
+        state.hole_cards[0] = []
+        state.board_cards.clear()
+        state.spent[0] += 100
+        state.actions[0].append(Action(FOLD))
+    reader.parse(lines[5])  # a line that fails after a good prefix leaves nothing half-read behind
+    with pytest.raises(ProtocolError):
+        reader.parse("MATCHSTATE:0:0:rrc/rc/rrrrr:TdAs|/2c8c3h/9c")  # a fifth raise on the turn
+    assert format_match_state(reader.parse(lines[6]).state, 0) == lines[6]
