@@ -21,12 +21,13 @@ from acpc_arena.agents.base import Agent, pot_size_raise_to, valid_or_call
 from acpc_arena.protocol.equity import equity_vs_random
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.rng import MT19937
-from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action
+from acpc_arena.protocol.state import CALL, CALL_ACTION, FOLD, FOLD_ACTION, RAISE, Action, ActionKind
 from acpc_arena.protocol.wire import MatchState
 
-FOLD_PROBABILITY = 0.06
-CALL_PROBABILITY = (1.0 - FOLD_PROBABILITY) * 0.5
-RAISE_PROBABILITY = (1.0 - FOLD_PROBABILITY) * 0.5
+_FOLD_PROBABILITY = 0.06
+EXAMPLE_PLAYER_PROBABILITIES = (_FOLD_PROBABILITY, (1.0 - _FOLD_PROBABILITY) * 0.5, (1.0 - _FOLD_PROBABILITY) * 0.5)
+"""The ACPC example player's probabilities of fold, call and raise (index by ``ActionKind``), as its
+source sets them; each decision drops the invalid ones and scales the rest to sum to 1."""
 
 
 class RandomAgent(Agent):
@@ -49,25 +50,25 @@ class RandomAgent(Agent):
     def act(self, view: MatchState) -> Action:
         state = view.state
         legal = state.legal_actions()
-        probs = [
-            FOLD_PROBABILITY if legal.can_fold else 0.0,
-            CALL_PROBABILITY,
-            RAISE_PROBABILITY if legal.can_raise else 0.0,
-        ]
+        probs = list(EXAMPLE_PLAYER_PROBABILITIES)
+        if not legal.can_fold:
+            probs[FOLD] = 0.0
+        if not legal.can_raise:
+            probs[RAISE] = 0.0
         total = sum(probs)
         probs = [p / total for p in probs]
         x = self.rng.genrand_real2()
-        kind = 0
-        while kind < 2:
+        kind = FOLD
+        while kind < RAISE:
             if x <= probs[kind]:
                 break
             x -= probs[kind]
-            kind += 1
-        if kind == 2 and not legal.can_raise:
+            kind = ActionKind(kind + 1)
+        if kind == RAISE and not legal.can_raise:
             return CALL_ACTION
-        if kind == 0:
+        if kind == FOLD:
             return FOLD_ACTION
-        if kind == 1:
+        if kind == CALL:
             return CALL_ACTION
         size = self.rng.genrand_int32()  # drawn in limit games too, as the C player does
         if not self.game.no_limit:

@@ -38,14 +38,14 @@ import torch
 from tqdm import tqdm
 
 from acpc_arena.agents.base import Agent, pot_size_raise_to
-from acpc_arena.models.encoding import images, num_planes, observe
+from acpc_arena.models.encoding import IMAGE_SIZE, images, num_planes, observe
 from acpc_arena.models.mcts import hand_class, value_table
 from acpc_arena.models.networks import NETWORKS, NUM_ACTIONS, QNetwork
 from acpc_arena.models.q_checkpoint import save_network
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.rng import MT19937
-from acpc_arena.protocol.state import CALL_ACTION, RAISE, Action, State
+from acpc_arena.protocol.state import CALL_ACTION, RAISE, Action, ActionKind, State
 from acpc_arena.protocol.wire import MatchState
 
 MAX_STEPS = 16
@@ -260,7 +260,7 @@ class Trainer:
         size = 0
         if kind == RAISE and self.game.no_limit:
             size = pot_size_raise_to(state)
-        state.apply(state.validate_action(Action(kind, size), try_fixing=True) or CALL_ACTION)
+        state.apply(state.validate_action(Action(ActionKind(kind), size), try_fixing=True) or CALL_ACTION)
 
     # -- learning -------------------------------------------------------------
 
@@ -271,7 +271,7 @@ class Trainer:
         horizon = int(steps.max())
         obs = self.replay.observations[index, :horizon]
         batch = torch.from_numpy(images(self.game, obs.reshape(-1, obs.shape[-1]))).reshape(
-            len(index), horizon, self.planes, 17, 17
+            len(index), horizon, self.planes, IMAGE_SIZE, IMAGE_SIZE
         )
         actions = torch.from_numpy(self.replay.actions[index, :horizon])
         legal = torch.from_numpy(self.replay.legal[index, :horizon])

@@ -27,19 +27,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from acpc_arena.protocol.cards import MAX_RANKS, MAX_SUITS, NUM_CARDS, rank_of, suit_of
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import RAISE, State
 
-SIZE = 17
-_CELLS = [(card % 4, card // 4) for card in range(52)] + [
-    (row, col) for row in range(SIZE) for col in range(SIZE) if not (row < 4 and col < 13)
+IMAGE_SIZE = 17
+"""Rows and columns of each plane."""
+_CELLS = [(suit_of(card), rank_of(card)) for card in range(NUM_CARDS)] + [
+    (row, col) for row in range(IMAGE_SIZE) for col in range(IMAGE_SIZE) if not (row < MAX_SUITS and col < MAX_RANKS)
 ]
 
 
 def _count_planes() -> np.ndarray:
     """(290, 17, 17): plane c has the first c cells (in the order above) set."""
-    planes = np.zeros((SIZE * SIZE + 1, SIZE, SIZE), dtype=np.float32)
-    for count in range(1, SIZE * SIZE + 1):
+    planes = np.zeros((IMAGE_SIZE * IMAGE_SIZE + 1, IMAGE_SIZE, IMAGE_SIZE), dtype=np.float32)
+    for count in range(1, IMAGE_SIZE * IMAGE_SIZE + 1):
         planes[count] = planes[count - 1]
         row, col = _CELLS[count - 1]
         planes[count, row, col] = 1.0
@@ -71,23 +73,24 @@ def images(game: Game, observations: np.ndarray) -> np.ndarray:
     observations = np.asarray(observations, dtype=np.int64)
     n = len(observations)
     k, b, rounds = game.num_hole_cards, game.total_board_cards, game.num_rounds
-    planes = np.zeros((n, num_planes(game), SIZE, SIZE), dtype=np.float32)
+    planes = np.zeros((n, num_planes(game), IMAGE_SIZE, IMAGE_SIZE), dtype=np.float32)
     rows = np.arange(n)
     cards = observations[:, : k + b]
     for i in range(k + b):
         card = cards[:, i]
         seen = card >= 0
-        planes[rows[seen], i, card[seen] % 4, card[seen] // 4] = 1.0
+        suit, rank = card[seen] % MAX_SUITS, card[seen] // MAX_SUITS
+        planes[rows[seen], i, suit, rank] = 1.0
         if i >= k:
-            planes[rows[seen], k + b, card[seen] % 4, card[seen] // 4] = 1.0
-        planes[rows[seen], k + b + 1, card[seen] % 4, card[seen] // 4] = 1.0
+            planes[rows[seen], k + b, suit, rank] = 1.0
+        planes[rows[seen], k + b + 1, suit, rank] = 1.0
     base = k + b + 2
     round_ = observations[:, k + b]
     planes[rows, base + round_] = 1.0
-    planes[:, base + rounds] = _COUNTS[np.clip(observations[:, k + b + 1], 0, SIZE * SIZE)]
+    planes[:, base + rounds] = _COUNTS[np.clip(observations[:, k + b + 1], 0, IMAGE_SIZE * IMAGE_SIZE)]
     raised = observations[:, k + b + 2]
     planes[:, base + rounds + 1] = (raised >= 0)[:, None, None]
-    planes[:, base + rounds + 2] = _COUNTS[np.clip(raised, 0, SIZE * SIZE)]
+    planes[:, base + rounds + 2] = _COUNTS[np.clip(raised, 0, IMAGE_SIZE * IMAGE_SIZE)]
     return planes
 
 

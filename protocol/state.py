@@ -153,10 +153,6 @@ class State:
         game = self.game
         return self._next_player(game.first_player[self.round] + game.num_players - 1)
 
-    def num_raises(self) -> int:
-        """Raises made so far in the current round."""
-        return self.round_raises
-
     def num_called(self) -> int:
         """Players who have called (or made) the current bet this round and are not all in."""
         spent = self.spent

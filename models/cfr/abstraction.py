@@ -24,7 +24,7 @@ from functools import cache
 
 import numpy as np
 
-from acpc_arena.protocol.cards import MAX_RANKS
+from acpc_arena.protocol.cards import MAX_RANKS, NUM_CARDS, rank_of, suit_of
 from acpc_arena.protocol.evaluator import HAND_RANKS, PAIR, TWO_PAIR, describe_rank, rank_hands
 from acpc_arena.protocol.game import Game
 
@@ -113,9 +113,6 @@ class Abstraction:
         worlds = Worlds(np.array([[hole]], dtype=np.uint8), np.array([board], dtype=np.uint8), np.ones(1))
         return int(self.keys(worlds, 0, round_)[0])
 
-    def describe(self) -> dict:
-        return {"name": self.name}
-
 
 class ExactCards(Abstraction):
     """The cards themselves: one key per (hole cards, board so far) combination."""
@@ -172,12 +169,12 @@ def _postflop_bucket_of_rank() -> np.ndarray:
 @cache
 def _preflop_bucket_table() -> np.ndarray:
     """(52, 52) 0-based pre-flop bucket of every pair of cards."""
-    table = np.zeros((52, 52), dtype=np.int64)
-    for a in range(52):
-        for b in range(52):
-            hi, lo = max(a // 4, b // 4), min(a // 4, b // 4)
+    table = np.zeros((NUM_CARDS, NUM_CARDS), dtype=np.int64)
+    for a in range(NUM_CARDS):
+        for b in range(NUM_CARDS):
+            hi, lo = max(rank_of(a), rank_of(b)), min(rank_of(a), rank_of(b))
             i, j = MAX_RANKS - 1 - hi, MAX_RANKS - 1 - lo  # 14 - rank, with A = 14
-            suited = a % 4 == b % 4
+            suited = suit_of(a) == suit_of(b)
             table[a, b] = PREFLOP_TABLE[i][j] - 1 if suited or hi == lo else PREFLOP_TABLE[j][i] - 1
     return table
 
@@ -235,6 +232,3 @@ class NineBuckets(Abstraction):
         keys = _recall_index(round_ + 1)[code]
         assert (keys >= 0).all(), "a postflop bucket rose: the abstraction's invariant is broken"
         return keys
-
-    def describe(self) -> dict:
-        return {"name": self.name, "improved": self.improved, "perfect_recall": self.perfect_recall}

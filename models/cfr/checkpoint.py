@@ -24,7 +24,7 @@ from acpc_arena.models.cfr.solver import Solver
 from acpc_arena.models.cfr.tree import BettingTree, build_tree
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game, parse_game
-from acpc_arena.protocol.wire import MatchState
+from acpc_arena.protocol.wire import MatchState, format_betting
 
 FORMAT = 1
 ABSTRACTIONS = ("exact", "traditional", "improved", "improved-recall")
@@ -92,7 +92,7 @@ class CFRPolicy:
 
     def node(self, view: MatchState) -> int:
         state = view.state
-        sequence = "/".join("".join("fcr"[a.kind] for a in state.actions[r]) for r in range(state.round + 1))
+        sequence = format_betting(state)
         node = self.tree.node_of_sequence.get(sequence, -1)
         if node < 0 or self.tree.player[node] != view.viewer:
             raise ProtocolError(f"betting {sequence!r} is not a decision of position {view.viewer} in this tree")

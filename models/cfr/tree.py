@@ -21,10 +21,12 @@ import numpy as np
 
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
-from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
+from acpc_arena.protocol.state import FOLD, RAISE, Action, ActionKind, State
+from acpc_arena.protocol.wire import format_betting
 
-ACTIONS = (FOLD, CALL, RAISE)
-NUM_ACTIONS = 3
+ACTIONS = tuple(ActionKind)
+"""Fold, call, raise: the order of a node's children and of a strategy's columns."""
+NUM_ACTIONS = len(ACTIONS)
 
 
 @dataclass(frozen=True)
@@ -77,14 +79,6 @@ class BettingTree:
             digest.update(np.ascontiguousarray(array, dtype=np.int64).tobytes())
         return digest.hexdigest()[:16]
 
-    def legal_mask(self, nodes: np.ndarray) -> np.ndarray:
-        """(len(nodes), 3) booleans: which actions each decision node allows."""
-        return self.children[nodes] >= 0
-
-
-def _betting_text(state: State) -> str:
-    return "/".join("".join("fcr"[a.kind] for a in state.actions[r]) for r in range(state.round + 1))
-
 
 def build_tree(game: Game) -> BettingTree:
     """Every betting sequence of a limit game, breadth first."""
@@ -108,7 +102,7 @@ def build_tree(game: Game) -> BettingTree:
         round_.append(state.round)
         spent.append(list(state.spent))
         folded.append(list(state.folded))
-        sequences.append(_betting_text(state))
+        sequences.append(format_betting(state))
         children.append([-1, -1, -1])
         if up >= 0:
             children[up][kind_from_up] = node
