@@ -15,7 +15,10 @@ call 0.47, raise 0.47 over the valid actions).
 
 V(S) depends only on the two hole cards (up to suits) and the position, so the
 trainer computes it once per starting hand class and position and keeps the table
-(``value_table``), cached on disk like the evaluator's tables.
+(``value_table``), cached on disk like the evaluator's tables: the file name holds
+the game, the search settings, the probabilities and a digest of the code that
+plays the hands (this file, the rules and the evaluator), so a change to any of
+them computes the table anew.
 """
 
 from __future__ import annotations
@@ -23,35 +26,39 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
 
-from acpc_arena.protocol.cards import MAX_RANKS
+import acpc_arena.protocol.evaluator
+import acpc_arena.protocol.state
+from acpc_arena.agents.baselines import EXAMPLE_PLAYER_PROBABILITIES
+from acpc_arena.protocol.cards import MAX_RANKS, make_card, rank_of, suit_of
+from acpc_arena.protocol.disk_cache import cached_array, source_digest
 from acpc_arena.protocol.game import Game
-from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
+from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, ActionKind, State
 
-_POLICY = {FOLD: 0.06, CALL: 0.47, RAISE: 0.47}
+VALUE_SOURCES = (Path(__file__), Path(acpc_arena.protocol.state.__file__), Path(acpc_arena.protocol.evaluator.__file__))
+"""The code V(S) comes from: the search and rollouts here, the betting rules, the hand ranks."""
 
 
 class _Node:
     __slots__ = ("children", "total", "visits")
 
     def __init__(self) -> None:
-        self.children: dict[int, _Node] = {}
+        self.children: dict[ActionKind, _Node] = {}
         self.visits = 0
         self.total = 0.0
 
 
-def _legal_kinds(state: State) -> list[int]:
+def _legal_kinds(state: State) -> list[ActionKind]:
     legal = state.legal_actions()
     return [CALL] + [FOLD] * legal.can_fold + [RAISE] * legal.can_raise
 
 
-def _sampled_kind(state: State, rng: np.random.Generator) -> int:
+def _sampled_kind(state: State, rng: np.random.Generator) -> ActionKind:
     kinds = _legal_kinds(state)
-    weights = np.array([_POLICY[k] for k in kinds])
+    weights = np.array([EXAMPLE_PLAYER_PROBABILITIES[k] for k in kinds])
     return kinds[int(rng.choice(len(kinds), p=weights / weights.sum()))]
 
 
@@ -109,38 +116,34 @@ def uct_value(game: Game, hole: list[int], position: int, rollouts: int, c: floa
 
 def hand_class(hole: list[int]) -> int:
     """0..168: the starting hand up to suits (pairs, suited and offsuit pairs of ranks)."""
-    high, low = sorted((hole[0] // 4, hole[1] // 4), reverse=True)
-    suited = hole[0] % 4 == hole[1] % 4
+    high, low = sorted((rank_of(hole[0]), rank_of(hole[1])), reverse=True)
+    suited = suit_of(hole[0]) == suit_of(hole[1])
     return high * MAX_RANKS + low if suited or high == low else low * MAX_RANKS + high
 
 
 def _representative(index: int) -> list[int]:
     a, b = divmod(index, MAX_RANKS)
     if a >= b:  # suited (or a pair when equal): the upper triangle and diagonal
-        return [a * 4 + 3, b * 4 + (3 if a != b else 2)]
-    return [b * 4 + 3, a * 4 + 2]  # offsuit: high card first
+        return [make_card(a, 3), make_card(b, 3 if a != b else 2)]
+    return [make_card(b, 3), make_card(a, 2)]  # offsuit: high card first
+
+
+def value_table_key(game: Game, rollouts: int, c: float, seed: int) -> str:
+    """What a value table depends on, digested: the game, the search settings, the example
+    player's probabilities and the source of the code that plays the hands (``VALUE_SOURCES``)."""
+    parts = [game.to_text(), rollouts, c, seed, EXAMPLE_PLAYER_PROBABILITIES, source_digest(*VALUE_SOURCES)]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
 def value_table(game: Game, rollouts: int = 1000, c: float = 1.4, seed: int = 0) -> np.ndarray:
-    """(players, 169) V(S) of every starting hand class in every position (hold'em)."""
-    key = hashlib.sha256(json.dumps([game.to_text(), rollouts, c, seed]).encode()).hexdigest()[:16]
-    directory = Path(os.environ.get("ACPC_ARENA_CACHE", Path.home() / ".cache" / "acpc-arena"))
-    path = directory / f"uct-values-{key}.npy"
-    try:
-        return np.load(path)
-    except (OSError, ValueError, EOFError):
-        pass
-    rng = np.random.default_rng(seed)
-    table = np.zeros((game.num_players, MAX_RANKS * MAX_RANKS))
-    for position in range(game.num_players):
-        for index in range(MAX_RANKS * MAX_RANKS):
-            table[position, index] = uct_value(game, _representative(index), position, rollouts, c, rng)
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        with open(temporary, "wb") as file:
-            np.save(file, table)
-        os.replace(temporary, path)
-    except OSError:
-        pass
-    return table
+    """(players, 169) V(S) of every starting hand class in every position (hold'em), cached on disk."""
+
+    def build() -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        table = np.zeros((game.num_players, MAX_RANKS * MAX_RANKS))
+        for position in range(game.num_players):
+            for index in range(MAX_RANKS * MAX_RANKS):
+                table[position, index] = uct_value(game, _representative(index), position, rollouts, c, rng)
+        return table
+
+    return cached_array(f"uct-values-{value_table_key(game, rollouts, c, seed)}", build)

@@ -22,16 +22,15 @@ whenever this file does, so later processes load them in milliseconds.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import os
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 
-from acpc_arena.protocol.cards import MAX_RANKS
+from acpc_arena.protocol.cards import MAX_RANKS, MAX_SUITS, NUM_CARDS, rank_of, suit_of
+from acpc_arena.protocol.disk_cache import cached_array, source_digest
 
 HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = range(9)
 CATEGORY_NAMES = (
@@ -161,27 +160,12 @@ def _rank_of_packed(packed: int) -> int:
 
 @cache
 def _source_digest() -> str:
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+    return source_digest(Path(__file__))
 
 
 def _cached(name: str, build: Callable[[], np.ndarray]) -> np.ndarray:
-    """``build()``, kept on disk between processes (a damaged or missing file is rebuilt)."""
-    directory = Path(os.environ.get("ACPC_ARENA_CACHE", Path.home() / ".cache" / "acpc-arena"))
-    path = directory / f"{name}-{_source_digest()}.npy"
-    try:
-        return np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError):
-        pass
-    array = build()
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        with open(temporary, "wb") as file:
-            np.save(file, array, allow_pickle=False)
-        os.replace(temporary, path)
-    except OSError:
-        pass  # no cache: every process builds its own
-    return array
+    """``build()``, kept on disk between processes under a name that changes with this file."""
+    return cached_array(f"{name}-{_source_digest()}", build)
 
 
 def _build_flush_rank() -> np.ndarray:
@@ -197,7 +181,7 @@ def _flush_tables() -> tuple[np.ndarray, np.ndarray]:
     """(suit-count nibbles -> flush suit or -1, rank mask -> rank of its best flush or -1)."""
     nibbles = np.arange(1 << 16)
     suit_of_counts = np.full(1 << 16, -1, dtype=np.int8)
-    for suit in range(4):
+    for suit in range(MAX_SUITS):
         suit_of_counts[(nibbles >> (4 * suit)) & 0xF >= 5] = suit
     return suit_of_counts, _cached("flush-rank", _build_flush_rank)
 
@@ -221,8 +205,8 @@ def _build_rank_table(n: int) -> np.ndarray:
 def _size_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
     """(code of each of the 52 cards, rank table indexed by the sum of ``n`` codes' keys)."""
     keys = RANK_KEYS[n]
-    codes = np.array([keys[card // 4] + (1 << (_SUIT_SHIFT + 4 * (card % 4))) for card in range(52)], dtype=np.uint64)
-    return codes, _cached(f"rank-table-{n}", lambda: _build_rank_table(n))
+    codes = [keys[rank_of(card)] + (1 << (_SUIT_SHIFT + 4 * suit_of(card))) for card in range(NUM_CARDS)]
+    return np.array(codes, dtype=np.uint64), _cached(f"rank-table-{n}", lambda: _build_rank_table(n))
 
 
 @cache
@@ -253,7 +237,7 @@ def rank_hand(cards: Sequence[int]) -> int:
     if suit >= 0:
         mask = 0
         for card in cards:
-            if card & 3 == suit:
+            if card & 3 == suit:  # suit_of and rank_of as bit operations (4 suits): the hot path
                 mask |= 1 << (card >> 2)
         flush = flush_rank[mask]
         if flush > value:
@@ -265,12 +249,12 @@ def _rank_hand_slow(cards: Sequence[int]) -> int:
     """Hand rank straight from the rules (any number of cards); the reference path."""
     if not cards:
         raise ValueError("no cards to rank")
-    value = _packed_without_flush(_counts([card // 4 for card in cards]))
-    for suit in range(4):
+    value = _packed_without_flush(_counts([rank_of(card) for card in cards]))
+    for suit in range(MAX_SUITS):
         mask = 0
         for card in cards:
-            if card % 4 == suit:
-                mask |= 1 << (card // 4)
+            if suit_of(card) == suit:
+                mask |= 1 << rank_of(card)
         if mask.bit_count() >= 5:
             value = max(value, _packed_flush(mask))
     return _rank_of_packed(value)
@@ -303,10 +287,10 @@ def rank_hands_of_players(boards: np.ndarray, holes: Sequence[Sequence[int]]) ->
     codes, table = _size_tables(n)
     suit_of_counts, flush_rank = _flush_tables()
     bases = [np.uint64(sum(int(codes[c]) for c in hole)) for hole in holes]
-    hole_masks = np.zeros((len(holes), 4), dtype=np.intp)
+    hole_masks = np.zeros((len(holes), MAX_SUITS), dtype=np.intp)
     for p, hole in enumerate(holes):
         for card in hole:
-            hole_masks[p, card % 4] |= 1 << (card // 4)
+            hole_masks[p, suit_of(card)] |= 1 << rank_of(card)
     out = np.empty((boards.shape[0], len(holes)), dtype=np.uint16)
     key_mask, suit_shift = np.uint64(_KEY_MASK), np.uint64(_SUIT_SHIFT)
     for start in range(0, boards.shape[0], _BATCH_ROWS):

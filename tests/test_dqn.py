@@ -9,15 +9,17 @@ import numpy as np
 import pytest
 import torch
 
+from acpc_arena.models import mcts
 from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.dqn_training import EpisodeReplay, Trainer, config_for
 from acpc_arena.models.encoding import encode, images, num_planes, observe
 from acpc_arena.models.mcts import _representative, hand_class, uct_value
 from acpc_arena.models.networks import DQN, LSTMDQN
 from acpc_arena.models.q_checkpoint import load_network, save_network
-from acpc_arena.protocol.cards import parse_card, parse_cards
+from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
+from tests.processes import check_log, play
 
 LIMIT = load_game("holdem.limit.2p.reverse_blinds")
 
@@ -27,8 +29,7 @@ def cells(plane: np.ndarray) -> set[tuple[int, int]]:
 
 
 def at(card: str) -> tuple[int, int]:
-    c = parse_card(card)
-    return (c % 4, c // 4)  # suit row, rank column
+    return ("cdhs".index(card[1]), "23456789TJQKA".index(card[0]))  # suit row, rank column, as the seed draws them
 
 
 def test_flop_state_plane_by_plane() -> None:
@@ -125,6 +126,33 @@ def test_hand_classes_and_uct_values() -> None:
     assert aces > 1.0 > trash
 
 
+def test_uct_value_table_is_computed_anew_when_the_code_behind_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path / "cache"))
+    copies = []
+    for source in mcts.VALUE_SOURCES:  # copies of the rollout code, the rules and the evaluator, to edit
+        copy = tmp_path / source.name
+        copy.write_bytes(source.read_bytes())
+        copies.append(copy)
+    monkeypatch.setattr(mcts, "VALUE_SOURCES", tuple(copies))
+    table = mcts.value_table(LIMIT, rollouts=1)
+    (cached,) = (tmp_path / "cache").glob("uct-values-*.npy")
+    np.save(cached, np.full_like(table, 12345.0))  # stands for what an older version computed
+    assert (mcts.value_table(LIMIT, rollouts=1) == 12345.0).all()  # same code: the cached table is used
+    copies[0].write_text(
+        copies[0].read_text().replace("return root.total / root.visits", "return root.total / root.visits + 0.0")
+    )
+    assert not (mcts.value_table(LIMIT, rollouts=1) == 12345.0).any()
+    keys = {mcts.value_table_key(LIMIT, 1, 1.4, 0)}
+    for copy in copies[1:]:
+        copy.write_text(copy.read_text() + "\n# changed\n")
+        keys.add(mcts.value_table_key(LIMIT, 1, 1.4, 0))
+    monkeypatch.setattr(mcts, "EXAMPLE_PLAYER_PROBABILITIES", (0.1, 0.45, 0.45))
+    keys.add(mcts.value_table_key(LIMIT, 1, 1.4, 0))
+    assert len(keys) == 2 + len(copies[1:])
+
+
 def test_replay_keeps_whole_hands() -> None:
     replay = EpisodeReplay(3, fields=10)
     for steps in (1, 2, 3, 4):
@@ -160,8 +188,6 @@ def test_training_runs_and_learns_a_fixed_batch(network: str, reward: str) -> No
     ],
 )
 def test_q_agents_play_through_the_dealer(tmp_path: Path, game: str, agents) -> None:
-    from tests.processes import check_log, play
-
     status, _, err = play(tmp_path, game, 120, 5, agents, "-q")
     assert status == 0, err
     assert "WARNING" not in err  # never an invalid action (no-limit raises are pot-size, clamped)
