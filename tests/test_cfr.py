@@ -8,6 +8,8 @@ import random
 import subprocess
 from math import comb
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -31,13 +33,11 @@ from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.evaluator import HAND_RANKS, _classes, rank_hands
 from acpc_arena.protocol.game import load_game, resolve_game_path
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
-from acpc_arena.protocol.wire import MatchState, parse_state
-from tests.processes import program
-from tests.test_openspiel_differential import OpenSpielGame
+from acpc_arena.protocol.wire import MatchState, format_betting, parse_state
+from tests.processes import check_log, play, program
 
-pyspiel = pytest.importorskip("pyspiel")
-from open_spiel.python import policy as policy_lib  # noqa: E402
-from open_spiel.python.algorithms import exploitability as os_exploitability  # noqa: E402
+if TYPE_CHECKING:
+    from tests.conftest import OpenSpielGame, OpenSpielGames
 
 
 def exact_solver(name: str, algorithm: str = "cfr+") -> Solver:
@@ -80,9 +80,11 @@ def test_kuhn_game_value_is_minus_one_eighteenth() -> None:
 
 @pytest.mark.parametrize(("algorithm", "theirs"), [("cfr", "CFRSolver"), ("cfr+", "CFRPlusSolver")])
 @pytest.mark.parametrize("name", ["kuhn", "leduc"])
-def test_iterations_match_openspiels_solvers(name: str, algorithm: str, theirs: str) -> None:
+def test_iterations_match_openspiels_solvers(
+    pyspiel: ModuleType, openspiel: OpenSpielGames, name: str, algorithm: str, theirs: str
+) -> None:
     """The same algorithm on the same game: OpenSpiel's C++ solver and ours agree iteration by iteration."""
-    oracle = OpenSpielGame(name)
+    oracle = openspiel(name)
     reference = getattr(pyspiel, theirs)(oracle.spiel)
     ours = exact_solver(name, algorithm)
     for iterations in (1, 2, 5, 20, 60):
@@ -105,13 +107,14 @@ def test_chance_sampled_cfr_converges_on_kuhn() -> None:
 
 def openspiel_policy(oracle: OpenSpielGame, tree, abstraction, strategy: np.ndarray, solver: Solver):
     """Our strategy as an OpenSpiel tabular policy of the same game."""
+    from open_spiel.python import policy as policy_lib
+
     game = oracle.game
     tabular = policy_lib.TabularPolicy(oracle.spiel)
     for index, state in enumerate(tabular.states):
         player = state.current_player()
         ours = parse_state(oracle.acpc_state(state), game)
-        sequence = "/".join("".join("fcr"[a.kind] for a in ours.actions[r]) for r in range(ours.round + 1))
-        node = tree.node_of_sequence[sequence]
+        node = tree.node_of_sequence[format_betting(ours)]
         key = abstraction.key(ours.hole_cards[player], ours.visible_board(), ours.round)
         row = solver.base[solver.decision_row[node]] + key
         tabular.action_probability_array[index, :] = 0
@@ -121,8 +124,10 @@ def openspiel_policy(oracle: OpenSpielGame, tree, abstraction, strategy: np.ndar
 
 
 @pytest.mark.parametrize(("name", "iterations"), [("kuhn", 40), ("leduc", 30), ("kuhn.limit.3p", 25)])
-def test_exploitability_equals_openspiels(name: str, iterations: int) -> None:
-    oracle = OpenSpielGame(name)
+def test_exploitability_equals_openspiels(openspiel: OpenSpielGames, name: str, iterations: int) -> None:
+    from open_spiel.python.algorithms import exploitability as os_exploitability
+
+    oracle = openspiel(name)
     solver = exact_solver(name)
     for strategy in (solver.uniform_strategy(), None):
         if strategy is None:
@@ -271,8 +276,6 @@ def test_worlds_are_every_deal_once() -> None:
     ],
 )
 def test_cfr_agent_plays_through_the_dealer(tmp_path: Path, game: str, agent_args: list[str], hands: int) -> None:
-    from tests.processes import check_log, play
-
     players = load_game(game).num_players
     agents = [("cfr", ["--seed", "1", *agent_args])] + [("raise", [])] * (players - 1)
     status, _out, err = play(tmp_path, game, hands, 3, agents, "-q")

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import GAME_ALIASES, INT32_MAX, SHIPPED_GAMES, load_game, parse_game, resolve_game_path
-
-pyspiel = pytest.importorskip("pyspiel")
 
 
 def test_holdem_limit_reverse_blinds() -> None:
@@ -41,7 +40,7 @@ def test_holdem_nolimit_and_small_games() -> None:
 
 
 @pytest.mark.parametrize("name", SHIPPED_GAMES)
-def test_shipped_games_agree_with_openspiel_parser(name: str) -> None:
+def test_shipped_games_agree_with_openspiel_parser(pyspiel: ModuleType, name: str) -> None:
     """OpenSpiel reads the same file with the ACPC game.c reader."""
     game = load_game(name)
     params = pyspiel.universal_poker.load_universal_poker_from_acpc_gamedef(

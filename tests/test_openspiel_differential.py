@@ -5,30 +5,28 @@ oracle for every rule. Each shipped game definition is loaded into OpenSpiel
 with ``load_universal_poker_from_acpc_gamedef``; random hands are dealt by our
 seeded dealer, fed to both engines, and at every step the player to act, the
 legal actions (fold, call, min and max raise-to), the money spent and the ACPC
-state string are compared, then the payoffs at the end.
-
-No-limit games use OpenSpiel's ``fullgame`` betting (every raise size is an
-action). Its ``fullgame`` mode cannot express a limit raise (it lists the raise
-as action 0, the same id as fold), so limit games use ``fcpa``, whose ``bet``
-is the limit raise.
+state string are compared, then the payoffs at the end. The oracle,
+``OpenSpielGame``, is in ``conftest.py`` (the ``openspiel`` fixture).
 """
 
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from acpc_arena.protocol.cards import MAX_RANKS, MAX_SUITS, RANK_CHARS, SUIT_CHARS, parse_card
+from acpc_arena.protocol.cards import parse_card
 from acpc_arena.protocol.dealing import deal_hand
-from acpc_arena.protocol.game import SHIPPED_GAMES, Game, load_game, parse_game, resolve_game_path
+from acpc_arena.protocol.game import SHIPPED_GAMES, Game, load_game
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
 from acpc_arena.protocol.wire import format_state
 
-pyspiel = pytest.importorskip("pyspiel")
+if TYPE_CHECKING:
+    from tests.conftest import OpenSpielGame, OpenSpielGames
 
 HANDS_PER_GAME = {
     "holdem.limit.2p.reverse_blinds": 1500,
@@ -39,52 +37,6 @@ HANDS_PER_GAME = {
     "kuhn.limit.3p": 500,
     "leduc.limit.2p": 1000,
 }
-
-
-class OpenSpielGame:
-    """One shipped game loaded into OpenSpiel, with card numbering translated."""
-
-    def __init__(self, name: str) -> None:
-        self._load(load_game(name), resolve_game_path(name).read_text())
-
-    @classmethod
-    def from_text(cls, text: str) -> OpenSpielGame:
-        oracle = cls.__new__(cls)
-        oracle._load(parse_game(text), text)
-        return oracle
-
-    def _load(self, game: Game, text: str) -> None:
-        self.game = game
-        params = pyspiel.universal_poker.load_universal_poker_from_acpc_gamedef(text).get_parameters()
-        params["bettingAbstraction"] = "fullgame" if self.game.no_limit else "fcpa"
-        self.spiel = pyspiel.load_game("universal_poker", params)
-        self.low_rank = MAX_RANKS - self.game.num_ranks
-        self.low_suit = MAX_SUITS - self.game.num_suits
-
-    def chance_action(self, card: int) -> int:
-        """OpenSpiel numbers a reduced deck from its lowest rank and suit."""
-        rank, suit = card // 4 - self.low_rank, card % 4 - self.low_suit
-        return rank * self.game.num_suits + suit
-
-    def our_card_text(self, spiel_card: str) -> str:
-        rank = RANK_CHARS.index(spiel_card[0]) + self.low_rank
-        suit = SUIT_CHARS.index(spiel_card[1]) + self.low_suit
-        return RANK_CHARS[rank] + SUIT_CHARS[suit]
-
-    def acpc_state(self, spiel_state) -> str:
-        """OpenSpiel's ACPC state string with its cards renamed to the ACPC deck's."""
-        line = spiel_state.to_struct().acpc_state.splitlines()[0]
-        head, _, cards = line.rpartition(":")
-        renamed = []
-        i = 0
-        while i < len(cards):
-            if cards[i] in "|/":
-                renamed.append(cards[i])
-                i += 1
-            else:
-                renamed.append(self.our_card_text(cards[i : i + 2]))
-                i += 2
-        return head + ":" + "".join(renamed)
 
 
 def _choose_action(state: State, rng: random.Random) -> Action:
@@ -156,8 +108,8 @@ def _play_hand(oracle: OpenSpielGame, ours: State, rng: random.Random) -> None:
 
 
 @pytest.mark.parametrize("name", SHIPPED_GAMES)
-def test_random_hands_agree_with_openspiel(name: str) -> None:
-    oracle = OpenSpielGame(name)
+def test_random_hands_agree_with_openspiel(openspiel: OpenSpielGames, name: str) -> None:
+    oracle = openspiel(name)
     rng = random.Random(name)
     deal_rng = MT19937(sum(map(ord, name)))
     for _ in range(HANDS_PER_GAME[name]):
@@ -196,7 +148,7 @@ def game_definitions(draw: st.DrawFn) -> str:
     min_ranks = max(2, -(-(players * hole + sum(board)) // suits))
     if min_ranks > 13:
         suits = 4
-        min_ranks = max(2, -(-(players * hole + sum(board)) // 4))
+        min_ranks = max(2, -(-(players * hole + sum(board)) // suits))
     assume(min_ranks <= 13)
     ranks = draw(st.integers(min_ranks, 13))
     blinds = draw(st.lists(st.integers(0, 6), min_size=players, max_size=players))
@@ -217,8 +169,8 @@ def game_definitions(draw: st.DrawFn) -> str:
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(text=game_definitions(), seed=st.integers(0, 2**32 - 1))
-def test_random_game_definitions_agree_with_openspiel(text: str, seed: int) -> None:
-    oracle = OpenSpielGame.from_text(text)
+def test_random_game_definitions_agree_with_openspiel(openspiel: OpenSpielGames, text: str, seed: int) -> None:
+    oracle = openspiel.from_text(text)
     rng = random.Random(seed)
     deal_rng = MT19937(seed)
     for _ in range(25):

@@ -1,0 +1,86 @@
+"""Fixtures shared by the test modules.
+
+The reference libraries that are optional for the suite come as fixtures, so a
+missing one skips only the tests that use it: ``pyspiel`` (OpenSpiel) and
+``openspiel``, the OpenSpiel oracle for our games. Helpers that run the real
+programs (the dealer and agents as processes over TCP) are plain functions in
+``tests/processes.py``.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from acpc_arena.protocol.cards import MAX_RANKS, MAX_SUITS, RANK_CHARS, SUIT_CHARS, rank_of, suit_of
+from acpc_arena.protocol.game import Game, load_game, parse_game, resolve_game_path
+
+
+@pytest.fixture(scope="session")
+def pyspiel() -> ModuleType:
+    """OpenSpiel's ``pyspiel``; the test is skipped where OpenSpiel is not installed."""
+    return pytest.importorskip("pyspiel")
+
+
+class OpenSpielGame:
+    """One of our games loaded into OpenSpiel's ``universal_poker`` (the ACPC ``game.c``), cards translated.
+
+    No-limit games use OpenSpiel's ``fullgame`` betting (every raise size is an
+    action); its ``fullgame`` mode cannot express a limit raise (it lists the raise
+    as action 0, the id of fold), so limit games use ``fcpa``, whose ``bet`` is the
+    limit raise.
+    """
+
+    def __init__(self, pyspiel: ModuleType, game: Game, text: str) -> None:
+        self.game = game
+        params = pyspiel.universal_poker.load_universal_poker_from_acpc_gamedef(text).get_parameters()
+        params["bettingAbstraction"] = "fullgame" if game.no_limit else "fcpa"
+        self.spiel = pyspiel.load_game("universal_poker", params)
+        self.low_rank = MAX_RANKS - game.num_ranks
+        self.low_suit = MAX_SUITS - game.num_suits
+
+    def chance_action(self, card: int) -> int:
+        """OpenSpiel numbers a reduced deck from its lowest rank and suit."""
+        rank, suit = rank_of(card) - self.low_rank, suit_of(card) - self.low_suit
+        return rank * self.game.num_suits + suit
+
+    def our_card_text(self, spiel_card: str) -> str:
+        rank = RANK_CHARS.index(spiel_card[0]) + self.low_rank
+        suit = SUIT_CHARS.index(spiel_card[1]) + self.low_suit
+        return RANK_CHARS[rank] + SUIT_CHARS[suit]
+
+    def acpc_state(self, spiel_state: Any) -> str:
+        """OpenSpiel's ACPC state string with its cards renamed to the ACPC deck's."""
+        line = spiel_state.to_struct().acpc_state.splitlines()[0]
+        head, _, cards = line.rpartition(":")
+        renamed = []
+        i = 0
+        while i < len(cards):
+            if cards[i] in "|/":
+                renamed.append(cards[i])
+                i += 1
+            else:
+                renamed.append(self.our_card_text(cards[i : i + 2]))
+                i += 2
+        return head + ":" + "".join(renamed)
+
+
+class OpenSpielGames:
+    """Makes ``OpenSpielGame`` oracles: of a shipped game by name, or of a definition's text."""
+
+    def __init__(self, pyspiel: ModuleType) -> None:
+        self.pyspiel = pyspiel
+
+    def __call__(self, name: str) -> OpenSpielGame:
+        return OpenSpielGame(self.pyspiel, load_game(name), resolve_game_path(name).read_text())
+
+    def from_text(self, text: str) -> OpenSpielGame:
+        return OpenSpielGame(self.pyspiel, parse_game(text), text)
+
+
+@pytest.fixture(scope="session")
+def openspiel(pyspiel: ModuleType) -> OpenSpielGames:
+    """``openspiel(name)`` or ``openspiel.from_text(text)``: OpenSpiel oracles; skips where OpenSpiel is missing."""
+    return OpenSpielGames(pyspiel)
