@@ -6,6 +6,8 @@
 - ``state``: the betting state machine of one hand, values at the end
 - ``wire``: ``MATCHSTATE`` messages, responses, log lines
 - ``evaluator``: hand ranks, one at a time or batched over numpy arrays
+- ``equity``: a hand's equity against random hands, all-in expected values
+- ``disk_cache``: tables kept on disk, named by the source that computes them
 """
 
 from acpc_arena.protocol.dealing import deal_cards, deal_hand, deal_hands
