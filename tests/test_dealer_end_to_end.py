@@ -11,7 +11,7 @@ import pytest
 from acpc_arena.protocol.cards import card_to_str
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import SHIPPED_GAMES, load_game
-from tests.processes import REPO, check_log, play, start_dealer
+from tests.processes import REPO, check_log, play, start_agent, start_dealer
 
 FIXTURES = Path(__file__).parent / "fixtures" / "c_dealer"
 
@@ -21,8 +21,15 @@ FIXTURES = Path(__file__).parent / "fixtures" / "c_dealer"
     [
         ("holdem.limit.2p.reverse_blinds", [("random", ["--seed", "3"]), ("rule", ["--seed", "4"])], 300),
         ("holdem.nolimit.2p.reverse_blinds", [("random", ["--seed", "5"]), ("raise", [])], 300),
-        ("holdem.limit.3p", [("random", ["--seed", "1"]), ("call", []), ("raise", [])], 200),
-        ("holdem.nolimit.3p", [("rule", ["--seed", "1"]), ("random", ["--seed", "2"]), ("call", [])], 200),
+        pytest.param(
+            "holdem.limit.3p", [("random", ["--seed", "1"]), ("call", []), ("raise", [])], 200, marks=pytest.mark.slow
+        ),
+        pytest.param(
+            "holdem.nolimit.3p",
+            [("rule", ["--seed", "1"]), ("random", ["--seed", "2"]), ("call", [])],
+            200,
+            marks=pytest.mark.slow,
+        ),
         ("kuhn.limit.3p", [("random", ["--seed", "1"]), ("random", ["--seed", "2"]), ("rule", ["--seed", "3"])], 300),
         ("kuhn", [("call", []), ("raise", [])], 100),
     ],
@@ -49,8 +56,6 @@ def test_logs_match_the_c_dealer(tmp_path: Path, game: str) -> None:
     agents = [("random", ["--seed", str(seed)]) for seed in (11, 22, 33)[:players]]
     names = ["Alice", "Bob", "Carol"][:players]
     dealer = start_dealer(tmp_path, game, game, "300", "2024", *names, "-q")
-    from tests.processes import start_agent
-
     procs = [
         start_agent(agent, port, "--game", game, *extra)
         for (agent, extra), port in zip(agents, dealer.ports, strict=True)

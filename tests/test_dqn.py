@@ -161,7 +161,9 @@ def test_replay_keeps_whole_hands() -> None:
     assert replay.reward[replay.steps == 4][0] == 4.0
 
 
-@pytest.mark.parametrize(("network", "reward"), [("lstm_dqn", "chips"), ("dqn", "mcts")])
+@pytest.mark.parametrize(
+    ("network", "reward"), [pytest.param("lstm_dqn", "chips", marks=pytest.mark.slow), ("dqn", "mcts")]
+)
 def test_training_runs_and_learns_a_fixed_batch(network: str, reward: str) -> None:
     config = config_for(
         network, "tuned", hands=120, reward=reward, tables=8, mcts_rollouts=20,

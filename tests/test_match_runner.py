@@ -136,6 +136,7 @@ def test_raise_against_call_figures_from_the_logs(tmp_path: Path) -> None:
     assert report["per_hand"]["mbb_per_hand"] == pytest.approx(1000 * sum(results[1] + results[2]) / 600 / 10)
 
 
+@pytest.mark.slow
 def test_confidence_interval_narrows_with_more_hands(tmp_path: Path) -> None:
     widths = []
     for hands in (100, 800):
