@@ -111,7 +111,7 @@ class SeatChannel:
                 self._eof = True
 
     def _broken(self, exc: BaseException, doing: str) -> SeatError:
-        return SeatError(self.seat, f"could not {doing} ({exc or 'connection closed'})", "disconnect")
+        return SeatError(self.seat, f"could not {doing} ({str(exc) or 'connection closed'})", "disconnect")
 
     def _stalled(self) -> SeatError:
         return SeatError(self.seat, f"did not read its messages for {self.send_timeout:g} s", "timeout")
