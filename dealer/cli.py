@@ -21,6 +21,7 @@ import argparse
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import trio
 
@@ -82,7 +83,7 @@ class Options:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
 

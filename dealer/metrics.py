@@ -55,8 +55,8 @@ class MetricsObserver(MatchObserver):
     def __init__(self, metrics: DealerMetrics) -> None:
         self.metrics = metrics
         self._labels: list[tuple[str, str, str]] = []
-        self._actions: list[list] = []
-        self._response: list = []
+        self._actions: list[list[Counter]] = []
+        self._response: list[Histogram] = []
 
     def match_started(self, config: MatchConfig, stamp: float) -> None:
         m = self.metrics

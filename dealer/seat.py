@@ -58,7 +58,7 @@ class SeatChannel:
     async def _send(self, data: bytes) -> None:
         raise NotImplementedError
 
-    async def _receive(self) -> bytes:
+    async def _receive(self) -> bytes | bytearray:
         """Some bytes (``b""`` at end of file); raises SeatError on failure."""
         raise NotImplementedError
 
@@ -225,7 +225,7 @@ class StreamChannel(SeatChannel):
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise self._broken(exc, "send to the player") from None
 
-    async def _receive(self) -> bytes:
+    async def _receive(self) -> bytes | bytearray:
         try:
             return await self.stream.receive_some(_RECEIVE_BYTES)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:

@@ -212,7 +212,7 @@ def _size_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
 @cache
 def _scalar_tables(n: int) -> tuple[list[int], memoryview]:
     codes, table = _size_tables(n)
-    return codes.tolist(), memoryview(table)
+    return codes.tolist(), table.data
 
 
 def warm_up(sizes: Sequence[int] = (5, 6, 7)) -> None:

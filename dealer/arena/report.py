@@ -19,7 +19,7 @@ import itertools
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from tqdm import tqdm
@@ -308,10 +308,10 @@ class Report:
         }
 
 
-_ALLIN_CACHE: dict[tuple, list[float]] = {}
+_ALLIN_CACHE: dict[tuple[object, ...], list[float]] = {}
 
 
-def _canonical_key(hand: LogHand) -> tuple:
+def _canonical_key(hand: LogHand) -> tuple[object, ...]:
     """The hand's cards and money with the suits renamed in the order that sorts first.
 
     Renaming suits changes no hand's equity, so hands equal under some renaming share
@@ -331,7 +331,7 @@ def _canonical_key(hand: LogHand) -> tuple:
     return (state.game, best, tuple(state.spent), tuple(state.folded))
 
 
-def allin_adjusted_values(match: LoggedMatch, name: str, progress: tqdm | None = None) -> np.ndarray:
+def allin_adjusted_values(match: LoggedMatch, name: str, progress: tqdm[NoReturn] | None = None) -> np.ndarray:
     """``name``'s results with all-in hands replaced by their expected values."""
     values = match.values_of(name)
     for i, hand in enumerate(match.hands):

@@ -14,6 +14,7 @@ finished hands stay in its log and the run goes on with the others.
 from __future__ import annotations
 
 import shlex
+import socket
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -245,11 +246,11 @@ def _note_agents(outcome: MatchOutcome, processes: Sequence[tuple[Contestant, tr
 async def _connect(
     spec: RunSpec,
     seats: Sequence[Contestant],
-    listeners: Sequence,
+    listeners: Sequence[socket.socket],
     processes: Sequence[tuple[Contestant, trio.Process, Path]],
 ) -> tuple[list[SeatChannel], str | None]:
     """Accept every seat's connection: the channels, or an error if an agent exits first or is too slow."""
-    connections: list = [None] * len(seats)
+    connections: list[socket.socket | None] = [None] * len(seats)
     external = any(c.external for c in seats)
     deadline = float("inf") if external else trio.current_time() + spec.connect_timeout
     error: str | None = None
@@ -275,8 +276,9 @@ async def _connect(
         nursery.start_soon(gather)
         for contestant, process, _ in processes:
             nursery.start_soon(watch, contestant, process)
-    if all(c is not None for c in connections):
-        return [SocketChannel(seat, c) for seat, c in enumerate(connections)], None
+    accepted = [c for c in connections if c is not None]
+    if len(accepted) == len(connections):
+        return [SocketChannel(seat, c) for seat, c in enumerate(accepted)], None
     for connection in connections:
         if connection is not None:
             connection.close()
