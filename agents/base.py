@@ -39,8 +39,8 @@ class Agent:
         self.options = options
 
     @classmethod
-    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        """Declare the agent's own command-line options."""
+    def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
+        """Declare the agent's own command-line options on ``parser`` (a parser or an argument group)."""
 
     def begin_hand(self, view: MatchState) -> None:
         """Called with the first state of each hand."""

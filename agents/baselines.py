@@ -110,7 +110,7 @@ class RuleAgent(Agent):
         self.samples = int(options.get("samples", 400))
 
     @classmethod
-    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+    def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
         parser.add_argument("--threshold", type=float, default=0.6, help="equity that counts as a strong hand")
         parser.add_argument("--samples", type=int, default=400, help="Monte Carlo samples per decision")
 

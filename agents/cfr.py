@@ -55,7 +55,7 @@ class CFRAgent(Agent):
         self.rng = np.random.default_rng(seed)
 
     @classmethod
-    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+    def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
         parser.add_argument("--checkpoint", type=Path, default=None, help="a CFR checkpoint (.npz)")
         parser.add_argument("--argmax", action="store_true", help="always take the most likely action")
 

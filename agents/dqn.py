@@ -41,7 +41,7 @@ class QAgent(Agent):
         self.memory = None
 
     @classmethod
-    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+    def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
         parser.add_argument("--checkpoint", type=Path, default=None, help="a Q-network checkpoint (.pt)")
         parser.add_argument("--threads", type=int, default=1, help="torch threads (1 suits one decision at a time)")
 
