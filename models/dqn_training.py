@@ -40,7 +40,7 @@ from tqdm import tqdm
 from acpc_arena.agents.base import Agent, pot_size_raise_to
 from acpc_arena.models.encoding import IMAGE_SIZE, images, num_planes, observe
 from acpc_arena.models.mcts import hand_class, value_table
-from acpc_arena.models.networks import NETWORKS, NUM_ACTIONS, QNetwork
+from acpc_arena.models.networks import LSTMDQN, NETWORKS, NUM_ACTIONS, QNetwork
 from acpc_arena.models.q_checkpoint import save_network
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.game import Game, load_game
@@ -234,12 +234,12 @@ class Trainer:
         batch = torch.from_numpy(images(self.game, np.stack(observations)))[:, None]
         legal = torch.from_numpy(np.stack([legal_mask(t.state) for t in tables]))
         state_in = None
-        if net.recurrent:
+        if isinstance(net, LSTMDQN):  # the recurrent one: its memory is never None
             rows = [memory.get(id(t)) or net.initial_memory(1, batch.device) for t in tables]
             state_in = (torch.cat([h for h, _ in rows], dim=1), torch.cat([c for _, c in rows], dim=1))
         q, state_out = net(batch, state_in)
         choice = masked_argmax(q[:, 0], legal).tolist()
-        if net.recurrent:
+        if isinstance(net, LSTMDQN):
             for i, t in enumerate(tables):
                 memory[id(t)] = (state_out[0][:, i : i + 1], state_out[1][:, i : i + 1])
         if explore:

@@ -19,6 +19,7 @@ non-increasing sequence of postflop buckets: 9, 81, 405 and 1485 keys per round.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
@@ -125,7 +126,7 @@ class ExactCards(Abstraction):
         deck = game.deck
         for r in range(game.num_rounds):
             shown = game.board_start[r + 1]
-            masks = {}
+            masks: dict[int, int] = {}
             for hole in itertools.combinations(deck, game.num_hole_cards):
                 rest = [c for c in deck if c not in hole]
                 for board in itertools.combinations(rest, shown):
@@ -143,7 +144,7 @@ class ExactCards(Abstraction):
         return np.array([index[_mask(h) | _mask(b) << 64] for h, b in zip(holes, boards, strict=True)], dtype=np.int64)
 
 
-def _mask(cards) -> int:
+def _mask(cards: Iterable[int]) -> int:
     mask = 0
     for card in cards:
         mask |= 1 << int(card)

@@ -88,7 +88,7 @@ def train(
     seconds = time.perf_counter() - started
     extra = {
         "game_name": game_name,
-        "deals_per_iteration": deals if sampled else len(every_deal),
+        "deals_per_iteration": len(every_deal) if every_deal is not None and not sampled else deals,
         "seed": seed,
         "seconds": round(seconds, 3),
     }

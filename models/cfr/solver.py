@@ -51,7 +51,7 @@ class Solver:
         algorithm: str = "cfr+",
         worlds: Worlds | None = None,
         sampler: Callable[[], Worlds] | None = None,
-        dtype: type = np.float64,
+        dtype: type[np.float32] | type[np.float64] = np.float64,
     ) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}")
@@ -207,9 +207,9 @@ class Solver:
     def _update(self, player: int, batch: _Batch, weight: float, floor: bool) -> None:
         """Regret and average-strategy updates of one player's information sets from one pass."""
         tree = self.tree
-        rows = self._current_rows(batch)
-        reach = self._reaches(rows, batch)
-        values = self._utilities(rows, batch, player)
+        current = self._current_rows(batch)
+        reach = self._reaches(current, batch)
+        values = self._utilities(current, batch, player)
         nodes = tree.decision_nodes[tree.player[tree.decision_nodes] == player]
         d = self.decision_row[nodes]
         chance = batch.worlds.weights.astype(self.dtype)[None, :]
@@ -217,10 +217,11 @@ class Solver:
         child_values = values[self._children[nodes]]  # (k, 3, W)
         regret = others[:, None, :] * (child_values - values[nodes][:, None, :])
         own = reach[player, nodes, :] * chance  # (k, W)
-        gain = own[:, None, :] * rows[d].transpose(0, 2, 1)  # (k, 3, W)
+        gain = own[:, None, :] * current[d].transpose(0, 2, 1)  # (k, 3, W)
         pick = batch.info[d].reshape(-1)
         if self.num_infosets <= 4 * pick.size:  # small table: accumulate over all of it
-            rows, slots, size = slice(None), pick, self.num_infosets
+            rows: slice | np.ndarray = slice(None)
+            slots, size = pick, self.num_infosets
         else:  # large table (perfect recall): only the rows this batch touched
             rows, slots = np.unique(pick, return_inverse=True)
             size = len(rows)
@@ -234,7 +235,11 @@ class Solver:
         """Run ``count`` iterations."""
         for _ in range(count):
             self.iterations += 1
-            batch = self._fixed if self._fixed is not None else self._batch(self.sampler())  # type: ignore[misc]
+            if self._fixed is not None:
+                batch = self._fixed
+            else:
+                assert self.sampler is not None, "__init__ takes either worlds or a sampler"
+                batch = self._batch(self.sampler())
             vanilla = self.algorithm == "cfr"
             weight = 1.0 if vanilla else float(self.iterations)
             for p in range(self.game.num_players):
