@@ -25,7 +25,7 @@ def program(name: str) -> str:
 
 @dataclass
 class Dealer:
-    process: subprocess.Popen
+    process: subprocess.Popen[str]
     ports: list[int]
 
     def wait(self, timeout: float = 120) -> tuple[int, str, str]:
@@ -47,7 +47,7 @@ def start_dealer(cwd: Path, *args: str) -> Dealer:
     return Dealer(process, [int(p) for p in line.split()])
 
 
-def start_agent(agent: str, port: int, *args: str, cwd: Path | None = None) -> subprocess.Popen:
+def start_agent(agent: str, port: int, *args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [program("acpc-agent"), agent, "127.0.0.1", str(port), *args],
         cwd=cwd,

@@ -14,7 +14,7 @@ from acpc_arena.agents.base import Agent
 from acpc_arena.agents.baselines import CallAgent, RaiseAgent, RandomAgent, RuleAgent
 from acpc_arena.agents.client import play
 from acpc_arena.agents.registry import AGENTS, agent_class
-from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState, parse_match_state
 from tests.processes import program
@@ -23,7 +23,7 @@ LIMIT = load_game("holdem.limit.2p.reverse_blinds")
 NL = load_game("holdem.nolimit.2p.reverse_blinds")
 
 
-def view_of(game, line: str) -> MatchState:
+def view_of(game: Game, line: str) -> MatchState:
     return parse_match_state(line, game)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from acpc_arena.models.cfr.abstraction import (
+    Abstraction,
     ExactCards,
     NineBuckets,
     Worlds,
@@ -27,7 +28,7 @@ from acpc_arena.models.cfr.abstraction import (
 from acpc_arena.models.cfr.checkpoint import CheckpointError, load_policy
 from acpc_arena.models.cfr.cli import train
 from acpc_arena.models.cfr.solver import Solver
-from acpc_arena.models.cfr.tree import build_tree
+from acpc_arena.models.cfr.tree import BettingTree, build_tree
 from acpc_arena.models.checkpoints import checkpoint_path
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.evaluator import HAND_RANKS, _classes, rank_hands
@@ -105,7 +106,9 @@ def test_chance_sampled_cfr_converges_on_kuhn() -> None:
     assert evaluator.exploitability(solver.average_strategy()) < 0.01
 
 
-def openspiel_policy(oracle: OpenSpielGame, tree, abstraction, strategy: np.ndarray, solver: Solver):
+def openspiel_policy(
+    oracle: OpenSpielGame, tree: BettingTree, abstraction: Abstraction, strategy: np.ndarray, solver: Solver
+) -> policy_lib.TabularPolicy:
     """Our strategy as an OpenSpiel tabular policy of the same game."""
     from open_spiel.python import policy as policy_lib
 

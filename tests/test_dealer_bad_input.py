@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -18,7 +19,8 @@ from acpc_arena.dealer.logfiles import MatchLog
 from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, play_match
 from acpc_arena.dealer.seat import StreamChannel
 from acpc_arena.protocol.game import load_game
-from acpc_arena.protocol.wire import parse_log_line, parse_match_state
+from acpc_arena.protocol.state import Action
+from acpc_arena.protocol.wire import LogHand, parse_log_line, parse_match_state
 
 
 class Player:
@@ -70,12 +72,12 @@ class Recorder(MatchObserver):
     def warning(self, seat: int | None, kind: str, text: str) -> None:
         self.warnings.append((seat, kind, text))
 
-    def action_taken(self, seat: int, action, seconds: float) -> None:
+    def action_taken(self, seat: int, action: Action, seconds: float) -> None:
         self.actions.append((seat, action))
 
 
 async def run(
-    tmp_path: Path, game_name: str, hands: int, scripts: list[Script], **overrides
+    tmp_path: Path, game_name: str, hands: int, scripts: list[Script], **overrides: Any
 ) -> tuple[MatchResult, Recorder, list[str]]:
     game = load_game(game_name)
     config = MatchConfig(
@@ -91,7 +93,7 @@ async def run(
             channels.append(StreamChannel(seat, ours))
             player = Player(theirs, game_name)
 
-            async def drive(script: Script = script, player: Player = player, theirs=theirs) -> None:
+            async def drive(script: Script = script, player: Player = player, theirs: trio.abc.Stream = theirs) -> None:
                 try:
                     await script(player)
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
@@ -107,7 +109,7 @@ async def run(
     return result, recorder, (tmp_path / "t.log").read_text().splitlines()
 
 
-def states_in(log: list[str], game_name: str) -> list:
+def states_in(log: list[str], game_name: str) -> list[LogHand]:
     return [parse_log_line(line, load_game(game_name)) for line in log if line.startswith("STATE")]
 
 

@@ -7,6 +7,7 @@ import socket
 import subprocess
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from tests.processes import ScriptedPlayer, check_log, play, program, start_agen
 LIMIT = "holdem.limit.2p.reverse_blinds"
 
 
-def run_dealer(cwd: Path, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
+def run_dealer(cwd: Path, *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
     return subprocess.run([program("acpc-dealer"), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
@@ -85,7 +86,9 @@ def test_the_ports_are_the_ones_given(tmp_path: Path) -> None:
         agent.wait(timeout=30)
 
 
-def scripted_match(tmp_path: Path, hands: int, behave, *args: str) -> tuple[int, str, str]:
+def scripted_match(
+    tmp_path: Path, hands: int, behave: Callable[[ScriptedPlayer, str, int], bool], *args: str
+) -> tuple[int, str, str]:
     """Seat 1 is the ``call`` agent, seat 2 a scripted player driven by ``behave(player, line)``."""
     dealer = start_dealer(tmp_path, "m", LIMIT, str(hands), "1", "Caller", "Scripted", "-q", *args)
     agent = start_agent("call", dealer.ports[0], "--game", LIMIT)

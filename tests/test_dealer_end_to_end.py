@@ -34,7 +34,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "c_dealer"
         ("kuhn", [("call", []), ("raise", [])], 100),
     ],
 )
-def test_full_match_over_tcp(tmp_path: Path, game: str, agents, hands: int) -> None:
+def test_full_match_over_tcp(tmp_path: Path, game: str, agents: list[tuple[str, list[str]]], hands: int) -> None:
     status, out, err = play(tmp_path, game, hands, 42, agents, "-q")
     assert status == 0, err
     assert out.startswith("SCORE:")

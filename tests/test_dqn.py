@@ -189,7 +189,7 @@ def test_training_runs_and_learns_a_fixed_batch(network: str, reward: str) -> No
         ("holdem.nolimit.2p.reverse_blinds", [("lstm_dqn", []), ("call", [])]),
     ],
 )
-def test_q_agents_play_through_the_dealer(tmp_path: Path, game: str, agents) -> None:
+def test_q_agents_play_through_the_dealer(tmp_path: Path, game: str, agents: list[tuple[str, list[str]]]) -> None:
     status, _, err = play(tmp_path, game, 120, 5, agents, "-q")
     assert status == 0, err
     assert "WARNING" not in err  # never an invalid action (no-limit raises are pot-size, clamped)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from math import comb
 
 import numpy as np
+import pokerkit
 import pytest
 
 from acpc_arena.protocol.cards import CARD_STRINGS, parse_cards
@@ -28,15 +30,13 @@ from acpc_arena.protocol.evaluator import (
     rank_hands,
 )
 
-pokerkit = pytest.importorskip("pokerkit")
-
 
 def random_hands(n: int, count: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     return np.argsort(rng.random((count, 52)), axis=1)[:, :n].astype(np.uint8)
 
 
-def pokerkit_hand(cards) -> object:
+def pokerkit_hand(cards: Iterable[int]) -> pokerkit.Hand:
     text = "".join(CARD_STRINGS[c] for c in cards)
     return pokerkit.StandardHighHand.from_game(text[:4], text[4:])
 

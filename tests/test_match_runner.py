@@ -11,13 +11,16 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.processes import program
 
 
-def run_match(tmp_path: Path, *args: str, timeout: float = 300) -> tuple[subprocess.CompletedProcess, dict]:
+def run_match(
+    tmp_path: Path, *args: str, timeout: float = 300
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     out = tmp_path / "run"
     done = subprocess.run(
         [program("acpc-match"), "--out", str(out), "--quiet", *args],
@@ -202,7 +205,7 @@ def test_external_bots_connect_to_printed_ports(tmp_path: Path) -> None:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert process.stdout is not None
-    bots = []
+    bots: list[subprocess.Popen[bytes]] = []
     while len(bots) < 2:
         line = process.stdout.readline()
         assert line, process.stderr.read() if process.stderr else ""

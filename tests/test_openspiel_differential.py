@@ -12,7 +12,7 @@ state string are compared, then the payoffs at the end. The oracle,
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -61,7 +61,7 @@ def _spiel_action(game: Game, action: Action) -> int:
     return action.size if game.no_limit else 2
 
 
-def _compare_decision(oracle: OpenSpielGame, ours: State, spiel_state) -> None:
+def _compare_decision(oracle: OpenSpielGame, ours: State, spiel_state: Any) -> None:
     game = oracle.game
     assert spiel_state.current_player() == ours.current_player
     assert list(spiel_state.to_struct().player_contributions) == ours.spent
@@ -124,7 +124,8 @@ def test_known_nolimit_hand_values() -> None:
     board = [parse_card(c) for c in ("7h", "Ad", "Td", "4s", "Kc")]
     state = State(game, 0, holes, board)
     for action in (Action(RAISE, 19220), Action(RAISE, 20000), Action(CALL)):
-        state.apply(state.validate_action(action))
+        assert state.validate_action(action) == action
+        state.apply(action)
     assert state.finished and state.round == 3
     assert format_state(state) == "STATE:0:r19220r20000c///:8s2h|Kd5c/7hAdTd/4s/Kc"
     assert state.values() == [-20000.0, 20000.0]

@@ -17,7 +17,7 @@ from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.equity import allin_expected_values, ended_all_in_early, expected_showdown_values
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.evaluator import rank_hand
-from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.state import CALL, RAISE, Action, State
 from acpc_arena.protocol.wire import format_log_line, format_score_line
 
@@ -27,7 +27,7 @@ NL = load_game("holdem.nolimit.2p.reverse_blinds")
 
 def write_log(
     path: Path, game_name: str, seed: int, seat_names: tuple[str, str], hands: list[tuple[State, list[float]]]
-):
+) -> None:
     """An ACPC log of finished hands (positions rotate one seat per hand, as the dealer's do)."""
     lines = [
         f"# name/game/hands/seed {path.stem} {game_name} {len(hands)} {seed}",
@@ -45,7 +45,7 @@ def write_log(
     path.write_text("\n".join(lines) + "\n")
 
 
-def folded_hand(game, hand_id: int, winner: int) -> tuple[State, list[float]]:
+def folded_hand(game: Game, hand_id: int, winner: int) -> tuple[State, list[float]]:
     """A hand the loser folds at once; ``winner`` is the position that wins the blinds."""
     state = State(game, hand_id, [parse_cards("2c3d"), parse_cards("4h5s")], parse_cards("6c7d8h9sTc"))
     if state.current_player == winner:
@@ -106,7 +106,8 @@ def test_allin_expectation_over_every_board() -> None:
     board = parse_cards("Kc7s2d")
     state = State(NL, 0, holes, board + parse_cards("3c4c"))
     for action in (Action(CALL), Action(CALL), Action(RAISE, 20000), Action(CALL)):
-        state.apply(state.validate_action(action))
+        assert state.validate_action(action) == action
+        state.apply(action)
     assert state.finished and ended_all_in_early(state)
     unseen = [c for c in NL.deck if c not in set(holes[0] + holes[1] + board)]
     total = np.zeros(2)
@@ -114,7 +115,8 @@ def test_allin_expectation_over_every_board() -> None:
     for turn, river in itertools.combinations(unseen, 2):
         completed = State(NL, 0, holes, [*board, turn, river])
         for action in (Action(CALL), Action(CALL), Action(RAISE, 20000), Action(CALL)):
-            completed.apply(completed.validate_action(action))
+            assert completed.validate_action(action) == action
+            completed.apply(action)
         total += completed.values()
         count += 1
     assert count == 990

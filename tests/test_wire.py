@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.game import SHIPPED_GAMES, load_game
+from acpc_arena.protocol.game import SHIPPED_GAMES, Game, load_game
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
 from acpc_arena.protocol.wire import (
@@ -59,7 +59,7 @@ MATCHSTATE:0:90:crfc/rc/rc/rc:Ad6h||Td2h/TsKd7h/Kh/6d""",
 
 
 @pytest.mark.parametrize("game", list(PROTOCOL_EXAMPLES), ids=["limit", "nolimit", "limit3p"])
-def test_protocol_document_examples_round_trip(game) -> None:
+def test_protocol_document_examples_round_trip(game: Game) -> None:
     for line in PROTOCOL_EXAMPLES[game].splitlines():
         parsed = parse_match_state(line + "\r\n", game)
         assert format_match_state(parsed.state, parsed.viewer) == line
