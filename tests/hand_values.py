@@ -10,10 +10,14 @@ Checked against every hand of the C dealer's logs in tests/fixtures/c_dealer.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import pokerkit
 
 from acpc_arena.protocol.game import Game
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsRichComparison
 
 RANKS = "23456789TJQKA"
 
@@ -72,7 +76,7 @@ def _cards(text: str) -> list[str]:
     return [text[i : i + 2] for i in range(0, len(text), 2)]
 
 
-def _strength(hole: list[str], board: list[str], game: Game) -> object:
+def _strength(hole: list[str], board: list[str], game: Game) -> SupportsRichComparison:
     """Something that orders hands as the showdown does."""
     if game.num_hole_cards == 2 and len(board) == 5:
         return pokerkit.StandardHighHand.from_game("".join(hole), "".join(board))

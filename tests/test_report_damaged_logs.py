@@ -12,6 +12,7 @@ import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,7 +47,7 @@ class Scored:
     code: int
     out: str
     err: str
-    report: dict
+    report: dict[str, Any]
 
 
 def score(folder: Path, name: str, data: bytes, capsys: pytest.CaptureFixture[str]) -> Scored:

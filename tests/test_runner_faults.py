@@ -12,6 +12,7 @@ import errno
 import json
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ from tests.processes import program
 FAST = ["--a", "call", "--b", "raise", "--quiet", "--no-plots", "--game", "kuhn"]
 
 
-def acpc_match(*args: str) -> subprocess.CompletedProcess:
+def acpc_match(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([program("acpc-match"), *args], capture_output=True, text=True, timeout=300)
 
 
@@ -157,7 +158,7 @@ def test_report_that_cannot_be_written_still_prints_the_table(tmp_path: Path) ->
 
 
 @pytest.fixture
-def tiny_filesystem(tmp_path: Path):
+def tiny_filesystem(tmp_path: Path) -> Iterator[Path]:
     """A 64 KiB tmpfs (needs root and mount; skipped where they are missing)."""
     mount = tmp_path / "tiny"
     mount.mkdir()
