@@ -38,6 +38,8 @@ from acpc_arena.protocol.wire import MatchState, format_betting, parse_state
 from tests.processes import check_log, play, program
 
 if TYPE_CHECKING:
+    from open_spiel.python.policy import TabularPolicy
+
     from tests.conftest import OpenSpielGame, OpenSpielGames
 
 
@@ -108,7 +110,7 @@ def test_chance_sampled_cfr_converges_on_kuhn() -> None:
 
 def openspiel_policy(
     oracle: OpenSpielGame, tree: BettingTree, abstraction: Abstraction, strategy: np.ndarray, solver: Solver
-) -> policy_lib.TabularPolicy:
+) -> TabularPolicy:
     """Our strategy as an OpenSpiel tabular policy of the same game."""
     from open_spiel.python import policy as policy_lib
 

@@ -18,7 +18,7 @@ from acpc_arena.protocol.equity import allin_expected_values, ended_all_in_early
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.evaluator import rank_hand
 from acpc_arena.protocol.game import Game, load_game
-from acpc_arena.protocol.state import CALL, RAISE, Action, State
+from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
 from acpc_arena.protocol.wire import format_log_line, format_score_line
 
 LIMIT = load_game("holdem.limit.2p.reverse_blinds")
@@ -50,7 +50,7 @@ def folded_hand(game: Game, hand_id: int, winner: int) -> tuple[State, list[floa
     state = State(game, hand_id, [parse_cards("2c3d"), parse_cards("4h5s")], parse_cards("6c7d8h9sTc"))
     if state.current_player == winner:
         state.apply(Action(RAISE, state.legal_actions().min_raise_to if game.no_limit else 0))
-    state.apply(Action(0))  # fold
+    state.apply(Action(FOLD))
     return state, state.values()
 
 
