@@ -18,6 +18,9 @@ the exit status is 0 when every hand was played and 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import math
+import os
+import socket
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +30,7 @@ import trio
 
 from acpc_arena.dealer.console import ConsoleObserver
 from acpc_arena.dealer.events import EventObserver, make_logger
-from acpc_arena.dealer.logfiles import MatchLog, TransactionLog, read_transactions
+from acpc_arena.dealer.logfiles import MatchLog, TransactionLog, TransactionRecord, read_transactions
 from acpc_arena.dealer.match import (
     DEFAULT_T_HAND_MS,
     DEFAULT_T_PER_HAND_MS,
@@ -97,6 +100,30 @@ def _uint(text: str, what: str, low: int = 0, high: int = UINT32_MAX) -> int:
     return value
 
 
+def _command_line_text(arg: str) -> str:
+    """An argument as the bytes it had on the command line, one character per byte (latin-1).
+
+    Names go to the log, the console and standard output byte for byte, as the C
+    dealer writes them, whatever their encoding.
+    """
+    return os.fsencode(arg).decode("latin-1")
+
+
+def _check_header_text(text: str, what: str) -> None:
+    """Refuse a line break or other control character: it would plant lines in the log."""
+    bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None:
+        raise UsageError(f"{what} {text!r} contains the control character {bad!r}")
+
+
+def _check_player_name(name: str) -> None:
+    """Refuse what would corrupt a log ``STATE``/``SCORE`` line: ``|``, ``:`` or a control character."""
+    _check_header_text(name, "player name")
+    bad = next((c for c in name if c in "|:"), None)
+    if bad is not None:
+        raise UsageError(f"player name {name!r} contains {bad!r}, which separates the fields of the log")
+
+
 def _ports(text: str) -> list[int]:
     try:
         ports = [int(p, 10) for p in text.split(",")]
@@ -138,19 +165,23 @@ def parse_args(argv: list[str]) -> Options:
     names = positional[4 : 4 + game.num_players]
     if len(names) < game.num_players:
         raise UsageError("")
+    _check_header_text(match_name, "match name")
+    _check_header_text(game_file, "game file name")
+    for name in names:
+        _check_player_name(name)
     hands = _uint(hands_text, "number of hands", low=1)
     try:
         seed = int(seed_text, 10) % 2**32  # sscanf("%u") wraps negative seeds the same way
     except ValueError:
         raise UsageError(f"invalid random number seed {seed_text}") from None
-    ports = _ports(args.ports) if args.ports else []
+    ports = _ports(args.ports)[: game.num_players] if args.ports else []  # the C dealer ignores extra ports
     config = MatchConfig(
-        name=match_name,
+        name=_command_line_text(match_name),
         game=game,
-        game_file=game_file,
+        game_file=_command_line_text(game_file),
         hands=hands,
         seed=seed,
-        players=tuple(names),
+        players=tuple(map(_command_line_text, names)),
         fixed_seats=args.fixed,
         max_invalid_actions=_uint(args.max_invalid, "--max-invalid"),
         t_response_ms=_uint(args.t_response, "--t_response", high=2**63),
@@ -175,6 +206,71 @@ def parse_args(argv: list[str]) -> Options:
     )
 
 
+class _StartError(Exception):
+    """The match could not start; the message says why."""
+
+
+def _match_file(options: Options, suffix: str) -> Path:
+    """``<matchName><suffix>``, named with the match name's bytes from the command line."""
+    return Path(os.fsdecode(options.config.name.encode("latin-1") + suffix.encode("ascii")))
+
+
+def _open_match_files(options: Options) -> tuple[MatchLog | None, TransactionLog | None, list[TransactionRecord]]:
+    """The log and transaction files the options ask for, and the transactions to replay."""
+    replay: list[TransactionRecord] = []
+    log = transactions = None
+    try:
+        if options.transactions:
+            tlog_path = _match_file(options, ".tlog")
+            if options.append:
+                replay = read_transactions(tlog_path)
+            transactions = TransactionLog(tlog_path, append=options.append)
+        if options.log:
+            log = MatchLog(_match_file(options, ".log"), append=options.append)
+    except (OSError, ProtocolError) as exc:
+        if transactions is not None:
+            transactions.close()
+        raise _StartError(f"could not open the match files: {exc}") from None
+    return log, transactions, replay
+
+
+def _open_listeners(options: Options) -> list[socket.socket]:
+    """One listening socket per seat, on the ports asked for (0: any free port)."""
+    listeners: list[socket.socket] = []
+    for seat, port in enumerate(options.ports):
+        try:
+            listeners.append(open_listener(options.host, port))
+        except OSError as exc:
+            for listener in listeners:
+                listener.close()
+            raise _StartError(f"could not create listen socket for player {seat + 1}: {exc}") from None
+    return listeners
+
+
+async def _accept_players(listeners: list[socket.socket], start_timeout_ms: int) -> list[SeatChannel]:
+    """Accept one player per listener, in seat order, closing each listener once used."""
+    deadline = trio.current_time() + start_timeout_ms / 1000 if start_timeout_ms >= 0 else math.inf
+    channels: list[SeatChannel] = []
+    for seat, listener in enumerate(listeners):
+        connection = await accept(listener, deadline)
+        listener.close()
+        if connection is None:
+            for other in listeners[seat + 1 :]:
+                other.close()
+            for channel in channels:
+                await channel.aclose()
+            raise _StartError(f"timed out waiting for seat {seat + 1} to connect")
+        channels.append(PollingSocketChannel(seat, connection))
+    return channels
+
+
+def _print_line(text: str) -> None:
+    """A line on standard output, as bytes: names keep the bytes they had on the command line."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("latin-1") + b"\n")
+    sys.stdout.buffer.flush()
+
+
 async def serve(options: Options) -> int:
     """Listen, wait for the players, play the match; returns the exit status."""
     config = options.config
@@ -189,74 +285,52 @@ async def serve(options: Options) -> int:
             console.line(f"ERROR: {text}")
         return 1
 
-    replay = []
-    log = transactions = None
     try:
-        if options.transactions:
-            tlog_path = Path(f"{config.name}.tlog")
-            if options.append:
-                replay = read_transactions(tlog_path)
-            transactions = TransactionLog(tlog_path, append=options.append)
-        if options.log:
-            log = MatchLog(f"{config.name}.log", append=options.append)
-    except (OSError, ProtocolError) as exc:
-        return error(f"could not open the match files: {exc}")
-
-    listeners = []
-    for seat, port in enumerate(options.ports):
-        try:
-            listeners.append(open_listener(options.host, port))
-        except OSError as exc:
-            for listener in listeners:
-                listener.close()
-            return error(f"could not create listen socket for player {seat + 1}: {exc}")
-    ports = [listener.getsockname()[1] for listener in listeners]
-    print(" ".join(map(str, ports)), flush=True)
-
-    if logger:
-        logger.info("listening", match=config.name, host=options.host, ports=ports)
-    else:
-        console.line(config.header())
-    if log is not None:
-        log.write_text(config.header())
-    if options.metrics_port is not None:
-        metrics = DealerMetrics()
-        try:
-            metrics.serve(options.metrics_port, options.host)
-        except OSError as exc:
-            return error(f"could not serve metrics on port {options.metrics_port}: {exc}")
-        observers.append(MetricsObserver(metrics))
-
+        log, transactions, replay = _open_match_files(options)
+    except _StartError as exc:
+        return error(str(exc))
+    files = [handle for handle in (log, transactions) if handle is not None]
     channels: list[SeatChannel] = []
-    deadline = trio.current_time() + options.start_timeout_ms / 1000 if options.start_timeout_ms >= 0 else float("inf")
-    for seat, listener in enumerate(listeners):
-        connection = await accept(listener, deadline)
-        listener.close()
-        if connection is None:
-            for other in listeners[seat + 1 :]:
-                other.close()
-            for channel in channels:
-                await channel.aclose()
-            return error(f"timed out waiting for seat {seat + 1} to connect")
-        channels.append(PollingSocketChannel(seat, connection))
-
     try:
+        listeners = _open_listeners(options)
+        ports = [listener.getsockname()[1] for listener in listeners]
+        _print_line(" ".join(map(str, ports)))
+        if logger:
+            logger.info("listening", match=config.name, host=options.host, ports=ports)
+        else:
+            console.line(config.header())
+        if log is not None:
+            log.write_text(config.header())
+        if options.metrics_port is not None:
+            observers.append(_serve_metrics(options.metrics_port, options.host, listeners))
+        channels = await _accept_players(listeners, options.start_timeout_ms)
         result = await play_match(config, channels, Observers(observers), log, transactions, replay)
-    except ProtocolError as exc:  # a transaction file that does not replay
+    except (_StartError, ProtocolError) as exc:  # ProtocolError: a transaction file that does not replay
         return error(str(exc))
     finally:
         for channel in channels:
             await channel.aclose()
-        for handle in (log, transactions):
-            if handle is not None:
-                handle.close()
+        for handle in files:
+            handle.close()
     if result.error is not None:
         return 1
     score = format_score_line(result.totals, config.players)
-    print(score, flush=True)
+    _print_line(score)
     if not logger:
         console.line(score)
     return 0
+
+
+def _serve_metrics(port: int, host: str, listeners: list[socket.socket]) -> MetricsObserver:
+    """Start the Prometheus endpoint; on failure close the listeners and raise ``_StartError``."""
+    metrics = DealerMetrics()
+    try:
+        metrics.serve(port, host)
+    except OSError as exc:
+        for listener in listeners:
+            listener.close()
+        raise _StartError(f"could not serve metrics on port {port}: {exc}") from None
+    return MetricsObserver(metrics)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -28,11 +28,15 @@ def parse_stamp(text: str) -> float:
 
 
 class MatchLog:
-    """``<match>.log``: written line by line, flushed after each."""
+    """``<match>.log``: written line by line, flushed after each.
+
+    Text is written as latin-1, one byte per character: the dealer's command line
+    carries names as their bytes that way (``cli._command_line_text``).
+    """
 
     def __init__(self, path: str | Path, append: bool = False) -> None:
         self.path = Path(path)
-        self._file: TextIO = open(self.path, "a" if append else "w", encoding="ascii", newline="\n", buffering=1)  # noqa: SIM115
+        self._file: TextIO = open(self.path, "a" if append else "w", encoding="latin-1", newline="\n", buffering=1)  # noqa: SIM115
 
     def write_line(self, line: str) -> None:
         self._file.write(line + "\n")

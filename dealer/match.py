@@ -218,7 +218,7 @@ async def check_version(channel: SeatChannel, deadline: float, observer: MatchOb
             break
     text = line.rstrip("\r\n")
     parts = text[len("VERSION:") :].split(".") if text.startswith("VERSION:") else []
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+    if len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts):  # "²".isdigit() too
         raise SeatError(channel.seat, f"invalid version string {text!r}", "version")
     major, minor = int(parts[0]), int(parts[1])
     if major != VERSION_MAJOR:

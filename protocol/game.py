@@ -8,10 +8,15 @@ ignored. Defaults follow ``game.c``: limit betting, every stack ``2**31 - 1``
 Where this parser is stricter than ``game.c`` (which silently skips unknown lines
 and stops reading numbers at the first non-number), it raises ``ProtocolError``
 naming the file and line instead, so a typo never silently changes the game.
+Numbers are ASCII digits with an optional sign, as ``sscanf`` reads them (never
+``20_000`` or non-ASCII digits, which Python's ``int`` would take); lines end at
+``\n`` only, as ``fgets`` reads them.
 """
 
 from __future__ import annotations
 
+import re
+import string
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -26,6 +31,10 @@ MAX_HOLE_CARDS = 3
 MAX_NUM_ACTIONS = 64
 INT32_MAX = 2**31 - 1
 UINT8_MAX = 255
+_ASCII_LETTERS = frozenset(string.ascii_letters)
+_ASCII_SPACE = " \t\n\v\f\r"
+_SPACE_TO_BLANK = str.maketrans(_ASCII_SPACE, " " * len(_ASCII_SPACE))
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
 
 SHIPPED_GAMES = (
     "holdem.limit.2p.reverse_blinds",
@@ -122,7 +131,7 @@ _KEYS: dict[str, tuple[str, int]] = {
 def _split_key(line: str) -> tuple[str, str]:
     """Split ``"numPlayers = 2"`` into ``("numplayers", "2")``."""
     end = 0
-    while end < len(line) and (line[end].isalpha()):
+    while end < len(line) and line[end] in _ASCII_LETTERS:
         end += 1
     return line[:end].lower(), line[end:]
 
@@ -130,11 +139,12 @@ def _split_key(line: str) -> tuple[str, str]:
 def _parse_numbers(rest: str, where: str, key: str, most: int) -> list[int]:
     text = rest.split("#", 1)[0].replace("=", " ")
     values: list[int] = []
-    for token in text.split():
-        try:
-            values.append(int(token, 10))
-        except ValueError:
-            raise ProtocolError(f"{where}: {key}: {token!r} is not a whole number") from None
+    for token in text.translate(_SPACE_TO_BLANK).split(" "):
+        if not token:
+            continue
+        if not _WHOLE_NUMBER.fullmatch(token):  # int() would take "20_000" and non-ASCII digits
+            raise ProtocolError(f"{where}: {key}: {token!r} is not a whole number")
+        values.append(int(token, 10))
     if not values:
         raise ProtocolError(f"{where}: {key}: no values given")
     if len(values) > most:
@@ -149,8 +159,8 @@ def parse_game(text: str, source: str = "<string>") -> Game:
     no_limit = False
     in_gamedef = False
     ended = False
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
+    for number, raw in enumerate(text.split("\n"), start=1):  # game.c reads lines with fgets
+        line = raw.strip(_ASCII_SPACE)
         if not line or line.startswith("#"):
             continue
         where = f"{source}, line {number}"
@@ -163,7 +173,7 @@ def parse_game(text: str, source: str = "<string>") -> Game:
             continue
         key, rest = _split_key(line)
         if key not in _KEYS:
-            raise ProtocolError(f"{where}: unknown key {line.split()[0]!r}")
+            raise ProtocolError(f"{where}: unknown key {line.translate(_SPACE_TO_BLANK).split(' ')[0]!r}")
         kind, most = _KEYS[key]
         if kind == "flag":
             if rest.split("#", 1)[0].strip():
@@ -282,7 +292,12 @@ def load_game(name_or_path: str | Path) -> Game:
     """Load a game from a file, or a shipped game by its stem (``holdem.limit.2p.reverse_blinds``)."""
     path = resolve_game_path(name_or_path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        data = path.read_bytes()
+    except OSError as exc:
         raise ProtocolError(f"could not read game definition {path}: {exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ProtocolError(f"could not read game definition {path}, line {line}: not UTF-8 text") from None
     return parse_game(text, str(path))

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from acpc_arena.protocol.cards import CARD_STRINGS, read_cards
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.game import INT32_MAX, Game
+from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import ACTION_CHARS, CALL, FOLD, RAISE, Action, State
 
 MATCHSTATE_PREFIX = "MATCHSTATE:"
@@ -26,6 +26,8 @@ VERSION_PREFIX = "VERSION:"
 _KIND_OF_CHAR = {"f": FOLD, "F": FOLD, "c": CALL, "C": CALL, "k": CALL, "K": CALL}
 _KIND_OF_CHAR.update({"r": RAISE, "R": RAISE, "b": RAISE, "B": RAISE})
 _DIGITS = "0123456789"
+_C_SPACE = " \t\n\v\f\r"
+"""The characters C's ``isspace`` accepts, which ``sscanf`` skips before a number."""
 
 
 class MatchState(NamedTuple):
@@ -166,8 +168,9 @@ def read_action(text: str, pos: int, game: Game) -> tuple[Action, int]:
     """Read one action at ``text[pos:]``; returns it and the index after it.
 
     As the ACPC ``readAction``: one of ``fcrbk`` in either case; a no-limit raise is
-    followed by its raise-to size (an optionally signed integer); a limit raise
-    takes no size.
+    followed by its raise-to size (an optionally signed integer, after optional
+    white space, read into 32 bits as ``sscanf`` reads it); a limit raise takes
+    no size.
     """
     kind = _KIND_OF_CHAR.get(text[pos : pos + 1])
     if kind is None:
@@ -176,19 +179,35 @@ def read_action(text: str, pos: int, game: Game) -> tuple[Action, int]:
     if kind != RAISE or not game.no_limit:
         return Action(kind, 0), pos
     start = pos
-    while pos < len(text) and text[pos] in " \t":
+    while pos < len(text) and text[pos] in _C_SPACE:
         pos += 1
-    sign = 1
+    negative = False
     if pos < len(text) and text[pos] in "+-":
-        sign = -1 if text[pos] == "-" else 1
+        negative = text[pos] == "-"
         pos += 1
     digits = pos
     while pos < len(text) and text[pos] in _DIGITS:
         pos += 1
     if pos == digits:
         raise ProtocolError(f"expected a raise size at position {start} of {text!r}")
-    size = max(-INT32_MAX - 1, min(INT32_MAX, sign * int(text[digits:pos])))
-    return Action(RAISE, size), pos
+    return Action(RAISE, c_scanned_int32(text[digits:pos], negative)), pos
+
+
+def c_scanned_int32(digits: str, negative: bool) -> int:
+    """What glibc's ``sscanf("%d")`` stores in an ``int32_t`` for these digits and sign.
+
+    It converts with ``strtol``, which saturates at the 64-bit ``long`` range, and the
+    result is then truncated to 32 bits: ``2147483648`` becomes ``-2147483648``,
+    ``-2147483649`` becomes ``2147483647`` and anything past 64 bits becomes ``-1``
+    (or ``0`` when negative). The ACPC server reads raise sizes this way.
+    """
+    significant = digits.lstrip("0")
+    if len(significant) > 19:  # past any 64-bit value: saturate without converting
+        value = -(2**63) if negative else 2**63 - 1
+    else:
+        value = -int(significant or "0") if negative else int(significant or "0")
+        value = max(-(2**63), min(2**63 - 1, value))
+    return (value + 2**31) % 2**32 - 2**31
 
 
 def parse_action(text: str, game: Game) -> Action:
