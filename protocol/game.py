@@ -232,6 +232,8 @@ def _build_game(no_limit: bool, values: dict[str, list[int]], where_of: dict[str
         for r, size in enumerate(raise_size):
             if size <= 0:
                 raise ProtocolError(f"{where('raisesize')}: raise size on round {r + 1} must be positive")
+            if size > INT32_MAX:  # game.c would wrap it to 32 bits
+                raise ProtocolError(f"{where('raisesize')}: raise size on round {r + 1} is over {INT32_MAX}")
     first_player = needed("firstplayer", num_rounds, "first players", default=1)
     for r, p in enumerate(first_player):
         if not 1 <= p <= num_players:

@@ -29,7 +29,7 @@ from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, pla
 from acpc_arena.dealer.seat import StreamChannel
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import load_game, parse_game
-from acpc_arena.protocol.wire import parse_action, parse_match_state
+from acpc_arena.protocol.wire import MatchStateReader, parse_action, parse_match_state
 from tests.processes import ScriptedPlayer, program
 
 NOLIMIT = "holdem.nolimit.2p.reverse_blinds"
@@ -62,7 +62,7 @@ def calling(line: str) -> bytes:
 
 async def _seat(stream: trio.abc.Stream, game_name: str, hello: bytes, respond: Respond, seen: list[str]) -> None:
     """One player: ``hello`` first, then ``respond`` at each of its turns, until the dealer hangs up."""
-    game = load_game(game_name)
+    reader = MatchStateReader(load_game(game_name))
     buffer = b""
     try:
         await stream.send_all(hello)
@@ -75,7 +75,7 @@ async def _seat(stream: trio.abc.Stream, game_name: str, hello: bytes, respond: 
             for raw in lines:
                 line = raw.decode("ascii").rstrip("\r")
                 seen.append(line)
-                view = parse_match_state(line, game)
+                view = reader.parse(line)
                 if view.state.finished or view.state.current_player != view.viewer:
                     continue
                 reply = respond(line)
@@ -266,6 +266,7 @@ END GAMEDEF
         ("numRounds = 1", "numRounds = 1.0", 4),
         ("blind = 1 1", "blind = 1\u00a01", 5),  # NO-BREAK SPACE is not white space to sscanf
         ("numPlayers = 2", "num\u00e9Players = 2", 3),
+        ("raiseSize = 1", "raiseSize = 2147483648", 6),  # game.c: -2147483648 (found by test_fuzz)
     ],
 )
 def test_game_numbers_are_ascii_digits(old: str, new: str, line: int) -> None:
