@@ -390,3 +390,46 @@ def test_names_that_would_corrupt_the_log_are_refused(tmp_path: Path, args: list
     assert done.stderr.decode().startswith(message)
     assert done.stderr.count(b"\n") == 1  # one line, no traceback
     assert list(tmp_path.iterdir()) == []  # refused before any file is opened
+
+
+def test_a_non_ascii_version_over_tcp_ends_the_match_with_one_error_line(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [program("acpc-dealer"), "m", KUHN, "2", "7", "a", "b", "-q"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    ports = [int(p) for p in process.stdout.readline().split()]
+    good = threading.Thread(target=_call_until_closed, args=(ports[0],))
+    good.start()
+    bad = ScriptedPlayer(ports[1])
+    bad.send(b"VERSION:\xb2.0.0\r\n")
+    out, err = process.communicate(timeout=60)
+    bad.close()
+    good.join(timeout=30)
+    assert process.returncode == 1 and out == b""
+    errors = [line for line in err.splitlines() if not line.startswith(b"#")]
+    assert errors == [b"ERROR: seat 2: invalid version string 'VERSION:\xb2.0.0'"]  # the byte as sent, as by C
+    assert (tmp_path / "m.log").read_bytes().count(b"\n") == 4  # the header only: no hand was played
+
+
+def test_a_non_ascii_game_file_name_and_comment(tmp_path: Path) -> None:
+    (tmp_path / "pok\u00e9r.game").write_text("# Kuhn, \u00e0 trois cartes\n" + KUHN_TEXT, encoding="utf-8")
+    done = run_tcp_match(tmp_path, ["m", "pok\u00e9r.game", "2", "7", "a", "b"])
+    assert done.status == 0, done.stderr
+    log = (tmp_path / "m.log").read_bytes()
+    assert log.startswith("# name/game/hands/seed m pok\u00e9r.game 2 7\n".encode())
+    assert log.endswith(b"\nSCORE:-2|2:a|b\n")
+
+
+def test_a_non_ascii_digit_in_a_game_file_is_one_error_line(tmp_path: Path) -> None:
+    (tmp_path / "k.game").write_text(KUHN_TEXT.replace("numRanks = 3", "numRanks = \u0663"), encoding="utf-8")
+    done = subprocess.run(
+        [program("acpc-dealer"), "m", "k.game", "2", "7", "a", "b"], cwd=tmp_path, capture_output=True
+    )
+    assert done.returncode == 1 and done.stdout == b""
+    assert (
+        done.stderr.decode()
+        == "ERROR: could not read game k.game: k.game, line 10: numranks: '\u0663' is not a whole number\n"
+    )
