@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import socket
 import sys
 from dataclasses import dataclass
@@ -67,6 +68,9 @@ extras of acpc-dealer:
 """
 
 
+_INTEGER = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
+
+
 class UsageError(Exception):
     pass
 
@@ -90,9 +94,17 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def _integer(text: str) -> int:
+    """A decimal integer in ASCII digits, after optional white space and a sign, as
+    ``sscanf`` reads one; ``int`` alone would also take ``1_000`` and non-ASCII digits."""
+    if not _INTEGER.fullmatch(text):
+        raise ValueError(text)
+    return int(text, 10)
+
+
 def _uint(text: str, what: str, low: int = 0, high: int = UINT32_MAX) -> int:
     try:
-        value = int(text, 10)
+        value = _integer(text)
     except ValueError:
         raise UsageError(f"invalid {what} {text}") from None
     if not low <= value <= high:
@@ -126,7 +138,7 @@ def _check_player_name(name: str) -> None:
 
 def _ports(text: str) -> list[int]:
     try:
-        ports = [int(p, 10) for p in text.split(",")]
+        ports = [_integer(p) for p in text.split(",")]
     except ValueError:
         raise UsageError(f"bad port string {text}") from None
     if len(ports) > MAX_PLAYERS or not all(0 <= p <= 65535 for p in ports):
@@ -171,7 +183,7 @@ def parse_args(argv: list[str]) -> Options:
         _check_player_name(name)
     hands = _uint(hands_text, "number of hands", low=1)
     try:
-        seed = int(seed_text, 10) % 2**32  # sscanf("%u") wraps negative seeds the same way
+        seed = _integer(seed_text) % 2**32  # sscanf("%u") wraps negative seeds the same way
     except ValueError:
         raise UsageError(f"invalid random number seed {seed_text}") from None
     ports = _ports(args.ports)[: game.num_players] if args.ports else []  # the C dealer ignores extra ports
@@ -189,7 +201,7 @@ def parse_args(argv: list[str]) -> Options:
         t_per_hand_ms=_uint(args.t_per_hand, "--t_per_hand", high=2**63),
     )
     try:
-        start_timeout = int(args.start_timeout, 10)
+        start_timeout = _integer(args.start_timeout)
     except ValueError:
         raise UsageError(f"could not get start timeout {args.start_timeout}") from None
     return Options(

@@ -433,3 +433,21 @@ def test_a_non_ascii_digit_in_a_game_file_is_one_error_line(tmp_path: Path) -> N
         done.stderr.decode()
         == "ERROR: could not read game k.game: k.game, line 10: numranks: '\u0663' is not a whole number\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["m", KUHN, "1_000", "7", "a", "b"], "ERROR: invalid number of hands 1_000"),
+        (["m", KUHN, "\u0663", "7", "a", "b"], "ERROR: invalid number of hands \u0663"),
+        (["m", KUHN, "10", "\uff17", "a", "b"], "ERROR: invalid random number seed \uff17"),
+        (["m", KUHN, "10", "7", "a", "b", "-p", "1_0,0"], "ERROR: bad port string 1_0,0"),
+        (["m", KUHN, "10", "7", "a", "b", "--t_response", "5 "], "ERROR: invalid --t_response 5 "),
+        (["m", KUHN, "10", "7", "a", "b", "--start_timeout", "\u0661"], "ERROR: could not get start timeout \u0661"),
+    ],
+)
+def test_command_line_numbers_are_ascii_digits(tmp_path: Path, args: list[str], message: str) -> None:
+    # int() takes these; the C dealer's sscanf reads "1_000" as 1 and no number at all in the others.
+    done = subprocess.run([program("acpc-dealer"), *args], cwd=tmp_path, capture_output=True, timeout=30)
+    assert done.returncode == 1
+    assert done.stderr.decode() == message + "\n"
