@@ -28,6 +28,8 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -42,11 +44,8 @@ from acpc_arena.protocol.wire import (
     parse_match_state,
     parse_score_line,
 )
-from tests.processes import REPO, ScriptedPlayer, program
-from tests.test_hostile_input import Outcome, play_scripted
-
-pyspiel = pytest.importorskip("pyspiel")
-from tests.test_openspiel_differential import OpenSpielGame  # noqa: E402  (needs pyspiel)
+from tests.conftest import OpenSpielGames
+from tests.processes import REPO, Outcome, ScriptedPlayer, play_scripted, program
 
 # -- random lines ----------------------------------------------------------------
 
@@ -201,12 +200,12 @@ def legal_random(rng: random.Random, game: Game) -> Callable[[str], bytes]:
 
 # -- checking a finished match -----------------------------------------------------
 
-_ORACLES: dict[str, OpenSpielGame] = {}
+_ORACLES: dict[str, object] = {}
 
 
-def spiel_values(game_name: str, state: State) -> list[float]:
+def spiel_values(openspiel: OpenSpielGames, game_name: str, state: State) -> list[float]:
     """The hand's payoffs from OpenSpiel, replaying the logged cards and actions."""
-    oracle = _ORACLES.get(game_name) or _ORACLES.setdefault(game_name, OpenSpielGame(game_name))
+    oracle: Any = _ORACLES.get(game_name) or _ORACLES.setdefault(game_name, openspiel(game_name))
     spiel_state = oracle.spiel.new_initial_state()
     for cards in state.hole_cards:
         for card in cards:
@@ -231,7 +230,7 @@ def spiel_values(game_name: str, state: State) -> list[float]:
 ENDINGS = {"line_too_long", "disconnect", "version"}
 
 
-def check_log(log: Sequence[str], game_name: str, finished: bool) -> list[LogHand]:
+def check_log(openspiel: OpenSpielGames, log: Sequence[str], game_name: str, finished: bool) -> list[LogHand]:
     """Every hand line parses, hands are numbered from 0, each hand's values are OpenSpiel's
     payoffs, and the ``SCORE`` line (there if and only if ``finished``) sums them by name."""
     game = load_game(game_name)
@@ -239,7 +238,7 @@ def check_log(log: Sequence[str], game_name: str, finished: bool) -> list[LogHan
     assert [hand.state.hand_id for hand in hands] == list(range(len(hands)))
     totals: dict[str, float] = {}
     for hand in hands:
-        assert list(hand.values) == pytest.approx(spiel_values(game_name, hand.state), abs=1e-9)
+        assert list(hand.values) == pytest.approx(spiel_values(openspiel, game_name, hand.state), abs=1e-9)
         for name, value in zip(hand.names, hand.values, strict=True):
             totals[name] = totals.get(name, 0.0) + value
     scores = [line for line in log if line.startswith("SCORE")]
@@ -263,7 +262,9 @@ def check_view(seen: Sequence[str], hands: Sequence[LogHand], game: Game) -> Non
     assert finished == {hand.state.hand_id: format_betting(hand.state) for hand in hands}
 
 
-def check_outcome(outcome: Outcome, game_name: str, hostile: int, must_end: bool, may_end: bool) -> None:
+def check_outcome(
+    openspiel: OpenSpielGames, outcome: Outcome, game_name: str, hostile: int, must_end: bool, may_end: bool
+) -> None:
     """The match ended cleanly, early if and only if the hostile seat made it end
     (``must_end``: a long line or hanging up; ``may_end``: a damaged ``VERSION``),
     and its log and the other seats' views are whole and right."""
@@ -273,7 +274,7 @@ def check_outcome(outcome: Outcome, game_name: str, hostile: int, must_end: bool
     else:
         assert must_end or may_end, result.error
         assert result.error.seat == hostile and result.error.kind in ENDINGS, result.error
-    hands = check_log(outcome.log, game_name, finished=result.error is None)
+    hands = check_log(openspiel, outcome.log, game_name, finished=result.error is None)
     assert len(hands) == result.hands_played
     for seat, seen in enumerate(outcome.seen):
         if seat != hostile:
@@ -284,7 +285,7 @@ GAMES_2P = ["kuhn.limit.2p", "leduc.limit.2p", "holdem.limit.2p.reverse_blinds",
 GAMES_3P = ["kuhn.limit.3p", "holdem.limit.3p", "holdem.nolimit.3p"]
 
 
-async def fuzz_matches(tmp_path: Path, seed: int, matches: int, hands: int) -> int:
+async def fuzz_matches(openspiel: OpenSpielGames, tmp_path: Path, seed: int, matches: int, hands: int) -> int:
     """Play ``matches`` fuzzed matches in-process; returns the number of random lines sent."""
     rng = random.Random(seed)
     sent = 0
@@ -302,7 +303,9 @@ async def fuzz_matches(tmp_path: Path, seed: int, matches: int, hands: int) -> i
         outcome = await play_scripted(
             tmp_path, game_name, hands, responders, hellos, seed=rng.randrange(2**32), names=names, t_response_ms=20_000
         )
-        check_outcome(outcome, game_name, hostile_seat, must_end=hostile.ended, may_end=hostile.damaged_version)
+        check_outcome(
+            openspiel, outcome, game_name, hostile_seat, must_end=hostile.ended, may_end=hostile.damaged_version
+        )
         sent += hostile.lines
     return sent
 
@@ -311,14 +314,14 @@ CI_LINES = 3_000
 SLOW_LINES = 55_000  # more than the 53,750 lines of the issue's QA campaign
 
 
-async def test_random_lines_in_process(tmp_path: Path) -> None:
-    sent = await fuzz_matches(tmp_path, seed=20261122, matches=12, hands=40)
+async def test_random_lines_in_process(openspiel: OpenSpielGames, tmp_path: Path) -> None:
+    sent = await fuzz_matches(openspiel, tmp_path, seed=20261122, matches=12, hands=40)
     assert sent >= CI_LINES
 
 
 @pytest.mark.slow
-async def test_random_lines_in_process_at_length(tmp_path: Path) -> None:
-    sent = await fuzz_matches(tmp_path, seed=1, matches=150, hands=60)
+async def test_random_lines_in_process_at_length(openspiel: OpenSpielGames, tmp_path: Path) -> None:
+    sent = await fuzz_matches(openspiel, tmp_path, seed=1, matches=150, hands=60)
     assert sent >= SLOW_LINES
 
 
@@ -355,7 +358,7 @@ def _hostile_seat(port: int, game: Game, hostile: Hostile) -> None:
     player.close()
 
 
-def tcp_fuzz_match(cwd: Path, game_name: str, hands: int, seed: int) -> int:
+def tcp_fuzz_match(openspiel: OpenSpielGames, cwd: Path, game_name: str, hands: int, seed: int) -> int:
     """One match of the real ``acpc-dealer`` with a hostile seat 2; returns the lines it sent."""
     game = load_game(game_name)
     rng = random.Random(seed)
@@ -385,7 +388,7 @@ def tcp_fuzz_match(cwd: Path, game_name: str, hands: int, seed: int) -> int:
     else:
         assert dealer.returncode == 1 and (hostile.ended or hostile.damaged_version), err
         assert b"ERROR: seat 2: " in err
-    hands_logged = check_log(log, game_name, finished=dealer.returncode == 0)
+    hands_logged = check_log(openspiel, log, game_name, finished=dealer.returncode == 0)
     for seat in (0, 2)[: game.num_players - 1]:
         check_view(seen[seat], hands_logged, game)
     return hostile.lines
@@ -395,8 +398,10 @@ def tcp_fuzz_match(cwd: Path, game_name: str, hands: int, seed: int) -> int:
     ("game_name", "hands", "seed"),
     [("holdem.nolimit.2p.reverse_blinds", 40, 11), ("leduc.limit.2p", 60, 12), ("holdem.nolimit.3p", 30, 13)],
 )
-def test_random_lines_over_tcp(tmp_path: Path, game_name: str, hands: int, seed: int) -> None:
-    assert tcp_fuzz_match(tmp_path, game_name, hands, seed) >= 100
+def test_random_lines_over_tcp(
+    openspiel: OpenSpielGames, tmp_path: Path, game_name: str, hands: int, seed: int
+) -> None:
+    assert tcp_fuzz_match(openspiel, tmp_path, game_name, hands, seed) >= 100
 
 
 # -- damaged game files ----------------------------------------------------------------
@@ -491,8 +496,10 @@ _JUDGE = """
 import json, random, sys
 import pyspiel
 from acpc_arena.protocol.dealing import deal_hand
+from acpc_arena.protocol.game import parse_game
 from acpc_arena.protocol.rng import MT19937
-from tests.test_openspiel_differential import OpenSpielGame, _play_hand
+from acpc_arena.protocol.state import Action, CALL, FOLD, RAISE
+from tests.conftest import OpenSpielGame
 for index, text in enumerate(json.load(sys.stdin)):
     print(index, flush=True)
     try:
@@ -500,10 +507,37 @@ for index, text in enumerate(json.load(sys.stdin)):
     except Exception:  # SpielError, or ValueError from its std::stoi
         print("unread", flush=True)
         continue
-    oracle = OpenSpielGame.from_text(text)
+    oracle = OpenSpielGame(pyspiel, parse_game(text), text)
+    game = oracle.game
     rng, deal_rng = random.Random(index), MT19937(index)
     for _ in range(3):
-        _play_hand(oracle, deal_hand(oracle.game, 0, deal_rng), rng)
+        ours = deal_hand(game, 0, deal_rng)
+        spiel = oracle.spiel.new_initial_state()
+        for card in [c for cards in ours.hole_cards for c in cards]:
+            spiel.apply_action(oracle.chance_action(card))
+        board = iter(ours.board_cards)
+        while True:
+            while spiel.is_chance_node():
+                spiel.apply_action(oracle.chance_action(next(board)))
+            if spiel.is_terminal():
+                break
+            assert spiel.current_player() == ours.current_player
+            assert list(spiel.to_struct().player_contributions) == ours.spent
+            legal = ours.legal_actions()
+            roll = rng.random()
+            if legal.can_fold and roll < 0.15:
+                action, spiel_action = Action(FOLD), 0
+            elif not legal.can_raise or roll < 0.55:
+                action, spiel_action = Action(CALL), 1
+            elif game.no_limit:
+                size = rng.randint(legal.min_raise_to, legal.max_raise_to)
+                action, spiel_action = Action(RAISE, size), size
+            else:
+                action, spiel_action = Action(RAISE), 2
+            assert spiel_action in spiel.legal_actions()
+            ours.apply(action)
+            spiel.apply_action(spiel_action)
+        assert ours.finished and ours.values() == list(spiel.returns())
     print("ok", flush=True)
 """
 
@@ -525,7 +559,7 @@ def openspiel_can_judge(text: str, game: Game) -> bool:
     return all(s == 2**31 - 1 for s in game.stack) and game.num_players <= 4
 
 
-def test_damaged_game_files_that_parse_are_the_same_game_in_openspiel() -> None:
+def test_damaged_game_files_that_parse_are_the_same_game_in_openspiel(pyspiel: ModuleType) -> None:
     texts = [
         text
         for text in damaged_game_files(seed=9, count=800)

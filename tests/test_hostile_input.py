@@ -16,111 +16,19 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import trio
-import trio.testing
 
-from acpc_arena.dealer.logfiles import MatchLog
-from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, play_match
-from acpc_arena.dealer.seat import StreamChannel
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import load_game, parse_game
-from acpc_arena.protocol.wire import MatchStateReader, parse_action, parse_match_state
-from tests.processes import ScriptedPlayer, program
+from acpc_arena.protocol.wire import parse_action, parse_match_state
+from tests.processes import Outcome, Respond, ScriptedPlayer, calling, play_scripted, program
 
 NOLIMIT = "holdem.nolimit.2p.reverse_blinds"
 KUHN = "kuhn.limit.2p"
-
-Respond = Callable[[str], bytes | None]
-"""What a scripted seat sends when it is to act, given the state line; None: hang up."""
-
-
-@dataclass
-class Outcome:
-    result: MatchResult
-    warnings: list[str] = field(default_factory=list)
-    log: list[str] = field(default_factory=list)
-    seen: list[list[str]] = field(default_factory=list)
-    """Every line each seat received."""
-
-
-class _Warnings(MatchObserver):
-    def __init__(self, into: list[str]) -> None:
-        self.into = into
-
-    def warning(self, seat: int | None, kind: str, text: str) -> None:
-        self.into.append(text)
-
-
-def calling(line: str) -> bytes:
-    return f"{line}:c\r\n".encode()
-
-
-async def _seat(stream: trio.abc.Stream, game_name: str, hello: bytes, respond: Respond, seen: list[str]) -> None:
-    """One player: ``hello`` first, then ``respond`` at each of its turns, until the dealer hangs up."""
-    reader = MatchStateReader(load_game(game_name))
-    buffer = b""
-    try:
-        await stream.send_all(hello)
-        while True:
-            data = await stream.receive_some(65536)
-            if not data:
-                return
-            buffer += data
-            *lines, buffer = buffer.split(b"\n")
-            for raw in lines:
-                line = raw.decode("ascii").rstrip("\r")
-                seen.append(line)
-                view = reader.parse(line)
-                if view.state.finished or view.state.current_player != view.viewer:
-                    continue
-                reply = respond(line)
-                if reply is None:
-                    return
-                await stream.send_all(reply)
-    except (trio.BrokenResourceError, trio.ClosedResourceError):
-        pass
-    finally:
-        await stream.aclose()
-
-
-async def play_scripted(
-    tmp_path: Path,
-    game_name: str,
-    hands: int,
-    responders: Sequence[Respond],
-    hellos: Sequence[bytes] | None = None,
-    seed: int = 7,
-    names: Sequence[str] = ("a", "b"),
-    **config: object,
-) -> Outcome:
-    """A match in-process: seat ``i`` says ``hellos[i]`` (a good VERSION line by default) then
-    answers with ``responders[i]``. Fails the test if the match does not end within 60 s."""
-    game = load_game(game_name)
-    match = MatchConfig(
-        name="t", game=game, game_file=game_name, hands=hands, seed=seed, players=tuple(names), **config
-    )  # type: ignore[arg-type]
-    hellos = hellos or [b"VERSION:2.0.0\r\n"] * len(responders)
-    warnings: list[str] = []
-    seen: list[list[str]] = [[] for _ in responders]
-    log = MatchLog(tmp_path / "t.log")
-    channels = []
-    with trio.fail_after(60):
-        async with trio.open_nursery() as nursery:
-            for seat, respond in enumerate(responders):
-                ours, theirs = trio.testing.memory_stream_pair()
-                channels.append(StreamChannel(seat, ours))
-                nursery.start_soon(_seat, theirs, game_name, hellos[seat], respond, seen[seat])
-            result = await play_match(match, channels, _Warnings(warnings), log, version_timeout=10)
-            for channel in channels:
-                await channel.aclose()
-    log.close()
-    lines = (tmp_path / "t.log").read_bytes().decode("latin-1").splitlines()
-    return Outcome(result, warnings, lines, seen)
 
 
 def _states(outcome: Outcome) -> list[str]:
