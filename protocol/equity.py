@@ -2,6 +2,9 @@
 
 - ``equity_vs_random``: a player's chance of winning a showdown against random
   opponent hands (Monte Carlo over the unseen cards; ties split).
+- ``showdown_strengths``, ``strength_moments``: exact hand strength against every
+  hand the one opponent could hold (HS), and its mean and mean square over board
+  cards still to come (E[HS], E[HS^2]), for many hands at once.
 - ``allin_expected_values``: the exact expected value of a hand whose players went
   all in before the last round, over every way the board could have come.
 """
@@ -55,6 +58,84 @@ def equity_vs_random(
     mine = mine.astype(np.int64)
     share = np.where(mine > best_other, 1.0, np.where(mine == best_other, 1.0 / (ties + 1), 0.0))
     return float(share.mean())
+
+
+def _unseen(deck: Sequence[int], known: np.ndarray) -> np.ndarray:
+    """(N, U) the cards of ``deck`` not in each row of ``known`` (N, k), in increasing order."""
+    deck_array = np.asarray(sorted(deck), dtype=np.int64)
+    hidden = ~(known[:, :, None] == deck_array[None, None, :]).any(axis=1)
+    counts = hidden.sum(axis=1)
+    if (counts != counts[0]).any():
+        raise ValueError("repeated cards or cards outside the deck")
+    return np.broadcast_to(deck_array, hidden.shape)[hidden].reshape(len(known), -1).astype(np.uint8)
+
+
+@cache
+def _fixed_subset(total: int, count: int) -> np.ndarray:
+    """``count`` of ``range(total)`` drawn once at random with a fixed seed, in increasing order."""
+    return np.sort(np.random.default_rng(total * 1_000_003 + count).choice(total, count, replace=False))
+
+
+def _subset(rows: np.ndarray, count: int | None) -> np.ndarray:
+    """A fixed random ``count`` of ``rows`` (all of them if ``count`` is None or not smaller)."""
+    if count is None or count >= len(rows):
+        return rows
+    return rows[_fixed_subset(len(rows), count)]
+
+
+def showdown_strengths(
+    deck: Sequence[int], holes: np.ndarray, boards: np.ndarray, opponents: int | None = None
+) -> np.ndarray:
+    """(N,) hand strength of ``holes[i]`` on the complete board ``boards[i]``.
+
+    Hand strength (HS) is the share of the pot won against one opponent holding any
+    of the hands the unseen cards of ``deck`` make, each equally likely (ties count
+    half): the equity against a random hand once the board is out. Exact, or with
+    ``opponents`` set, against that many of those hands, the same random choice
+    (by position among the unseen cards) every time.
+    """
+    holes, boards = np.asarray(holes, dtype=np.uint8), np.asarray(boards, dtype=np.uint8)
+    count, k = holes.shape
+    unseen = _unseen(deck, np.concatenate([holes, boards], axis=1))
+    hands = _subset(_index_combinations(unseen.shape[1], k), opponents)
+    theirs_cards = unseen[:, hands]  # (N, hands, k)
+    shared = np.broadcast_to(boards[:, None, :], (count, len(hands), boards.shape[1]))
+    theirs = rank_hands(np.concatenate([theirs_cards, shared], axis=2).reshape(count * len(hands), -1))
+    theirs = theirs.reshape(count, len(hands)).astype(np.int32)
+    mine = rank_hands(np.concatenate([holes, boards], axis=1)).astype(np.int32)[:, None]
+    return ((theirs < mine).sum(axis=1) + 0.5 * (theirs == mine).sum(axis=1)) / len(hands)
+
+
+def strength_moments(
+    deck: Sequence[int],
+    holes: np.ndarray,
+    boards: np.ndarray,
+    total_board: int,
+    runouts: int | None = None,
+    opponents: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(E[HS], E[HS^2]) of each hand over the ways the rest of its board can come, each (N,).
+
+    Every completion of the board from the cards the player does not see is taken,
+    or, with ``runouts`` smaller than their number, that many of them, the same
+    random choice every time (so a hand always gets the same value); ``opponents``
+    limits the opponent hands likewise (``showdown_strengths``). (A choice spread
+    evenly over the ordered completions would not do: card numbers carry the
+    suit, and even steps through them favour some suits.) With the board
+    complete this is (HS, HS^2). Exact, E[HS] is the equity against a random hand.
+    """
+    holes, boards = np.asarray(holes, dtype=np.uint8), np.asarray(boards, dtype=np.uint8)
+    missing = total_board - boards.shape[1]
+    if missing == 0:
+        strength = showdown_strengths(deck, holes, boards, opponents)
+        return strength, strength**2
+    unseen = _unseen(deck, np.concatenate([holes, boards], axis=1))
+    completions = _subset(_index_combinations(unseen.shape[1], missing), runouts)
+    count, each = len(holes), len(completions)
+    rest = unseen[:, completions].reshape(count * each, missing)
+    full = np.concatenate([np.repeat(boards, each, axis=0), rest], axis=1)
+    strength = showdown_strengths(deck, np.repeat(holes, each, axis=0), full, opponents).reshape(count, each)
+    return strength.mean(axis=1), (strength**2).mean(axis=1)
 
 
 @cache

@@ -1,6 +1,7 @@
 """Card abstractions: what a player's information set key is, from the cards it can see.
 
 - ``ExactCards``: the hole cards and the board exactly (small games: Kuhn, Leduc).
+- ``StrengthBuckets`` (``ehs2-F-T-R``): the default for hold'em, described below.
 - ``NineBuckets``: seed 002's 9-bucket abstractions for hold'em. ``traditional``
   keeps the pre-flop bucket (a Sklansky-Malmuth style 13x13 table, 1 strongest)
   for the whole hand; ``improved`` uses that table before the flop and, from the
@@ -14,6 +15,26 @@ column off from the neighbouring entries (every other unplayable offsuit hand is
 9); here they are 9. Postflop buckets never get weaker as cards come (a category
 or a pair only improves), so a perfect-recall key is the pre-flop bucket and a
 non-increasing sequence of postflop buckets: 9, 81, 405 and 1485 keys per round.
+
+``StrengthBuckets``, the hold'em default: before the flop the 169 starting hands
+up to suits, exactly; from the flop on, ``F``, ``T`` and ``R`` buckets of equal
+frequency by E[HS^2], the mean square of the hand's strength against one random
+hand once the board is out (``protocol.equity.strength_moments``; on the river
+that is HS^2 itself). The square rewards potential: a draw whose strength ends
+high or low beats a made hand of the same mean. River values are exact (HS
+against all 990 opponent hands); on the turn, HS after each of the 46 river cards
+is measured against ``TURN_OPPONENTS`` of the opponent hands, and on the flop
+after ``FLOP_RUNOUTS`` of the 1,081 turn-river completions against
+``FLOP_OPPONENTS``, each a fixed random choice, so a hand always gets the same
+bucket. (Exact turn and flop values cost 45,540 and 1.07 million showdowns a
+hand, too slow for training here; these cost about 3,700 and 3,300. On the flop
+the completions are where the variance is: a flush draw's square is 0.9 or 0.1.)
+Imperfect recall: the key is the current round's bucket alone (Waugh et al. 2009,
+"A practical use of imperfect recall", report that at a fixed size fine current
+buckets beat remembering coarse earlier ones). The bucket edges are quantiles of E[HS^2] over
+``EDGE_SAMPLES`` random hands of each round (seeded), computed once with the
+batched evaluator, kept on disk like the evaluator's tables, and saved in each
+checkpoint so that a checkpoint keeps the buckets it was trained with.
 """
 
 from __future__ import annotations
@@ -22,10 +43,15 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
+from acpc_arena.models.mcts import hand_class
+from acpc_arena.protocol import equity, evaluator
 from acpc_arena.protocol.cards import MAX_RANKS, NUM_CARDS, rank_of, suit_of
+from acpc_arena.protocol.disk_cache import cached_array, source_digest
+from acpc_arena.protocol.equity import strength_moments
 from acpc_arena.protocol.evaluator import HAND_RANKS, PAIR, TWO_PAIR, describe_rank, rank_hands
 from acpc_arena.protocol.game import Game
 
@@ -233,3 +259,79 @@ class NineBuckets(Abstraction):
         keys = _recall_index(round_ + 1)[code]
         assert (keys >= 0).all(), "a postflop bucket rose: the abstraction's invariant is broken"
         return keys
+
+
+FLOP_RUNOUTS = 100
+"""Turn-river completions a flop hand's E[HS^2] is averaged over (of 1,081)."""
+FLOP_OPPONENTS = 32
+"""Opponent hands each flop hand's strength after a completion is measured against (of 990)."""
+TURN_OPPONENTS = 80
+"""Opponent hands each turn hand's strength after each river card is measured against (of 990)."""
+EDGE_SAMPLES = 6000
+"""Random hands per round whose E[HS^2] quantiles make the bucket edges."""
+
+
+def _require_holdem(game: Game, what: str) -> None:
+    if game.num_hole_cards != 2 or game.num_suits != 4 or game.num_ranks != 13 or game.num_rounds != 4:
+        raise ValueError(f"{what} are for hold'em (two hole cards, 52 cards, four rounds)")
+
+
+@cache
+def _preflop_class_table() -> np.ndarray:
+    """(52, 52) the starting-hand class (0..168, as ``models.mcts.hand_class``) of every pair of cards."""
+    table = np.zeros((52, 52), dtype=np.int64)
+    for a in range(52):
+        for b in range(52):
+            if a != b:
+                table[a, b] = hand_class([a, b])
+    return table
+
+
+def hand_strength_squared(game: Game, holes: np.ndarray, boards: np.ndarray) -> np.ndarray:
+    """(N,) E[HS^2] of each hole with the board so far (3, 4 or 5 cards), as the buckets use it."""
+    shown = boards.shape[1]
+    runouts = FLOP_RUNOUTS if shown == 3 else None
+    opponents = FLOP_OPPONENTS if shown == 3 else TURN_OPPONENTS if shown == 4 else None
+    return strength_moments(game.deck, holes, boards, game.total_board_cards, runouts, opponents)[1]
+
+
+def strength_edges(game: Game, buckets: tuple[int, ...], samples: int = EDGE_SAMPLES) -> list[np.ndarray]:
+    """Bucket edges of each postflop round: the E[HS^2] quantiles that split random hands evenly."""
+    edges = []
+    for round_, count in zip((1, 2, 3), buckets, strict=True):
+        shown = game.board_start[round_ + 1]
+
+        def build(shown: int = shown) -> np.ndarray:
+            worlds = sample_deals(game, samples, np.random.default_rng(20260 + shown))
+            return np.sort(hand_strength_squared(game, worlds.holes[:, 0, :], worlds.boards[:, :shown]))
+
+        code = source_digest(Path(__file__), Path(equity.__file__), Path(evaluator.__file__))
+        values = cached_array(f"ehs2-sample-{shown}-{samples}-{code}", build)
+        edges.append(np.quantile(values, np.arange(1, count) / count))
+    return edges
+
+
+class StrengthBuckets(Abstraction):
+    """169 starting hands, then E[HS^2] buckets of equal frequency per round (see the module docstring)."""
+
+    def __init__(self, game: Game, buckets: tuple[int, int, int], edges: list[np.ndarray] | None = None) -> None:
+        _require_holdem(game, "E[HS^2] buckets")
+        if len(buckets) != 3 or min(buckets) < 1:
+            raise ValueError(f"give a positive bucket count for the flop, turn and river, not {buckets}")
+        self.game = game
+        self.buckets = tuple(int(b) for b in buckets)
+        self.name = "ehs2-" + "-".join(str(b) for b in self.buckets)
+        self.edges = strength_edges(game, self.buckets) if edges is None else [np.asarray(e) for e in edges]
+        if [len(e) + 1 for e in self.edges] != list(self.buckets):
+            raise ValueError(f"bucket edges of lengths {[len(e) for e in self.edges]} do not fit {self.name}")
+
+    def num_keys(self, round_: int) -> int:
+        return 169 if round_ == 0 else self.buckets[round_ - 1]
+
+    def keys(self, worlds: Worlds, player: int, round_: int) -> np.ndarray:
+        holes = worlds.holes[:, player, :]
+        if round_ == 0:
+            return _preflop_class_table()[holes[:, 0], holes[:, 1]]
+        shown = self.game.board_start[round_ + 1]
+        strength = hand_strength_squared(self.game, holes, worlds.boards[:, :shown])
+        return np.searchsorted(self.edges[round_ - 1], strength, side="right").astype(np.int64)

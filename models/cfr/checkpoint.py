@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from acpc_arena.models.cfr.abstraction import Abstraction, ExactCards, NineBuckets
+from acpc_arena.models.cfr.abstraction import Abstraction, ExactCards, NineBuckets, StrengthBuckets
 from acpc_arena.models.cfr.solver import Solver
 from acpc_arena.models.cfr.tree import BettingTree, build_tree
 from acpc_arena.protocol.errors import ProtocolError
@@ -27,18 +27,27 @@ from acpc_arena.protocol.game import Game, parse_game
 from acpc_arena.protocol.wire import MatchState, format_betting
 
 FORMAT = 1
-ABSTRACTIONS = ("exact", "traditional", "improved", "improved-recall")
+ABSTRACTIONS = ("exact", "traditional", "improved", "improved-recall", "ehs2-F-T-R")
+DEFAULT_HOLDEM_ABSTRACTION = "ehs2-50-50-50"
 
 
 class CheckpointError(Exception):
     """A checkpoint that cannot be used: missing, damaged, or for another game or tree."""
 
 
-def make_abstraction(game: Game, name: str) -> Abstraction:
+def make_abstraction(game: Game, name: str, edges: list | None = None) -> Abstraction:
+    """The abstraction called ``name`` (``ehs2-F-T-R``: F, T, R buckets on the flop, turn, river).
+
+    ``edges`` are an ``ehs2`` abstraction's bucket edges as a checkpoint saved them
+    (computed when not given).
+    """
     if name == "exact":
         return ExactCards(game)
     if name in ("traditional", "improved", "improved-recall"):
         return NineBuckets(game, improved=name != "traditional", perfect_recall=name == "improved-recall")
+    counts = name.split("-")[1:] if name.startswith("ehs2-") else []
+    if len(counts) == 3 and all(c.isdigit() and int(c) > 0 for c in counts):
+        return StrengthBuckets(game, (int(counts[0]), int(counts[1]), int(counts[2])), edges)
     raise ValueError(f"abstraction must be one of {', '.join(ABSTRACTIONS)}: {name!r}")
 
 
@@ -61,6 +70,7 @@ def save_policy(path: str | Path, solver: Solver, game_text: str, abstraction: s
     path = Path(path).with_suffix(".npz")
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(path, strategy=solver.average_strategy().astype(np.float32))
+    edges = getattr(solver.abstraction, "edges", None)
     meta = {
         "format": FORMAT,
         "kind": "cfr-average-strategy",
@@ -70,6 +80,7 @@ def save_policy(path: str | Path, solver: Solver, game_text: str, abstraction: s
         "iterations": solver.iterations,
         "infosets": solver.num_infosets,
         "tree_fingerprint": solver.tree.fingerprint,
+        **({"bucket_edges": [e.tolist() for e in edges]} if edges is not None else {}),
         "git_commit": git_commit(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         **extra,
@@ -126,7 +137,7 @@ def load_policy(path: str | Path) -> CFRPolicy:
         raise CheckpointError(f"{path}: damaged checkpoint ({exc})") from None
     try:
         game = parse_game(meta["game"], f"{sidecar(path)} (game)")
-        abstraction = make_abstraction(game, meta["abstraction"])
+        abstraction = make_abstraction(game, meta["abstraction"], meta.get("bucket_edges"))
     except (ProtocolError, ValueError, KeyError) as exc:
         raise CheckpointError(f"{sidecar(path)}: {exc}") from None
     tree = build_tree(game)
