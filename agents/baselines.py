@@ -1,4 +1,4 @@
-"""The field's plain baselines: random (the ACPC example player), call, raise, rule.
+"""The field's plain baselines: random (the ACPC example player), call, raise, rule, equity.
 
 ``rule`` is seed 000's simple rule opponent: when its hand strength is high it
 raises or calls half the time each, otherwise it raises, calls or folds 40/40/20.
@@ -8,17 +8,28 @@ default 400) with the evaluator; before the flop that is roughly the best fifth
 of starting hands (pairs from 55, most aces, suited broadways). A fold when
 nothing is owed becomes a check. In no-limit games ``raise`` raises the minimum
 and ``rule`` raises the pot.
+
+``equity`` is the hand-strength yardstick: it computes its equity against random
+hands, one per opponent still in (the share of the pot its hand wins at a
+showdown), then raises at ``--raise-at`` (default 0.65) or more, checks or calls
+at ``--call-at`` (default 0.45) or more, and otherwise checks or folds. Heads-up,
+the equity is exact whenever enumerating every board completion and opponent hand
+takes at most ``EXACT_SHOWDOWNS`` showdowns (hold'em's turn and river, all of
+Leduc and Kuhn); otherwise it is a Monte Carlo estimate (``--samples``, default
+1000: a standard error of at most 0.016). It ignores the betting: its own
+equity is all it looks at, which makes it a fixed, hand-strength-only opponent.
 """
 
 from __future__ import annotations
 
 import argparse
+from math import comb
 from typing import Any
 
 import numpy as np
 
 from acpc_arena.agents.base import Agent, pot_size_raise_to, valid_or_call
-from acpc_arena.protocol.equity import equity_vs_random
+from acpc_arena.protocol.equity import equity_vs_random, strength_moments
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.state import CALL, CALL_ACTION, FOLD, FOLD_ACTION, RAISE, Action, ActionKind
@@ -28,6 +39,7 @@ _FOLD_PROBABILITY = 0.06
 EXAMPLE_PLAYER_PROBABILITIES = (_FOLD_PROBABILITY, (1.0 - _FOLD_PROBABILITY) * 0.5, (1.0 - _FOLD_PROBABILITY) * 0.5)
 """The ACPC example player's probabilities of fold, call and raise (index by ``ActionKind``), as its
 source sets them; each decision drops the invalid ones and scales the rest to sum to 1."""
+EXACT_SHOWDOWNS = 50_000
 
 
 class RandomAgent(Agent):
@@ -127,5 +139,49 @@ class RuleAgent(Agent):
         if x < raise_p:
             return valid_or_call(state, Action(RAISE, pot_size_raise_to(state) if self.game.no_limit else 0))
         if x < raise_p + call_p or not state.can_fold():
+            return CALL_ACTION
+        return FOLD_ACTION
+
+
+class EquityAgent(Agent):
+    """Acts on its equity against random hands alone (see the module docstring)."""
+
+    name = "equity"
+
+    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
+        super().__init__(game, seed, **options)
+        self.rng = np.random.default_rng(seed)
+        self.raise_at = float(options.get("raise_at", 0.65))
+        self.call_at = float(options.get("call_at", 0.45))
+        self.samples = int(options.get("samples", 1000))
+        if not 0 <= self.call_at <= self.raise_at <= 1:
+            raise ValueError(f"need 0 <= --call-at <= --raise-at <= 1, not {self.call_at} and {self.raise_at}")
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--raise-at", type=float, default=0.65, help="raise at this equity or more")
+        parser.add_argument("--call-at", type=float, default=0.45, help="check or call at this equity or more")
+        parser.add_argument("--samples", type=int, default=1000, help="Monte Carlo samples where not exact")
+
+    def equity(self, view: MatchState) -> float:
+        """Share of the pot this hand wins at a showdown against a random hand per opponent still in."""
+        state, game = view.state, self.game
+        hole, board = state.hole_cards[view.viewer], state.visible_board()
+        opponents = game.num_players - state.num_folded - 1
+        unseen = len(game.deck) - len(hole) - len(board)
+        missing = game.total_board_cards - len(board)
+        showdowns = comb(unseen, missing) * comb(unseen - missing, game.num_hole_cards)
+        if opponents == 1 and showdowns <= EXACT_SHOWDOWNS:
+            holes = np.array([hole], dtype=np.uint8)
+            boards = np.array([board], dtype=np.uint8).reshape(1, len(board))
+            return float(strength_moments(game.deck, holes, boards, game.total_board_cards)[0][0])
+        return equity_vs_random(game, hole, board, opponents, self.samples, self.rng)
+
+    def act(self, view: MatchState) -> Action:
+        state = view.state
+        equity = self.equity(view)
+        if equity >= self.raise_at:
+            return valid_or_call(state, Action(RAISE, pot_size_raise_to(state) if self.game.no_limit else 0))
+        if equity >= self.call_at or not state.can_fold():
             return CALL_ACTION
         return FOLD_ACTION

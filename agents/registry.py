@@ -11,6 +11,7 @@ AGENTS: dict[str, str] = {
     "call": "acpc_arena.agents.baselines:CallAgent",
     "raise": "acpc_arena.agents.baselines:RaiseAgent",
     "rule": "acpc_arena.agents.baselines:RuleAgent",
+    "equity": "acpc_arena.agents.baselines:EquityAgent",
     "cfr": "acpc_arena.agents.cfr:CFRAgent",
     "lstm_dqn": "acpc_arena.agents.dqn:LSTMDQNAgent",
     "dqn": "acpc_arena.agents.dqn:DQNAgent",

@@ -1,0 +1,84 @@
+"""The ``equity`` baseline: its equity on hand-computed spots, its thresholds, and play through the dealer."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from acpc_arena.agents.baselines import EquityAgent
+from acpc_arena.agents.registry import agent_class
+from acpc_arena.protocol.cards import CARD_STRINGS, parse_cards
+from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.state import CALL, FOLD, RAISE
+from acpc_arena.protocol.wire import parse_match_state
+
+HOLDEM = load_game("holdem.limit.2p.reverse_blinds")
+
+
+def equity(line: str, game_name: str = "holdem.limit.2p.reverse_blinds", **options: object) -> float:
+    game = load_game(game_name)
+    return EquityAgent(game, seed=3, **options).equity(parse_match_state(line, game))
+
+
+def test_river_equity_is_pokerkits_enumeration() -> None:
+    pokerkit = pytest.importorskip("pokerkit")
+    board = "Qc8d8s3h2c"
+
+    def hand(hole: list[int]) -> object:
+        return pokerkit.StandardHighHand.from_game("".join(CARD_STRINGS[c] for c in hole), board)
+
+    mine = hand(list(parse_cards("AdQd")))
+    unseen = [c for c in range(52) if c not in parse_cards("AdQd" + board)]
+    score = sum(
+        1.0 if mine > other else 0.5 if mine == other else 0.0
+        for other in (hand(list(pair)) for pair in itertools.combinations(unseen, 2))
+    )
+    assert equity("MATCHSTATE:0:0:cc/cc/cc/:AdQd|/Qc8d8s/3h/2c") == pytest.approx(score / 990, abs=1e-12)
+
+
+def test_hand_computed_equities() -> None:
+    # a royal flush on the board splits every pot
+    assert equity("MATCHSTATE:0:0:cc/cc/cc/:2c3d|/AhKhQh/Jh/Th") == 0.5
+    # AA on four kings (see test_cfr_strength): 2 of 46 rivers split, else 87 of 990 hands split
+    assert equity("MATCHSTATE:0:0:cc/cc/:AsAh|/KsKhKd/Kc") == pytest.approx(
+        (2 * 0.5 + 44 * (903 + 87 / 2) / 990) / 46, abs=1e-12
+    )
+    # Leduc (Q, K, A), the top card before the board, exactly: of 20 (board, opponent) deals the other
+    # ace pairs it (4 wins); on each of the 2 + 2 Q or K boards it beats the third rank twice, ties the ace,
+    # loses to the pair (2.5); the middle card: 4 wins on its pair, 0.5 on a Q board, 2.5 on an A board
+    assert equity("MATCHSTATE:0:0::As|", "leduc") == pytest.approx(14 / 20, abs=1e-12)
+    assert equity("MATCHSTATE:0:0::Ks|", "leduc") == pytest.approx(10 / 20, abs=1e-12)
+    # before the flop, Monte Carlo: AA 85.20% and 72o 34.58% against a random hand (published tables)
+    assert equity("MATCHSTATE:1:0::|AsAh", samples=20_000) == pytest.approx(0.8520, abs=0.012)
+    assert equity("MATCHSTATE:1:0::|7s2h", samples=20_000) == pytest.approx(0.3458, abs=0.012)
+
+
+def test_thresholds_decide() -> None:
+    tie = "MATCHSTATE:0:0:cc/cc/cc/r:2c3d|/AhKhQh/Jh/Th"  # equity 1/2, facing a bet
+    unbet = "MATCHSTATE:0:0:cc/cc/cc/:2c3d|/AhKhQh/Jh/Th"
+    assert agent_class("equity") is EquityAgent
+
+    def act(line: str, **options: object) -> int:
+        return EquityAgent(HOLDEM, seed=1, **options).act(parse_match_state(line, HOLDEM)).kind
+
+    assert act(tie) == CALL and act(unbet) == CALL  # defaults: call from 0.45, raise from 0.65
+    assert act(tie, call_at=0.6, raise_at=0.7) == FOLD and act(unbet, call_at=0.6, raise_at=0.7) == CALL
+    assert act(tie, raise_at=0.5) == RAISE
+    assert act("MATCHSTATE:0:0:cc/cc/cc/rrrr:2c3d|/AhKhQh/Jh/Th", raise_at=0.5) == CALL  # capped
+    with pytest.raises(ValueError, match="call-at"):
+        EquityAgent(HOLDEM, call_at=0.8, raise_at=0.6)
+
+
+@pytest.mark.parametrize("game", ["holdem.limit.2p.reverse_blinds", "kuhn.limit.3p"])
+def test_equity_agent_plays_through_the_dealer(tmp_path: Path, game: str) -> None:
+    from tests.processes import check_log, play
+
+    players = load_game(game).num_players
+    opponent = "cfr" if game.startswith("holdem") else "random"
+    agents = [("equity", ["--seed", "1"])] + [(opponent, ["--seed", "2"])] * (players - 1)
+    status, _out, err = play(tmp_path, game, 100, 5, agents, "-q")
+    assert status == 0, err
+    assert "WARNING" not in err
+    check_log(tmp_path / "match.log", load_game(game), 100)
