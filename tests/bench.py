@@ -211,7 +211,7 @@ def bench_runner() -> Iterator[Row]:
 
 
 def bench_cfr() -> Iterator[Row]:
-    """Leduc CFR+ to exploitability 2.6e-4 against OpenSpiel's C++ solver; hold'em 9-bucket training."""
+    """Leduc CFR+ to 2.6e-4 against OpenSpiel's C++ solver; hold'em training; the default agent's decisions."""
     import pyspiel
 
     from acpc_arena.models.cfr.abstraction import ExactCards, all_deals
@@ -253,9 +253,26 @@ def bench_cfr() -> Iterator[Row]:
             f"{seconds:.1f} s",
             f"{500 / seconds:.1f} it/s, {500 * deals / seconds:,.0f} deals/s, peak memory {peak:.0f} MB",
         )
+    seconds, peak = _holdem_training(50, 64, "make_abstraction(game, DEFAULT_HOLDEM_ABSTRACTION)")
+    yield (
+        "hold'em default E[HS^2] buckets, 50 iterations x 64 deals",
+        f"{seconds:.1f} s",
+        f"{50 / seconds:.1f} it/s, {50 * 64 / seconds:,.0f} deals/s, peak memory {peak:.0f} MB",
+    )
+    from acpc_arena.agents.cfr import CFRAgent
+
+    holdem = load_game("holdem.limit.2p.reverse_blinds")
+    seconds, peak = _agent_load("cfr", {"checkpoint": "cfr-ehs2"})
+    times = _decision_times(CFRAgent(holdem, seed=1, checkpoint="cfr-ehs2"), holdem)
+    yield (
+        "cfr agent, cfr-ehs2 checkpoint, one decision",
+        f"{1 / times.mean():,.0f} decisions/s",
+        f"p50 {1000 * np.percentile(times, 50):.2f} ms, p99 {1000 * np.percentile(times, 99):.2f} ms; "
+        f"loads in {seconds:.2f} s, peak memory {peak:.0f} MB",
+    )
 
 
-def _holdem_training(iterations: int, deals: int) -> tuple[float, float]:
+def _holdem_training(iterations: int, deals: int, abstraction: str = "NineBuckets(game)") -> tuple[float, float]:
     """Seconds and peak resident memory (MB) of a training run in a fresh process."""
     import json
     import subprocess
@@ -263,17 +280,62 @@ def _holdem_training(iterations: int, deals: int) -> tuple[float, float]:
     script = f"""
 import json, time, numpy as np
 from acpc_arena.models.cfr.abstraction import NineBuckets, sample_deals
+from acpc_arena.models.cfr.checkpoint import DEFAULT_HOLDEM_ABSTRACTION, make_abstraction
 from acpc_arena.models.cfr.solver import Solver
 from acpc_arena.models.cfr.tree import build_tree
 from acpc_arena.protocol.game import load_game
 game = load_game("holdem.limit.2p.reverse_blinds")
 rng = np.random.default_rng(0)
-solver = Solver(build_tree(game), NineBuckets(game), "mccfr", sampler=lambda: sample_deals(game, {deals}, rng),
+solver = Solver(build_tree(game), {abstraction}, "mccfr", sampler=lambda: sample_deals(game, {deals}, rng),
                 dtype=np.float32)
 start = time.perf_counter()
 solver.iterate({iterations})
 seconds = time.perf_counter() - start
 # ru_maxrss would include the parent's peak (it survives fork and exec); VmHWM is this process's own
+peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(json.dumps([seconds, peak / 1024]))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    seconds, peak = json.loads(done.stdout.strip().splitlines()[-1])
+    return seconds, peak
+
+
+def _decision_times(agent, game, hands: int = 400) -> np.ndarray:
+    """Seconds of each of ``agent``'s decisions (after the first 20) in seat 0 against an always-call player."""
+    from acpc_arena.protocol.dealing import deal_hand
+    from acpc_arena.protocol.rng import MT19937
+    from acpc_arena.protocol.state import CALL_ACTION
+    from acpc_arena.protocol.wire import MatchState
+
+    rng = MT19937(3)
+    latencies = []
+    for hand_id in range(hands):
+        state = deal_hand(game, hand_id, rng)
+        agent.begin_hand(MatchState(0, state))
+        while not state.finished:
+            view = MatchState(state.current_player, state)
+            if state.current_player == 0:
+                start = time.perf_counter()
+                action = agent.act(view)
+                latencies.append(time.perf_counter() - start)
+            else:
+                action = CALL_ACTION
+            state.apply(state.validate_action(action, try_fixing=True) or CALL_ACTION)
+    return np.array(latencies[20:])
+
+
+def _agent_load(name: str, options: dict) -> tuple[float, float]:
+    """Seconds to load agent ``name`` on limit hold'em and the peak resident memory (MB), in a fresh process."""
+    import json
+    import subprocess
+
+    script = f"""
+import json, time
+start = time.perf_counter()
+from acpc_arena.agents.registry import agent_class
+from acpc_arena.protocol.game import load_game
+agent_class({name!r})(load_game("holdem.limit.2p.reverse_blinds"), seed=1, **{options!r})
+seconds = time.perf_counter() - start
 peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
 print(json.dumps([seconds, peak / 1024]))
 """
@@ -288,31 +350,12 @@ def bench_dqn() -> Iterator[Row]:
 
     from acpc_arena.agents.dqn import DQNAgent, LSTMDQNAgent
     from acpc_arena.models.dqn_training import Trainer, config_for
-    from acpc_arena.protocol.dealing import deal_hand
     from acpc_arena.protocol.game import load_game
-    from acpc_arena.protocol.rng import MT19937
-    from acpc_arena.protocol.state import CALL_ACTION
-    from acpc_arena.protocol.wire import MatchState
 
     game = load_game("holdem.limit.2p.reverse_blinds")
     device = "GPU" if torch.cuda.is_available() else "CPU"
     for cls in (LSTMDQNAgent, DQNAgent):
-        agent = cls(game)
-        rng = MT19937(3)
-        latencies = []
-        for hand_id in range(400):
-            state = deal_hand(game, hand_id, rng)
-            agent.begin_hand(MatchState(0, state))
-            while not state.finished:
-                view = MatchState(state.current_player, state)
-                if state.current_player == 0:
-                    start = time.perf_counter()
-                    action = agent.act(view)
-                    latencies.append(time.perf_counter() - start)
-                else:
-                    action = CALL_ACTION
-                state.apply(state.validate_action(action, try_fixing=True) or CALL_ACTION)
-        times = np.array(latencies[20:])
+        times = _decision_times(cls(game), game)
         yield (
             f"{cls.name} agent, one decision ({device})",
             f"{1 / times.mean():,.0f} decisions/s",

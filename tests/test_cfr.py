@@ -221,7 +221,7 @@ def test_checkpoints_round_trip_and_refuse_damage(tmp_path: Path) -> None:
 
 
 def test_shipped_checkpoints_load() -> None:
-    for name in ("cfr-kuhn", "cfr-kuhn3p", "cfr-leduc", "cfr-improved", "cfr-traditional"):
+    for name in ("cfr-kuhn", "cfr-kuhn3p", "cfr-leduc", "cfr-improved", "cfr-traditional", "cfr-ehs2"):
         policy = load_policy(checkpoint_path(name))
         assert policy.meta["iterations"] >= 500
     leduc = load_policy(checkpoint_path("cfr-leduc"))
@@ -278,6 +278,7 @@ def test_worlds_are_every_deal_once() -> None:
         ("kuhn.limit.3p", [], 200),
         ("holdem.limit.2p.reverse_blinds", ["--argmax"], 150),
         ("holdem.limit.2p.reverse_blinds", ["--checkpoint", str(checkpoint_path("cfr-traditional"))], 150),
+        ("holdem.limit.2p.reverse_blinds", ["--checkpoint", "cfr-ehs2"], 150),
     ],
 )
 def test_cfr_agent_plays_through_the_dealer(tmp_path: Path, game: str, agent_args: list[str], hands: int) -> None:

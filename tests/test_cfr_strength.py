@@ -22,6 +22,7 @@ from acpc_arena.models.cfr.abstraction import (
 )
 from acpc_arena.models.cfr.checkpoint import load_policy, make_abstraction
 from acpc_arena.models.cfr.cli import train
+from acpc_arena.models.checkpoints import checkpoint_path
 from acpc_arena.protocol.cards import CARD_STRINGS, parse_cards
 from acpc_arena.protocol.equity import showdown_strengths, strength_moments
 from acpc_arena.protocol.evaluator import rank_hand
@@ -158,3 +159,28 @@ def test_ehs2_checkpoint_round_trip(tmp_path: Path) -> None:
     assert policy.probabilities(view).sum() == pytest.approx(1)
     with pytest.raises(ValueError, match="abstraction must be one of"):
         make_abstraction(HOLDEM, "ehs2-4-0-2")
+
+
+def test_shipped_ehs2_checkpoint_loads_and_is_small() -> None:
+    path = checkpoint_path("cfr-ehs2")
+    assert path.stat().st_size < 30 * 2**20
+    policy = load_policy(path)
+    assert policy.meta["abstraction"].startswith("ehs2-") and policy.meta["iterations"] >= 500
+    view = parse_match_state("MATCHSTATE:0:0:r:AsAd|", HOLDEM)
+    assert policy.probabilities(view)[2] > 0.5  # aces facing a raise re-raise most of the time
+
+
+def test_agent_takes_shipped_names_and_refuses_missing_checkpoints_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+
+    from acpc_arena.agents.cfr import CFRAgent
+    from tests.processes import program
+
+    assert CFRAgent(HOLDEM).policy.meta["abstraction"] == "improved"  # the default
+    assert CFRAgent(HOLDEM, checkpoint="cfr-ehs2").policy.meta["abstraction"] == "ehs2-50-50-50"
+    done = subprocess.run(
+        [program("acpc-agent"), "cfr", "127.0.0.1", "1", "--checkpoint", str(tmp_path / "none")],
+        capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1 and "no description" in done.stderr and "cfr-improved" in done.stderr
