@@ -158,7 +158,7 @@ class EquityAgent(Agent):
             raise ValueError(f"need 0 <= --call-at <= --raise-at <= 1, not {self.call_at} and {self.raise_at}")
 
     @classmethod
-    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+    def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
         parser.add_argument("--raise-at", type=float, default=0.65, help="raise at this equity or more")
         parser.add_argument("--call-at", type=float, default=0.45, help="check or call at this equity or more")
         parser.add_argument("--samples", type=int, default=1000, help="Monte Carlo samples where not exact")

@@ -14,8 +14,13 @@ import random
 import sys
 import time
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from acpc_arena.agents.base import Agent
+    from acpc_arena.protocol.game import Game
 
 Row = tuple[str, str, str]
 
@@ -300,7 +305,7 @@ print(json.dumps([seconds, peak / 1024]))
     return seconds, peak
 
 
-def _decision_times(agent, game, hands: int = 400) -> np.ndarray:
+def _decision_times(agent: Agent, game: Game, hands: int = 400) -> np.ndarray:
     """Seconds of each of ``agent``'s decisions (after the first 20) in seat 0 against an always-call player."""
     from acpc_arena.protocol.dealing import deal_hand
     from acpc_arena.protocol.rng import MT19937
@@ -324,7 +329,7 @@ def _decision_times(agent, game, hands: int = 400) -> np.ndarray:
     return np.array(latencies[20:])
 
 
-def _agent_load(name: str, options: dict) -> tuple[float, float]:
+def _agent_load(name: str, options: dict[str, object]) -> tuple[float, float]:
     """Seconds to load agent ``name`` on limit hold'em and the peak resident memory (MB), in a fresh process."""
     import json
     import subprocess

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pokerkit
 import pytest
 
 from acpc_arena.models.cfr.abstraction import (
@@ -51,9 +52,8 @@ def plain_strength(hole: list[int], board: list[int], opponents: list[tuple[int,
 
 @pytest.mark.parametrize(("hole", "board"), [("AsKd", "Ks7h2c9dTs"), ("5h4h", "6h7c8dJsQh")])
 def test_river_strength_matches_pokerkit(hole: str, board: str) -> None:
-    pokerkit = pytest.importorskip("pokerkit")
 
-    def hand(two: list[int]) -> object:
+    def hand(two: list[int]) -> pokerkit.Hand:
         return pokerkit.StandardHighHand.from_game("".join(CARD_STRINGS[c] for c in two), board)
 
     mine = hand(cards(hole))
@@ -153,6 +153,7 @@ def test_ehs2_checkpoint_round_trip(tmp_path: Path) -> None:
     assert meta["abstraction"] == "ehs2-4-3-2" and [len(e) for e in meta["bucket_edges"]] == [3, 2, 1]
     policy = load_policy(path)
     assert np.allclose(policy.strategy, solver.average_strategy(), atol=1e-6)
+    assert isinstance(solver.abstraction, StrengthBuckets) and isinstance(policy.abstraction, StrengthBuckets)
     for old, new in zip(solver.abstraction.edges, policy.abstraction.edges, strict=True):
         assert np.array_equal(old, new)
     view = parse_match_state("MATCHSTATE:0:0:cc/:AsAd|/2c7d9h", HOLDEM)

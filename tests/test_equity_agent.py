@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+import pokerkit
 import pytest
 
 from acpc_arena.agents.baselines import EquityAgent
@@ -23,10 +24,9 @@ def equity(line: str, game_name: str = "holdem.limit.2p.reverse_blinds", **optio
 
 
 def test_river_equity_is_pokerkits_enumeration() -> None:
-    pokerkit = pytest.importorskip("pokerkit")
     board = "Qc8d8s3h2c"
 
-    def hand(hole: list[int]) -> object:
+    def hand(hole: list[int]) -> pokerkit.Hand:
         return pokerkit.StandardHighHand.from_game("".join(CARD_STRINGS[c] for c in hole), board)
 
     mine = hand(list(parse_cards("AdQd")))

@@ -314,7 +314,7 @@ def strength_edges(game: Game, buckets: tuple[int, ...], samples: int = EDGE_SAM
 class StrengthBuckets(Abstraction):
     """169 starting hands, then E[HS^2] buckets of equal frequency per round (see the module docstring)."""
 
-    def __init__(self, game: Game, buckets: tuple[int, int, int], edges: list[np.ndarray] | None = None) -> None:
+    def __init__(self, game: Game, buckets: tuple[int, ...], edges: list[np.ndarray] | None = None) -> None:
         _require_holdem(game, "E[HS^2] buckets")
         if len(buckets) != 3 or min(buckets) < 1:
             raise ValueError(f"give a positive bucket count for the flop, turn and river, not {buckets}")

@@ -35,7 +35,7 @@ class CheckpointError(Exception):
     """A checkpoint that cannot be used: missing, damaged, or for another game or tree."""
 
 
-def make_abstraction(game: Game, name: str, edges: list | None = None) -> Abstraction:
+def make_abstraction(game: Game, name: str, edges: list[np.ndarray] | None = None) -> Abstraction:
     """The abstraction called ``name`` (``ehs2-F-T-R``: F, T, R buckets on the flop, turn, river).
 
     ``edges`` are an ``ehs2`` abstraction's bucket edges as a checkpoint saved them
