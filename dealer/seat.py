@@ -13,25 +13,50 @@ in tests, TLS, ...). Both buffer what they read and split it into lines.
 from __future__ import annotations
 
 import contextlib
+import errno
 import math
 import select
 import socket
+from enum import StrEnum
 
 import trio
 
 MAX_LINE_BYTES = 4096
 _RECEIVE_BYTES = 65536
 
+_CONNECTION_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
+"""What a broken or closed connection raises (a socket's ``OSError``, a trio stream's errors)."""
+
+_IGNORABLE_ACCEPT_ERRNOS = frozenset(
+    getattr(errno, name)
+    for name in (
+        "EPERM", "ECONNABORTED", "EPROTO", "ENETDOWN", "ENOPROTOOPT",
+        "EHOSTDOWN", "ENONET", "EHOSTUNREACH", "EOPNOTSUPP", "ENETUNREACH",
+    )
+    if hasattr(errno, name)
+)  # fmt: skip
+"""``accept`` errors that concern one connection that failed before it began, not the
+listener (the list trio's ``SocketListener`` ignores): skip it, wait for the next."""
+
+
+class SeatFailure(StrEnum):
+    """Why a seat ended the match."""
+
+    DISCONNECT = "disconnect"
+    TIMEOUT = "timeout"
+    LINE_TOO_LONG = "line_too_long"
+    INVALID_ACTIONS = "invalid_actions"
+    VERSION = "version"
+
 
 class SeatError(Exception):
     """A seat failed: disconnected, too slow, too long a line, or out of invalid actions."""
 
-    def __init__(self, seat: int, cause: str, kind: str) -> None:
+    def __init__(self, seat: int, cause: str, kind: SeatFailure) -> None:
         super().__init__(f"seat {seat + 1}: {cause}")
         self.seat = seat
         self.cause = cause
         self.kind = kind
-        """One of ``disconnect``, ``timeout``, ``line_too_long``, ``invalid_actions``, ``version``."""
 
 
 class SeatChannel:
@@ -53,29 +78,41 @@ class SeatChannel:
         """Send what is queued, then ``data`` (one or more whole lines)."""
         if self._pending:
             data, self._pending = self._pending + data, b""
-        await self._send(data)
+        try:
+            await self._send(data)
+        except _CONNECTION_ERRORS as exc:
+            raise self._broken(exc, "send to the player") from None
 
     async def _send(self, data: bytes) -> None:
+        """Send all of ``data``; connection errors propagate (``send`` translates them)."""
         raise NotImplementedError
 
     async def _receive(self) -> bytes | bytearray:
-        """Some bytes (``b""`` at end of file); raises SeatError on failure."""
+        """Some bytes (``b""`` at end of file); connection errors propagate (translated by the caller)."""
         raise NotImplementedError
 
     async def aclose(self) -> None:
         raise NotImplementedError
 
     def _too_long(self) -> SeatError:
-        return SeatError(self.seat, f"sent a line longer than {MAX_LINE_BYTES} bytes", "line_too_long")
+        return SeatError(self.seat, f"sent a line longer than {MAX_LINE_BYTES} bytes", SeatFailure.LINE_TOO_LONG)
 
     async def receive_line(self, deadline: float = math.inf) -> bytes:
-        """The next line, newline included; waits until ``deadline`` (trio clock)."""
+        """The next line, newline included; waits until ``deadline`` (trio clock).
+
+        A line read after the deadline is a timeout too, however much the seat sends:
+        a seat that floods lines is never short of input to wait for.
+        """
         line = self._buffered_line()
-        if line is not None:
-            return line
-        with trio.move_on_at(deadline):
-            return await self._receive_line()
-        raise SeatError(self.seat, "timed out waiting for a response", "timeout")
+        if line is None:
+            with trio.move_on_at(deadline):
+                line = await self._receive_line()
+        if line is None or trio.current_time() > deadline:
+            raise self.timed_out()
+        return line
+
+    def timed_out(self) -> SeatError:
+        return SeatError(self.seat, "timed out waiting for a response", SeatFailure.TIMEOUT)
 
     def _buffered_line(self) -> bytes | None:
         """A whole line already received, if there is one."""
@@ -103,18 +140,21 @@ class SeatChannel:
                     line = bytes(buffer)
                     buffer.clear()
                     return line
-                raise SeatError(self.seat, "disconnected", "disconnect")
-            data = await self._receive()
+                raise SeatError(self.seat, "disconnected", SeatFailure.DISCONNECT)
+            try:
+                data = await self._receive()
+            except _CONNECTION_ERRORS as exc:
+                raise self._broken(exc, "read from the player") from None
             if data:
                 buffer += data
             else:
                 self._eof = True
 
     def _broken(self, exc: BaseException, doing: str) -> SeatError:
-        return SeatError(self.seat, f"could not {doing} ({str(exc) or 'connection closed'})", "disconnect")
+        return SeatError(self.seat, f"could not {doing} ({str(exc) or 'connection closed'})", SeatFailure.DISCONNECT)
 
     def _stalled(self) -> SeatError:
-        return SeatError(self.seat, f"did not read its messages for {self.send_timeout:g} s", "timeout")
+        return SeatError(self.seat, f"did not read its messages for {self.send_timeout:g} s", SeatFailure.TIMEOUT)
 
 
 class SocketChannel(SeatChannel):
@@ -132,8 +172,6 @@ class SocketChannel(SeatChannel):
             sent = self.sock.send(data)
         except BlockingIOError:
             sent = 0
-        except OSError as exc:
-            raise self._broken(exc, "send to the player") from None
         if sent == len(data):  # the usual case: all of it at once
             return
         view = memoryview(data)[sent:]  # the rest, waiting for room
@@ -144,8 +182,6 @@ class SocketChannel(SeatChannel):
                 except BlockingIOError:
                     await trio.lowlevel.wait_writable(self.sock)
                     continue
-                except OSError as exc:
-                    raise self._broken(exc, "send to the player") from None
                 view = view[sent:]
             return
         raise self._stalled()
@@ -156,8 +192,6 @@ class SocketChannel(SeatChannel):
                 return self.sock.recv(_RECEIVE_BYTES)
             except BlockingIOError:
                 pass
-            except OSError as exc:
-                raise self._broken(exc, "read from the player") from None
             await self._wait_readable()
 
     async def _wait_readable(self) -> None:
@@ -198,17 +232,18 @@ class PollingSocketChannel(SocketChannel):
                 if left <= 0:
                     raise self._stalled() from None
                 self._poll_out.poll(max(1, math.ceil(left * 1000)))
-            except OSError as exc:
-                raise self._broken(exc, "send to the player") from None
 
     async def receive_line(self, deadline: float = math.inf) -> bytes:
         self._deadline = deadline
-        return await self._receive_line()
+        line = await self._receive_line()
+        if trio.current_time() > deadline:
+            raise self.timed_out()
+        return line
 
     async def _wait_readable(self) -> None:
         left = self._deadline - trio.current_time()
         if left <= 0:
-            raise SeatError(self.seat, "timed out waiting for a response", "timeout")
+            raise self.timed_out()
         self._poll_in.poll(None if left == math.inf else max(1, math.ceil(left * 1000)))
 
 
@@ -220,16 +255,10 @@ class StreamChannel(SeatChannel):
         self.stream = stream
 
     async def _send(self, data: bytes) -> None:
-        try:
-            await self.stream.send_all(data)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            raise self._broken(exc, "send to the player") from None
+        await self.stream.send_all(data)
 
     async def _receive(self) -> bytes | bytearray:
-        try:
-            return await self.stream.receive_some(_RECEIVE_BYTES)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            raise self._broken(exc, "read from the player") from None
+        return await self.stream.receive_some(_RECEIVE_BYTES)
 
     async def aclose(self) -> None:
         with trio.move_on_after(1):
@@ -254,13 +283,21 @@ def open_listener(host: str, port: int = 0) -> socket.socket:
 
 
 async def accept(listener: socket.socket, deadline: float = math.inf) -> socket.socket | None:
-    """The next connection to ``listener``, or None if ``deadline`` (trio clock) passes first."""
+    """The next connection to ``listener``, or None if ``deadline`` (trio clock) passes first.
+
+    A connection that failed before it was accepted is skipped; any other error
+    (too many open files, a closed listener) is raised as ``OSError``.
+    """
     while True:
         try:
             connection, _ = listener.accept()
             return connection
         except BlockingIOError:
             pass
+        except OSError as exc:
+            if exc.errno not in _IGNORABLE_ACCEPT_ERRNOS:
+                raise
+            continue
         with trio.move_on_at(deadline) as scope:
             await trio.lowlevel.wait_readable(listener)
         if scope.cancelled_caught:
