@@ -151,7 +151,9 @@ class SeatChannel:
                 self._eof = True
 
     def _broken(self, exc: BaseException, doing: str) -> SeatError:
-        return SeatError(self.seat, f"could not {doing} ({str(exc) or 'connection closed'})", SeatFailure.DISCONNECT)
+        return SeatError(
+            self.seat, f"disconnected (could not {doing}: {str(exc) or 'connection closed'})", SeatFailure.DISCONNECT
+        )
 
     def _stalled(self) -> SeatError:
         return SeatError(self.seat, f"did not read its messages for {self.send_timeout:g} s", SeatFailure.TIMEOUT)

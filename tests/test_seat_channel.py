@@ -19,5 +19,5 @@ async def test_a_player_gone_from_a_pipe_reads_as_connection_closed() -> None:
     with pytest.raises(SeatError) as failure:
         await channel.send(b"MATCHSTATE:0:0::Kc|\n")
     await channel.aclose()
-    assert str(failure.value) == "seat 1: could not send to the player (connection closed)"
+    assert str(failure.value) == "seat 1: disconnected (could not send to the player: connection closed)"
     assert failure.value.kind == "disconnect"
