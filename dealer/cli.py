@@ -8,7 +8,9 @@ file off/on (off by default), ``-a`` append to the log and transaction files (an
 replay the transaction file), ``--t_response MS``, ``--t_hand MS``,
 ``--t_per_hand MS``, ``--start_timeout MS``. Extras: ``--host`` (bind address,
 default 127.0.0.1; ``0.0.0.0`` to listen everywhere as the C dealer does),
-``--metrics-port PORT``, ``--log-format text|json|console``, ``--max-invalid N``.
+``--metrics-port PORT``, ``--log-format text|json|console``, ``--max-invalid N``,
+``--batch-messages`` (hold the messages to a seat that is not to act until it
+must act: fewer system calls, but not when the C dealer sends them).
 
 ``gameDefFile`` may name a shipped game (``holdem.limit.2p.reverse_blinds``).
 The listening ports go to standard output first, then the final ``SCORE`` line;
@@ -31,7 +33,7 @@ import trio
 
 from acpc_arena.dealer.console import ConsoleObserver
 from acpc_arena.dealer.events import EventObserver, make_logger
-from acpc_arena.dealer.logfiles import MatchLog, TransactionLog, TransactionRecord, read_transactions
+from acpc_arena.dealer.logfiles import MatchFileError, MatchLog, TransactionLog, TransactionRecord, read_transactions
 from acpc_arena.dealer.match import (
     DEFAULT_T_HAND_MS,
     DEFAULT_T_PER_HAND_MS,
@@ -65,6 +67,7 @@ extras of acpc-dealer:
   --metrics-port PORT serve Prometheus metrics on /metrics
   --log-format text|json|console standard error as the C dealer's lines [text] or structured events
   --max-invalid N end the match after N invalid actions by one seat [default unlimited]
+  --batch-messages hold messages to a seat until it must act [default: send each at once]
 """
 
 
@@ -87,6 +90,7 @@ class Options:
     host: str
     metrics_port: int | None
     log_format: str
+    batch_messages: bool = False
 
 
 class _Parser(argparse.ArgumentParser):
@@ -165,6 +169,7 @@ def parse_args(argv: list[str]) -> Options:
     parser.add_argument("--metrics-port", dest="metrics_port", default=None)
     parser.add_argument("--log-format", dest="log_format", default="text", choices=["text", "json", "console"])
     parser.add_argument("--max-invalid", dest="max_invalid", default=str(UINT32_MAX))
+    parser.add_argument("--batch-messages", dest="batch_messages", action="store_true")
     args = parser.parse_intermixed_args(argv)
     positional = args.positional
     if len(positional) < 4:
@@ -215,6 +220,7 @@ def parse_args(argv: list[str]) -> Options:
         host=args.host,
         metrics_port=None if args.metrics_port is None else _uint(args.metrics_port, "--metrics-port", high=65535),
         log_format=args.log_format,
+        batch_messages=args.batch_messages,
     )
 
 
@@ -264,7 +270,10 @@ async def _accept_players(listeners: list[socket.socket], start_timeout_ms: int)
     deadline = trio.current_time() + start_timeout_ms / 1000 if start_timeout_ms >= 0 else math.inf
     channels: list[SeatChannel] = []
     for seat, listener in enumerate(listeners):
-        connection = await accept(listener, deadline)
+        try:
+            connection = await accept(listener, deadline)
+        except OSError as exc:  # the process ends: the sockets close with it
+            raise _StartError(f"could not accept seat {seat + 1}: {exc}") from None
         listener.close()
         if connection is None:
             for other in listeners[seat + 1 :]:
@@ -316,8 +325,10 @@ async def serve(options: Options) -> int:
         if options.metrics_port is not None:
             observers.append(_serve_metrics(options.metrics_port, options.host, listeners))
         channels = await _accept_players(listeners, options.start_timeout_ms)
-        result = await play_match(config, channels, Observers(observers), log, transactions, replay)
-    except (_StartError, ProtocolError) as exc:  # ProtocolError: a transaction file that does not replay
+        result = await play_match(
+            config, channels, Observers(observers), log, transactions, replay, batch_messages=options.batch_messages
+        )
+    except (_StartError, ProtocolError, MatchFileError) as exc:  # a transaction file that does not replay, a full disk
         return error(str(exc))
     finally:
         for channel in channels:

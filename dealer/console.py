@@ -1,8 +1,9 @@
 """The ACPC dealer's standard-error output, line for line.
 
 Without ``-q``: ``STARTED at``, every ``TO``/``FROM`` message, the seconds each
-seat has used every 100 hands, ``FINISHED at``. Always: warnings and errors.
-Output is buffered and flushed at the end of every hand and at every warning.
+seat has used every 100 hands, ``FINISHED at``. Always: warnings (rate-limited
+per seat, see ``warning_limit``) and errors. Output is buffered and flushed at
+the end of every hand and at every warning.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import sys
 from typing import TextIO
 
 from acpc_arena.dealer.logfiles import format_stamp
-from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult
+from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, WarningKind
+from acpc_arena.dealer.warning_limit import WarningLimiter
 from acpc_arena.protocol.state import State
 
 
@@ -30,14 +32,13 @@ class ConsoleObserver(MatchObserver):
                 write_through=False,
             )
         self.out = stream
-        self._last_sent = 0.0
+        self.limiter = WarningLimiter()
 
     def match_started(self, config: MatchConfig, stamp: float) -> None:
         if not self.quiet:
             self.out.write(f"STARTED at {format_stamp(stamp)}\n")
 
     def message_sent(self, seat: int, stamp: float, line: str) -> None:
-        self._last_sent = stamp
         if not self.quiet:
             self.out.write(f"TO {seat + 1} at {format_stamp(stamp)} {line}")
 
@@ -45,9 +46,11 @@ class ConsoleObserver(MatchObserver):
         if not self.quiet:
             self.out.write(f"FROM {seat + 1} at {format_stamp(stamp)} {line}")
 
-    def warning(self, seat: int | None, kind: str, text: str) -> None:
-        self.out.write(f"WARNING: {text}\n")
-        self.out.flush()
+    def warning(self, seat: int | None, kind: WarningKind, text: str) -> None:
+        lines = self.limiter.admit(seat, kind, text)
+        if lines:
+            self.out.write("".join(f"WARNING: {line}\n" for line in lines))
+            self.out.flush()
 
     def hand_finished(self, config: MatchConfig, state: State, values: list[float], totals: list[float]) -> None:
         if not self.quiet:
@@ -59,6 +62,8 @@ class ConsoleObserver(MatchObserver):
                 self.out.write(f"Seconds cumulatively spent in match for seat {seat}: {int(seconds)}\n")
 
     def match_finished(self, config: MatchConfig, result: MatchResult, stamp: float) -> None:
+        for line in self.limiter.summary():
+            self.out.write(f"WARNING: {line}\n")
         if result.error is not None:
             error = result.error
             self.out.write(f"ERROR: {error}\n")

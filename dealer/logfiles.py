@@ -4,10 +4,15 @@ The log holds the header, one ``STATE`` line per finished hand and the final
 ``SCORE`` line, each flushed as it is written. The transaction file holds every
 action with its hand number and send and receive times (``r250 3
 1700000000.123456 1700000000.123789``), enough to replay an interrupted match.
+
+A run can stop anywhere (killed, a full disk): a last line without its newline
+was never completely written, so it is not read, and appending starts where the
+last whole line ends.
 """
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import NamedTuple, TextIO
 
@@ -27,8 +32,30 @@ def parse_stamp(text: str) -> float:
     return int(seconds) + int(micros.ljust(6, "0")[:6]) / 1_000_000
 
 
-class MatchLog:
-    """``<match>.log``: written line by line, flushed after each.
+class MatchFileError(Exception):
+    """A log or transaction file could not be written (a full disk, a file-size limit, ...)."""
+
+
+def _whole_lines(path: Path) -> list[str]:
+    """The complete lines of ``path`` (none if it does not exist)."""
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    return data[: data.rfind(b"\n") + 1].decode("latin-1").splitlines()
+
+
+def _cut_unfinished_line(path: Path) -> None:
+    """Cut off a last line without its newline, so that what is appended starts a line of its own."""
+    if path.exists():
+        data = path.read_bytes()
+        end = data.rfind(b"\n") + 1
+        if end < len(data):
+            with open(path, "r+b") as file:
+                file.truncate(end)
+
+
+class _LineFile:
+    """A text file written line by line, each line flushed as written.
 
     Text is written as latin-1, one byte per character: the dealer's command line
     carries names as their bytes that way (``cli._command_line_text``).
@@ -36,17 +63,43 @@ class MatchLog:
 
     def __init__(self, path: str | Path, append: bool = False) -> None:
         self.path = Path(path)
+        if append:
+            _cut_unfinished_line(self.path)
         self._file: TextIO = open(self.path, "a" if append else "w", encoding="latin-1", newline="\n", buffering=1)  # noqa: SIM115
 
-    def write_line(self, line: str) -> None:
-        self._file.write(line + "\n")
-
     def write_text(self, text: str) -> None:
-        self._file.write(text)
-        self._file.flush()
+        """Write ``text`` (whole lines) and flush it; raises MatchFileError if it cannot be written."""
+        try:
+            self._file.write(text)
+            self._file.flush()
+        except OSError as exc:
+            raise MatchFileError(f"could not write to {self.path}: {exc.strerror or exc}") from None
 
     def close(self) -> None:
-        self._file.close()
+        with contextlib.suppress(OSError):  # what could not be written before cannot be now
+            self._file.close()
+
+
+class MatchLog(_LineFile):
+    """``<match>.log``: the header, a ``STATE`` line per hand, the ``SCORE`` line."""
+
+    def __init__(self, path: str | Path, append: bool = False) -> None:
+        self.next_hand = 0
+        """One more than the last hand the log holds (appending to an interrupted match's log)."""
+        self.last_record = ""
+        """The last line that is not a comment (appending: a ``SCORE`` line if the match was over)."""
+        if append:
+            for line in _whole_lines(Path(path)):
+                if line.startswith("#"):
+                    continue
+                self.last_record = line
+                hand = line.split(":", 2)[1] if line.startswith("STATE:") else ""
+                if hand.isdigit():
+                    self.next_hand = max(self.next_hand, int(hand) + 1)
+        super().__init__(path, append)
+
+    def write_line(self, line: str) -> None:
+        self.write_text(line + "\n")
 
 
 class TransactionRecord(NamedTuple):
@@ -58,27 +111,19 @@ class TransactionRecord(NamedTuple):
     """The line as it stands in the file (for error messages)."""
 
 
-class TransactionLog:
-    """``<match>.tlog``: one line per action, flushed as written."""
-
-    def __init__(self, path: str | Path, append: bool = False) -> None:
-        self.path = Path(path)
-        self._file: TextIO = open(self.path, "a" if append else "w", encoding="ascii", newline="\n", buffering=1)  # noqa: SIM115
+class TransactionLog(_LineFile):
+    """``<match>.tlog``: one line per action."""
 
     def record(self, action: str, hand_id: int, sent: float, received: float) -> None:
-        self._file.write(f"{action} {hand_id} {format_stamp(sent)} {format_stamp(received)}\n")
-
-    def close(self) -> None:
-        self._file.close()
+        self.write_text(f"{action} {hand_id} {format_stamp(sent)} {format_stamp(received)}\n")
 
 
 def read_transactions(path: str | Path) -> list[TransactionRecord]:
-    """The records of an existing transaction file (none if it does not exist)."""
+    """The records of an existing transaction file (none if it does not exist), but for an
+    unfinished last line."""
     path = Path(path)
-    if not path.exists():
-        return []
     records = []
-    for line in path.read_text(encoding="ascii", errors="replace").splitlines():
+    for line in _whole_lines(path):
         if not line.strip():
             continue
         parts = line.split()

@@ -18,11 +18,12 @@ import contextlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 import trio
 
 from acpc_arena.dealer.logfiles import MatchLog, TransactionLog, TransactionRecord
-from acpc_arena.dealer.seat import SeatChannel, SeatError
+from acpc_arena.dealer.seat import SeatChannel, SeatError, SeatFailure
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.evaluator import MAX_FAST_CARDS, warm_up
@@ -30,6 +31,7 @@ from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.state import CALL_ACTION, RAISE, Action, State
 from acpc_arena.protocol.wire import (
+    VERSION_PREFIX,
     MatchState,
     MatchStatePrinter,
     format_action,
@@ -46,6 +48,23 @@ DEFAULT_T_RESPONSE_MS = 600_000
 DEFAULT_T_HAND_MS = 600_000
 DEFAULT_T_PER_HAND_MS = 7_000
 VERSION_MAJOR, VERSION_MINOR, VERSION_REVISION = 2, 0, 0
+
+
+class WarningKind(StrEnum):
+    """What a warning is about (the C dealer's ``WARNING:`` lines, and ``version``)."""
+
+    BAD_STATE = "bad_state"
+    """A reply whose state could not be read (ignored)."""
+    UNREQUESTED = "unrequested"
+    """A reply to another state than the one sent (ignored)."""
+    BAD_ACTION = "bad_action"
+    """A reply whose action could not be read (changed to call; counts as invalid)."""
+    INVALID_ACTION = "invalid_action"
+    """An action the rules do not allow (changed to call; counts as invalid)."""
+    RAISE_FIXED = "raise_fixed"
+    """A no-limit raise below the minimum or above the stack (moved into range)."""
+    VERSION = "version"
+    """A newer minor protocol version than this server's."""
 
 
 @dataclass(frozen=True)
@@ -113,8 +132,7 @@ class MatchObserver:
 
     def message_received(self, seat: int, stamp: float, line: str) -> None: ...
 
-    def warning(self, seat: int | None, kind: str, text: str) -> None:
-        """``kind``: bad_state, unrequested, bad_action, invalid_action, raise_fixed, version."""
+    def warning(self, seat: int | None, kind: WarningKind, text: str) -> None: ...
 
     def action_taken(self, seat: int, action: Action, seconds: float) -> None: ...
 
@@ -146,7 +164,7 @@ class Observers(MatchObserver):
         for o in self.observers:
             o.message_received(seat, stamp, line)
 
-    def warning(self, seat: int | None, kind: str, text: str) -> None:
+    def warning(self, seat: int | None, kind: WarningKind, text: str) -> None:
         for o in self.observers:
             o.warning(seat, kind, text)
 
@@ -190,9 +208,9 @@ class _Budget:
             self.max_match - self.match_used[seat],
         )
 
-    def charge(self, seat: int, send_stamp: float, receive_stamp: float) -> float:
+    def charge(self, seat: int, seconds: float) -> None:
         """Add a response's time; raises SeatError when a limit is passed."""
-        seconds = max(0.0, receive_stamp - send_stamp)  # wall clocks can step back
+        seconds = max(0.0, seconds)  # wall clocks (transaction files) can step back
         self.hand_used[seat] += seconds
         self.match_used[seat] += seconds
         if (
@@ -200,13 +218,12 @@ class _Budget:
             or self.hand_used[seat] > self.max_hand
             or self.match_used[seat] > self.max_match
         ):
-            raise SeatError(seat, "ran out of time", "timeout")
-        return seconds
+            raise SeatError(seat, "ran out of time", SeatFailure.TIMEOUT)
 
     def count_invalid(self, seat: int) -> None:
         self.invalid[seat] += 1
         if self.invalid[seat] > self.max_invalid:
-            raise SeatError(seat, f"made more than {self.max_invalid} invalid actions", "invalid_actions")
+            raise SeatError(seat, f"made more than {self.max_invalid} invalid actions", SeatFailure.INVALID_ACTIONS)
 
 
 async def check_version(channel: SeatChannel, deadline: float, observer: MatchObserver) -> None:
@@ -217,16 +234,20 @@ async def check_version(channel: SeatChannel, deadline: float, observer: MatchOb
         if not line.startswith(("#", ";")):
             break
     text = line.rstrip("\r\n")
-    parts = text[len("VERSION:") :].split(".") if text.startswith("VERSION:") else []
+    parts = text[len(VERSION_PREFIX) :].split(".") if text.startswith(VERSION_PREFIX) else []
     if len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts):  # "²".isdigit() too
-        raise SeatError(channel.seat, f"invalid version string {text!r}", "version")
+        raise SeatError(channel.seat, f"invalid version string {text!r}", SeatFailure.VERSION)
     major, minor = int(parts[0]), int(parts[1])
     if major != VERSION_MAJOR:
         raise SeatError(
-            channel.seat, f"speaks protocol {text[8:]}, this server speaks {VERSION_MAJOR}.{VERSION_MINOR}.0", "version"
+            channel.seat,
+            f"speaks protocol {text[8:]}, this server speaks {VERSION_MAJOR}.{VERSION_MINOR}.0",
+            SeatFailure.VERSION,
         )
     if minor > VERSION_MINOR:
-        observer.warning(channel.seat, "version", f"this server is currently using version 2.0.0, player sent {text}")
+        observer.warning(
+            channel.seat, WarningKind.VERSION, f"this server is currently using version 2.0.0, player sent {text}"
+        )
 
 
 def _stamp() -> float:
@@ -241,13 +262,22 @@ async def play_match(
     transactions: TransactionLog | None = None,
     replay: Sequence[TransactionRecord] = (),
     version_timeout: float | None = None,
+    batch_messages: bool = False,
 ) -> MatchResult:
     """Play ``config.hands`` hands with the players on ``channels`` (one per seat).
 
     ``replay`` holds the transactions of an interrupted run of the same match: they
     are applied first, without the players, and play continues where they stop.
+    Replayed hands that ``log`` does not hold yet (the run stopped between a hand's
+    last transaction and its log line) are logged then.
     ``version_timeout`` bounds the wait for each ``VERSION`` line (seconds;
     default ``t_response``).
+
+    Each message goes out when the C dealer sends it: every seat gets every state
+    as it happens. ``batch_messages`` holds the messages to a seat that is not to
+    act until it must act (or the match ends): the same bytes in the same order,
+    with fewer system calls, but a bot sees an opponent's action or a hand's end
+    only when it is asked to act.
     """
     observer = observer or MatchObserver()
     game = config.game
@@ -267,19 +297,13 @@ async def play_match(
             await check_version(channel, trio.current_time() + wait, observer)
         observer.match_started(config, _stamp())
         rng = MT19937(config.seed)
-        hand_id = 0
-        state = deal_hand(game, 0, rng)
-        hand_id, state = _replay(config, replay, rng, budget, result, state)
+        hand_id, state = _replay(config, replay, rng, budget, result, log)
         while hand_id < config.hands:
-            hand = _Hand(config, channels, state, observer)
+            hand = _Hand(config, channels, state, observer, batch_messages)
             await _play_hand(hand, budget, transactions)
-            values = state.values()
-            for p in range(n):
-                result.totals[config.seat_of_player(hand_id, p)] += values[p]
-            result.hands_played += 1
+            values = _add_values(config, state, result)
             if log is not None:
-                names = [config.players[config.seat_of_player(hand_id, p)] for p in range(n)]
-                log.write_line(format_log_line(state, values, names))
+                log.write_line(_log_line(config, state, values))
             await hand.send_views()
             observer.hand_finished(config, state, values, result.totals)
             if hand_id % 100 == 0:
@@ -288,9 +312,9 @@ async def play_match(
             budget.new_hand()
             state = deal_hand(game, hand_id, rng)
         for channel in channels:
-            await channel.send()  # the final states still held
+            await channel.send()  # the final states still held (batch_messages)
         score = format_score_line(result.totals, config.players)
-        if log is not None:
+        if log is not None and log.last_record != score:  # not there already (a finished match resumed)
             log.write_line(score)
     except SeatError as error:
         result.error = error
@@ -302,17 +326,33 @@ async def play_match(
     return result
 
 
+def _add_values(config: MatchConfig, state: State, result: MatchResult) -> list[float]:
+    """Count a finished hand in ``result``; returns its values by position."""
+    values = state.values()
+    for p, value in enumerate(values):
+        result.totals[config.seat_of_player(state.hand_id, p)] += value
+    result.hands_played += 1
+    return values
+
+
+def _log_line(config: MatchConfig, state: State, values: list[float]) -> str:
+    names = [config.players[config.seat_of_player(state.hand_id, p)] for p in range(config.game.num_players)]
+    return format_log_line(state, values, names)
+
+
 def _replay(
     config: MatchConfig,
     records: Sequence[TransactionRecord],
     rng: MT19937,
     budget: _Budget,
     result: MatchResult,
-    state: State,
+    log: MatchLog | None,
 ) -> tuple[int, State]:
-    """Apply the transactions of an interrupted run (the C ``processTransactionFile``)."""
+    """Apply the transactions of an interrupted run (the C ``processTransactionFile``), logging
+    the finished hands the log lacks; returns the hand to play next, dealt."""
     game = config.game
     hand_id = 0
+    state = deal_hand(game, hand_id, rng)
     for record in records:
         if record.hand_id != hand_id:
             raise ProtocolError(f"hand number mismatch in transaction file: {record.text}")
@@ -322,14 +362,12 @@ def _replay(
             raise ProtocolError(f"could not parse transaction action {record.text}") from None
         if state.validate_action(action) != action:
             raise ProtocolError(f"invalid action in transaction file: {record.text}")
-        seat = config.seat_of_player(hand_id, state.current_player)
-        budget.charge(seat, record.sent, record.received)
+        budget.charge(config.seat_of_player(hand_id, state.current_player), record.received - record.sent)
         state.apply(action)
         if state.finished:
-            values = state.values()
-            for p in range(game.num_players):
-                result.totals[config.seat_of_player(hand_id, p)] += values[p]
-            result.hands_played += 1
+            values = _add_values(config, state, result)
+            if log is not None and hand_id >= log.next_hand:
+                log.write_line(_log_line(config, state, values))
             hand_id += 1
             budget.new_hand()
             state = deal_hand(game, hand_id, rng)
@@ -339,7 +377,14 @@ def _replay(
 class _Hand:
     """One hand in play: the state, each seat's position, and the betting text so far."""
 
-    def __init__(self, config: MatchConfig, channels: Sequence[SeatChannel], state: State, observer: MatchObserver):
+    def __init__(
+        self,
+        config: MatchConfig,
+        channels: Sequence[SeatChannel],
+        state: State,
+        observer: MatchObserver,
+        batch_messages: bool,
+    ) -> None:
         self.config = config
         self.channels = channels
         self.state = state
@@ -348,6 +393,7 @@ class _Hand:
         self.betting = format_betting(state)
         self.observer = observer
         self.verbose = observer.wants_messages
+        self.batch = batch_messages
 
     def record(self, action: Action, round_before: int) -> None:
         """Apply ``action`` and extend the betting text (a ``/`` for each round it ends)."""
@@ -355,30 +401,32 @@ class _Hand:
         state.apply(action)
         self.betting += format_action(action, state.game) + "/" * (state.round - round_before)
 
-    async def send_views(self) -> tuple[float, str]:
-        """Send every seat its view; returns the send time and text of the acting player's message.
+    async def send_views(self) -> tuple[float, float, str]:
+        """Send every seat its view of the state, seat by seat as the C dealer does.
 
-        A seat that is not to act gets its lines together with the next line it
-        must answer, or at the end of the match: the same bytes in the same order,
-        with one system call instead of several.
+        Returns the wall-clock stamp, the trio-clock time and the text of the acting
+        player's message (zeros and ``""`` when the hand is over). With batching, a
+        seat that is not to act gets its lines with the next line it must answer, or
+        at the end of the match; its ``TO`` line then shows when it was queued.
         """
-        printer, betting = self.printer, self.betting
+        printer, betting, batch, verbose = self.printer, self.betting, self.batch, self.verbose
         acting = self.state.current_player
-        sent_at, sent_text = 0.0, ""
+        sent_at, sent_clock, sent_text = 0.0, 0.0, ""
         for channel, viewer in zip(self.channels, self.viewers, strict=True):
             text = printer.line(viewer, betting)
             line = text + "\r\n"
-            if viewer != acting:
+            if batch and viewer != acting:
                 channel.queue(line.encode("ascii"))
-                continue
-            await channel.send(line.encode("ascii"))
-            if viewer == acting or self.verbose:
-                stamp = _stamp()
-                if self.verbose:
-                    self.observer.message_sent(channel.seat, stamp, line)
-                if viewer == acting:
-                    sent_at, sent_text = stamp, text
-        return sent_at, sent_text
+            else:
+                await channel.send(line.encode("ascii"))
+            if viewer == acting:
+                sent_clock = trio.current_time()
+                sent_at, sent_text = _stamp(), text
+                if verbose:
+                    self.observer.message_sent(channel.seat, sent_at, line)
+            elif verbose:
+                self.observer.message_sent(channel.seat, _stamp(), line)
+        return sent_at, sent_clock, sent_text
 
 
 async def _play_hand(hand: _Hand, budget: _Budget, transactions: TransactionLog | None) -> None:
@@ -387,13 +435,15 @@ async def _play_hand(hand: _Hand, budget: _Budget, transactions: TransactionLog 
     game = config.game
     observer = hand.observer
     while not state.finished:
-        sent_at, sent_text = await hand.send_views()
+        sent_at, sent_clock, sent_text = await hand.send_views()
         player = state.current_player
         seat = config.seat_of_player(state.hand_id, player)
+        deadline = sent_clock + budget.seconds_left(seat)
         action, received_at = await _read_response(
-            hand.channels[seat], MatchState(player, state), sent_text, sent_at, budget, observer
+            hand.channels[seat], MatchState(player, state), sent_text, deadline, budget, observer
         )
-        seconds = budget.charge(seat, sent_at, received_at)
+        seconds = trio.current_time() - sent_clock
+        budget.charge(seat, seconds)
         if transactions is not None:
             transactions.record(format_action(action, game), state.hand_id, sent_at, received_at)
         observer.action_taken(seat, action, seconds)
@@ -404,15 +454,16 @@ async def _read_response(
     channel: SeatChannel,
     expected: MatchState,
     sent_text: str,
-    sent_at: float,
+    deadline: float,
     budget: _Budget,
     observer: MatchObserver,
 ) -> tuple[Action, float]:
-    """The acting player's action, fixed as the C dealer's ``readPlayerResponse`` fixes it."""
+    """The acting player's action, fixed as the C dealer's ``readPlayerResponse`` fixes it, and
+    the wall-clock stamp of its arrival. Lines are read until ``deadline`` (trio clock), whatever
+    they hold; a line that is ignored gives the other tasks a turn."""
     seat = channel.seat
     state = expected.state
     game = state.game
-    deadline = trio.current_time() + max(0.0, budget.seconds_left(seat) - (_stamp() - sent_at))
     while True:
         raw = await channel.receive_line(deadline)
         received_at = _stamp()
@@ -420,6 +471,7 @@ async def _read_response(
         if observer.wants_messages:
             observer.message_received(seat, received_at, line)
         if line.startswith(("#", ";")):
+            await trio.lowlevel.checkpoint()
             continue
         text = line.rstrip("\r\n")
         if text.startswith(sent_text) and text[len(sent_text) : len(sent_text) + 1] == ":":
@@ -428,10 +480,12 @@ async def _read_response(
             try:
                 echoed, pos = read_match_state(text, game)
             except ProtocolError:
-                observer.warning(seat, "bad_state", "bad state format in response")
+                observer.warning(seat, WarningKind.BAD_STATE, "bad state format in response")
+                await trio.lowlevel.checkpoint()
                 continue
             if not match_states_equal(expected, echoed):
-                observer.warning(seat, "unrequested", "ignoring un-requested response")
+                observer.warning(seat, WarningKind.UNREQUESTED, "ignoring un-requested response")
+                await trio.lowlevel.checkpoint()
                 continue
         try:
             if text[pos : pos + 1] != ":":
@@ -439,16 +493,16 @@ async def _read_response(
             action, _ = read_action(text, pos + 1, game)
         except ProtocolError:
             budget.count_invalid(seat)
-            observer.warning(seat, "bad_action", "bad action format in response, changed to call")
+            observer.warning(seat, WarningKind.BAD_ACTION, "bad action format in response, changed to call")
             return CALL_ACTION, received_at
         fixed = state.validate_action(action, try_fixing=True)
         if fixed is None:
             budget.count_invalid(seat)
-            observer.warning(seat, "invalid_action", "invalid action, changed to call")
+            observer.warning(seat, WarningKind.INVALID_ACTION, "invalid action, changed to call")
             return CALL_ACTION, received_at
         if fixed.kind == RAISE and fixed.size != action.size and game.no_limit:
             change = "increased" if fixed.size > action.size else "decreased"
-            observer.warning(seat, "raise_fixed", f"raise of {action.size} {change} to {fixed.size}")
+            observer.warning(seat, WarningKind.RAISE_FIXED, f"raise of {action.size} {change} to {fixed.size}")
         return fixed, received_at
 
 
@@ -461,5 +515,7 @@ __all__ = [
     "MatchResult",
     "Observers",
     "SeatError",
+    "SeatFailure",
+    "WarningKind",
     "play_match",
 ]

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
-from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult
+from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, WarningKind
+from acpc_arena.dealer.seat import SeatFailure
 from acpc_arena.protocol.state import Action, State
 
 _ACTION_NAMES = ("fold", "call", "raise")
@@ -72,11 +73,11 @@ class MetricsObserver(MatchObserver):
         self._actions[seat][action.kind].inc()
         self._response[seat].observe(seconds)
 
-    def warning(self, seat: int | None, kind: str, text: str) -> None:
+    def warning(self, seat: int | None, kind: WarningKind, text: str) -> None:
         if seat is None or not self._labels:
             return
-        self.metrics.warnings.labels(*self._labels[seat], kind).inc()
-        if kind in ("bad_action", "invalid_action"):
+        self.metrics.warnings.labels(*self._labels[seat], str(kind)).inc()
+        if kind in (WarningKind.BAD_ACTION, WarningKind.INVALID_ACTION):
             self.metrics.invalid.labels(*self._labels[seat]).inc()
 
     def hand_finished(self, config: MatchConfig, state: State, values: list[float], totals: list[float]) -> None:
@@ -90,8 +91,8 @@ class MetricsObserver(MatchObserver):
         error = result.error
         if error is not None:
             labels = (config.name, str(error.seat + 1), config.players[error.seat])
-            self.metrics.errors.labels(*labels, error.kind).inc()
-            if error.kind == "timeout":
+            self.metrics.errors.labels(*labels, str(error.kind)).inc()
+            if error.kind == SeatFailure.TIMEOUT:
                 self.metrics.timeouts.labels(*labels).inc()
 
 

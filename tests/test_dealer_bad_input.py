@@ -268,6 +268,9 @@ async def test_a_line_over_4096_bytes_ends_the_match(tmp_path: Path) -> None:
 
 
 def slow_after(hands: int, delay: float) -> Script:
+    """Calls, taking ``delay`` seconds (of trio's clock: the tests run on a mock clock) per
+    decision from hand ``hands`` on."""
+
     async def script(player: Player) -> None:
         await player.send("VERSION:2.0.0\r\n")
         while (line := await player.next_turn()) is not None:
@@ -278,14 +281,14 @@ def slow_after(hands: int, delay: float) -> Script:
     return script
 
 
-async def test_a_slow_response_ends_the_match_with_every_finished_hand_logged(tmp_path: Path) -> None:
+async def test_a_slow_response_ends_the_match_with_every_finished_hand_logged(tmp_path: Path, autojump_clock) -> None:
     result, _, log = await run(tmp_path, "kuhn", 10, [calls, slow_after(4, 1.0)], t_response_ms=200)
     assert result.error is not None and result.error.kind == "timeout" and result.error.seat == 1
     assert result.hands_played == 4
     assert [hand.state.hand_id for hand in states_in(log, "kuhn")] == [0, 1, 2, 3]
 
 
-async def test_the_per_hand_time_limit(tmp_path: Path) -> None:
+async def test_the_per_hand_time_limit(tmp_path: Path, autojump_clock) -> None:
     # 0.12 s per action is under t_response but two actions in one hand pass t_hand.
     result, _, _ = await run(
         tmp_path, "holdem.limit.2p.reverse_blinds", 5, [calls, slow_after(0, 0.12)], t_response_ms=1000, t_hand_ms=200
@@ -293,7 +296,7 @@ async def test_the_per_hand_time_limit(tmp_path: Path) -> None:
     assert result.error is not None and result.error.kind == "timeout" and result.error.seat == 1
 
 
-async def test_the_whole_match_time_limit(tmp_path: Path) -> None:
+async def test_the_whole_match_time_limit(tmp_path: Path, autojump_clock) -> None:
     # 0.05 s per hand on average over 8 hands is 0.4 s for the match.
     result, _, _ = await run(tmp_path, "kuhn", 8, [calls, slow_after(0, 0.1)], t_per_hand_ms=50)
     assert result.error is not None and result.error.kind == "timeout"
