@@ -10,7 +10,9 @@ resumed with ``-T -a``, and a disk that fills up.
 
 from __future__ import annotations
 
+import errno
 import io
+import os
 import resource
 import socket
 import subprocess
@@ -29,7 +31,7 @@ from acpc_arena.dealer.console import ConsoleObserver
 from acpc_arena.dealer.logfiles import MatchLog, TransactionLog, read_transactions
 from acpc_arena.dealer.match import MatchConfig, MatchResult, Observers, play_match
 from acpc_arena.dealer.metrics import DealerMetrics, MetricsObserver
-from acpc_arena.dealer.seat import SocketChannel, StreamChannel
+from acpc_arena.dealer.seat import SocketChannel, StreamChannel, accept
 from acpc_arena.dealer.warning_limit import WARNINGS_SHOWN
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
@@ -343,6 +345,7 @@ async def test_killed_at_any_write_and_resumed_the_log_is_the_uninterrupted_one(
     expected = records(whole / "m.log")
     check_log(whole / "m.log", GAME, hands)
     failures = []
+    assert counted.count > 2 * hands  # the header, every action, every hand, the score
     for crash_at in range(1, counted.count + 1):
         for half in (False, True):
             case = tmp_path / f"crash{crash_at}{'h' if half else ''}"
@@ -452,3 +455,39 @@ def test_a_full_disk_ends_the_match_cleanly_and_it_resumes(tmp_path: Path) -> No
     assert status == 0, err
     assert records(full / "m.log") == records(whole / "m.log")
     check_log(full / "m.log", GAME, 60)
+
+
+class FlakyListener(socket.socket):
+    """A listening socket whose ``accept`` first fails with the given errors."""
+
+    def __init__(self, *errors: int) -> None:
+        super().__init__(socket.AF_INET, socket.SOCK_STREAM)
+        self.errors = list(errors)
+        self.bind(("127.0.0.1", 0))
+        self.listen(8)
+        self.setblocking(False)
+
+    def accept(self):  # type: ignore[override]
+        if self.errors:
+            code = self.errors.pop(0)
+            raise OSError(code, os.strerror(code))
+        return super().accept()
+
+
+async def test_accept_skips_a_connection_that_failed_before_it_was_accepted() -> None:
+    with (
+        FlakyListener(errno.ECONNABORTED, errno.EPERM) as listener,
+        socket.create_connection(listener.getsockname()) as client,
+    ):
+        with trio.fail_after(10):
+            connection = await accept(listener)
+        assert connection is not None
+        connection.sendall(b"hello")
+        assert client.recv(5) == b"hello"
+        connection.close()
+
+
+async def test_accept_raises_what_concerns_the_listener() -> None:
+    with FlakyListener(errno.EMFILE) as listener, pytest.raises(OSError) as raised:
+        await accept(listener)
+    assert raised.value.errno == errno.EMFILE
