@@ -175,16 +175,30 @@ def bench_dealer() -> Iterator[Row]:
         path = str(resolve_game_path(name))
         agent = [str(bin_dir / "acpc-agent"), "random", "127.0.0.1", "{port}", "--game", path]
         best = min(_timed_match(ours, [agent, agent], path, hands) for _ in range(2))
+        batched = min(_timed_match([*ours, "--batch-messages"], [agent, agent], path, hands) for _ in range(2))
         yield (f"acpc-dealer + 2 acpc-agent random, {name}", f"{hands / best:,.0f} hands/s", f"{hands} hands, quiet")
+        yield (
+            f"  the same with --batch-messages, {name}",
+            f"{hands / batched:,.0f} hands/s",
+            f"{best / batched:.2f}x the rate of sending each message at once (the default)",
+        )
         if c_dir:
             c_dealer = [str(Path(c_dir) / "dealer")]
             c_player = [str(Path(c_dir) / "example_player"), path, "127.0.0.1", "{port}"]
             ours_c = min(_timed_match(ours, [c_player, c_player], path, hands) for _ in range(3))
+            batched_c = min(
+                _timed_match([*ours, "--batch-messages"], [c_player, c_player], path, hands) for _ in range(3)
+            )
             theirs = min(_timed_match(c_dealer, [c_player, c_player], path, hands) for _ in range(3))
             yield (
                 f"acpc-dealer + 2 C example players, {name}",
                 f"{hands / ours_c:,.0f} hands/s",
                 f"C dealer {hands / theirs:,.0f} hands/s: ours {theirs / ours_c:.2f}x its rate",
+            )
+            yield (
+                f"  the same with --batch-messages, {name}",
+                f"{hands / batched_c:,.0f} hands/s",
+                f"{ours_c / batched_c:.2f}x the default's rate, {theirs / batched_c:.2f}x the C dealer's",
             )
 
 
