@@ -298,6 +298,7 @@ async def play_match(
         observer.match_started(config, _stamp())
         rng = MT19937(config.seed)
         hand_id, state = _replay(config, replay, rng, budget, result, log)
+        over_before = hand_id >= config.hands  # every hand replayed: the run stopped at the very end
         while hand_id < config.hands:
             hand = _Hand(config, channels, state, observer, batch_messages)
             await _play_hand(hand, budget, transactions)
@@ -314,7 +315,7 @@ async def play_match(
         for channel in channels:
             await channel.send()  # the final states still held (batch_messages)
         score = format_score_line(result.totals, config.players)
-        if log is not None and log.last_record != score:  # not there already (a finished match resumed)
+        if log is not None and not (over_before and log.last_record == score):  # not written already
             log.write_line(score)
     except SeatError as error:
         result.error = error

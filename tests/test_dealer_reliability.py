@@ -359,6 +359,15 @@ async def test_killed_at_any_write_and_resumed_the_log_is_the_uninterrupted_one(
     assert failures == []
 
 
+async def test_a_match_played_again_onto_its_log_is_logged_again(tmp_path: Path) -> None:
+    """``-a`` without a transaction file to replay: the C dealer appends a whole new match, score included."""
+    assert (await play_in_process(tmp_path, 4, Writes(), resume=False)).ok
+    once = records(tmp_path / "m.log")
+    (tmp_path / "m.tlog").unlink()
+    assert (await play_in_process(tmp_path, 4, Writes(), resume=True)).ok
+    assert records(tmp_path / "m.log") == once + once
+
+
 KILLER = """
 import os, signal, sys
 from acpc_arena.dealer import logfiles
