@@ -328,8 +328,10 @@ async def serve(options: Options) -> int:
         result = await play_match(
             config, channels, Observers(observers), log, transactions, replay, batch_messages=options.batch_messages
         )
-    except (_StartError, ProtocolError, MatchFileError) as exc:  # a transaction file that does not replay, a full disk
+    except (_StartError, ProtocolError) as exc:  # ProtocolError: a transaction file that does not replay
         return error(str(exc))
+    except MatchFileError as exc:  # a full disk
+        return error(exc.strerror or str(exc))
     finally:
         for channel in channels:
             await channel.aclose()

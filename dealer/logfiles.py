@@ -32,8 +32,9 @@ def parse_stamp(text: str) -> float:
     return int(seconds) + int(micros.ljust(6, "0")[:6]) / 1_000_000
 
 
-class MatchFileError(Exception):
-    """A log or transaction file could not be written (a full disk, a file-size limit, ...)."""
+class MatchFileError(OSError):
+    """A log or transaction file could not be written (a full disk, a file-size limit, ...);
+    ``strerror`` says which file and why, ``errno`` is the system's."""
 
 
 def _whole_lines(path: Path) -> list[str]:
@@ -73,7 +74,7 @@ class _LineFile:
             self._file.write(text)
             self._file.flush()
         except OSError as exc:
-            raise MatchFileError(f"could not write to {self.path}: {exc.strerror or exc}") from None
+            raise MatchFileError(exc.errno, f"could not write to {self.path}: {exc.strerror or exc}") from None
 
     def close(self) -> None:
         with contextlib.suppress(OSError):  # what could not be written before cannot be now
