@@ -1,4 +1,5 @@
-"""Helpers to run the real programs in tests: the dealer and agents as processes, over TCP."""
+"""Helpers to run the real programs in tests: the dealer and agents as processes, over TCP,
+and scripted players for the dealer core over trio streams."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from acpc_arena.dealer.logfiles import MatchLog
 from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, play_match
 from acpc_arena.dealer.seat import StreamChannel
 from acpc_arena.protocol.game import Game, load_game
-from acpc_arena.protocol.wire import MatchStateReader, parse_log_line, parse_score_line
+from acpc_arena.protocol.wire import MatchStateReader, parse_log_line, parse_match_state, parse_score_line
 from tests.hand_values import hand_values
 
 BIN = Path(sys.executable).parent
@@ -227,3 +228,34 @@ async def play_scripted(
     log.close()
     lines = (tmp_path / "t.log").read_bytes().decode("latin-1").splitlines()
     return Outcome(result, warnings, lines, seen)
+
+
+class Player:
+    """A scripted player on the player's end of a trio stream (a memory stream in tests), with line I/O."""
+
+    def __init__(self, stream: trio.abc.Stream, game_name: str) -> None:
+        self.stream = stream
+        self.game = load_game(game_name)
+        self.buffer = b""
+
+    async def send(self, text: str | bytes) -> None:
+        await self.stream.send_all(text if isinstance(text, bytes) else text.encode())
+
+    async def line(self) -> str | None:
+        while b"\n" not in self.buffer:
+            data = await self.stream.receive_some(65536)
+            if not data:
+                return None
+            self.buffer += data
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.decode().rstrip("\r")
+
+    async def next_turn(self) -> str | None:
+        """Read until a state where this player is to act; None at the end of the match."""
+        while True:
+            line = await self.line()
+            if line is None:
+                return None
+            view = parse_match_state(line, self.game)
+            if not view.state.finished and view.state.current_player == view.viewer:
+                return line

@@ -21,38 +21,7 @@ from acpc_arena.dealer.seat import StreamChannel
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import Action
 from acpc_arena.protocol.wire import LogHand, parse_log_line, parse_match_state
-
-
-class Player:
-    """The player's end of a memory stream, with line I/O."""
-
-    def __init__(self, stream: trio.abc.Stream, game_name: str) -> None:
-        self.stream = stream
-        self.game = load_game(game_name)
-        self.buffer = b""
-
-    async def send(self, text: str | bytes) -> None:
-        await self.stream.send_all(text if isinstance(text, bytes) else text.encode())
-
-    async def line(self) -> str | None:
-        while b"\n" not in self.buffer:
-            data = await self.stream.receive_some(65536)
-            if not data:
-                return None
-            self.buffer += data
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return line.decode().rstrip("\r")
-
-    async def next_turn(self) -> str | None:
-        """Read until a state where this player is to act; None at the end of the match."""
-        while True:
-            line = await self.line()
-            if line is None:
-                return None
-            view = parse_match_state(line, self.game)
-            if not view.state.finished and view.state.current_player == view.viewer:
-                return line
-
+from tests.processes import Player
 
 Script = Callable[[Player], Awaitable[None]]
 

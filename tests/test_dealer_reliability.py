@@ -35,8 +35,7 @@ from acpc_arena.dealer.seat import SocketChannel, StreamChannel, accept
 from acpc_arena.dealer.warning_limit import WARNINGS_SHOWN
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
-from tests.processes import Dealer, ScriptedPlayer, check_log, start_agent, start_dealer
-from tests.test_dealer_bad_input import Player
+from tests.processes import Dealer, Player, ScriptedPlayer, check_log, start_agent, start_dealer
 
 LIMIT = "holdem.limit.2p.reverse_blinds"
 GAME = load_game(LIMIT)
