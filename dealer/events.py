@@ -71,7 +71,7 @@ class EventObserver(MatchObserver):
         if shown:
             self.log.warning("warning", kind=str(kind), seat=None if seat is None else seat + 1, text=text)
         if len(shown) > 1:
-            self.log.warning("warnings_limited", kind=str(kind), seat=seat + 1, text=shown[1])
+            self.log.warning("warnings_limited", kind=str(kind), seat=None if seat is None else seat + 1, text=shown[1])
 
     def hand_finished(self, config: MatchConfig, state: State, values: list[float], totals: list[float]) -> None:
         if not self.quiet:

@@ -15,7 +15,7 @@ import trio
 import trio.testing
 
 from acpc_arena.dealer.logfiles import MatchLog
-from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, play_match
+from acpc_arena.dealer.match import DEFAULT_T_RESPONSE_MS, MatchConfig, MatchObserver, MatchResult, play_match
 from acpc_arena.dealer.seat import StreamChannel
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.wire import MatchStateReader, parse_log_line, parse_match_state, parse_score_line
@@ -203,14 +203,20 @@ async def play_scripted(
     hellos: Sequence[bytes] | None = None,
     seed: int = 7,
     names: Sequence[str] = ("a", "b"),
-    **config: object,
+    t_response_ms: int = DEFAULT_T_RESPONSE_MS,
 ) -> Outcome:
     """A match in-process: seat ``i`` says ``hellos[i]`` (a good VERSION line by default) then
     answers with ``responders[i]``. Fails the test if the match does not end within 60 s."""
     game = load_game(game_name)
     match = MatchConfig(
-        name="t", game=game, game_file=game_name, hands=hands, seed=seed, players=tuple(names), **config
-    )  # type: ignore[arg-type]
+        name="t",
+        game=game,
+        game_file=game_name,
+        hands=hands,
+        seed=seed,
+        players=tuple(names),
+        t_response_ms=t_response_ms,
+    )
     hellos = hellos or [b"VERSION:2.0.0\r\n"] * len(responders)
     warnings: list[str] = []
     seen: list[list[str]] = [[] for _ in responders]

@@ -250,14 +250,16 @@ def slow_after(hands: int, delay: float) -> Script:
     return script
 
 
-async def test_a_slow_response_ends_the_match_with_every_finished_hand_logged(tmp_path: Path, autojump_clock) -> None:
+async def test_a_slow_response_ends_the_match_with_every_finished_hand_logged(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
     result, _, log = await run(tmp_path, "kuhn", 10, [calls, slow_after(4, 1.0)], t_response_ms=200)
     assert result.error is not None and result.error.kind == "timeout" and result.error.seat == 1
     assert result.hands_played == 4
     assert [hand.state.hand_id for hand in states_in(log, "kuhn")] == [0, 1, 2, 3]
 
 
-async def test_the_per_hand_time_limit(tmp_path: Path, autojump_clock) -> None:
+async def test_the_per_hand_time_limit(tmp_path: Path, autojump_clock: trio.testing.MockClock) -> None:
     # 0.12 s per action is under t_response but two actions in one hand pass t_hand.
     result, _, _ = await run(
         tmp_path, "holdem.limit.2p.reverse_blinds", 5, [calls, slow_after(0, 0.12)], t_response_ms=1000, t_hand_ms=200
@@ -265,7 +267,7 @@ async def test_the_per_hand_time_limit(tmp_path: Path, autojump_clock) -> None:
     assert result.error is not None and result.error.kind == "timeout" and result.error.seat == 1
 
 
-async def test_the_whole_match_time_limit(tmp_path: Path, autojump_clock) -> None:
+async def test_the_whole_match_time_limit(tmp_path: Path, autojump_clock: trio.testing.MockClock) -> None:
     # 0.05 s per hand on average over 8 hands is 0.4 s for the match.
     result, _, _ = await run(tmp_path, "kuhn", 8, [calls, slow_after(0, 0.1)], t_per_hand_ms=50)
     assert result.error is not None and result.error.kind == "timeout"

@@ -8,6 +8,7 @@ message that is held back shows as a deadlock that the clock ends at once.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -46,12 +47,19 @@ class Seat:
         return not view.state.finished and view.state.current_player == view.viewer
 
 
-async def match(tmp_path: Path, game_name: str, hands: int, scripts, **options) -> tuple[MatchResult, list[Seat]]:
+Script = Callable[[Seat], Awaitable[None]]
+"""A seat's player: sends its VERSION line, then plays until the dealer closes the stream."""
+
+
+async def match(
+    tmp_path: Path, game_name: str, hands: int, scripts: Sequence[Script], batch_messages: bool = False
+) -> tuple[MatchResult, list[Seat]]:
     game = load_game(game_name)
     names = tuple(f"p{i + 1}" for i in range(len(scripts)))
     config = MatchConfig(name="t", game=game, game_file=game_name, hands=hands, seed=5, players=names)
     log = MatchLog(tmp_path / "t.log")
-    seats, channels = [], []
+    seats: list[Seat] = []
+    channels: list[StreamChannel] = []
     async with trio.open_nursery() as nursery:
         for index, script in enumerate(scripts):
             ours, theirs = trio.testing.memory_stream_pair()
@@ -59,7 +67,7 @@ async def match(tmp_path: Path, game_name: str, hands: int, scripts, **options) 
             seat = Seat(theirs, game_name)
             seats.append(seat)
             nursery.start_soon(script, seat)
-        result = await play_match(config, channels, log=log, **options)
+        result = await play_match(config, channels, log=log, batch_messages=batch_messages)
         for channel in channels:
             await channel.aclose()
     log.close()
@@ -73,7 +81,7 @@ async def calls(seat: Seat) -> None:
             await seat.stream.send_all(f"{line}:c\r\n".encode())
 
 
-def waits_for(seen: trio.Event):
+def waits_for(seen: trio.Event) -> Script:
     """Calls, but answers its first decision only once ``seen`` is set (or gives up after 5 s)."""
 
     async def script(seat: Seat) -> None:
@@ -90,7 +98,7 @@ def waits_for(seen: trio.Event):
     return script
 
 
-def notes_first_state(seen: trio.Event, waited: list[bool]):
+def notes_first_state(seen: trio.Event, waited: list[bool]) -> Script:
     """Calls; sets ``seen`` when its first message arrives and notes whether it came in time."""
 
     async def script(seat: Seat) -> None:
@@ -105,16 +113,22 @@ def notes_first_state(seen: trio.Event, waited: list[bool]):
     return script
 
 
-async def test_a_seat_gets_each_state_before_the_acting_seat_answers(tmp_path: Path, autojump_clock) -> None:
+async def test_a_seat_gets_each_state_before_the_acting_seat_answers(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
     # Kuhn: player 0 (seat 1 in hand 0) acts first; seat 2 must see the deal at once, as from the C dealer.
-    seen, waited = trio.Event(), []
+    seen = trio.Event()
+    waited: list[bool] = []
     result, _ = await match(tmp_path, "kuhn", 3, [waits_for(seen), notes_first_state(seen, waited)])
     assert result.ok
     assert waited == [False]
 
 
-async def test_batching_holds_messages_until_the_seat_must_act(tmp_path: Path, autojump_clock) -> None:
-    seen, waited = trio.Event(), []
+async def test_batching_holds_messages_until_the_seat_must_act(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    seen = trio.Event()
+    waited: list[bool] = []
     result, _ = await match(
         tmp_path, "kuhn", 3, [waits_for(seen), notes_first_state(seen, waited)], batch_messages=True
     )
@@ -147,7 +161,9 @@ def actions_in(betting: str) -> int:
         ("holdem.limit.3p", [("random", ["--seed", "1"]), ("call", []), ("raise", [])]),
     ],
 )
-def test_a_to_line_for_every_message_sent(tmp_path: Path, game: str, agents) -> None:
+def test_a_to_line_for_every_message_sent(
+    tmp_path: Path, game: str, agents: Sequence[tuple[str, Sequence[str]]]
+) -> None:
     """dealer.c prints ``TO`` for every message it writes: every seat gets the state before each
     action and the final state, so a hand of ``k`` actions makes ``k + 1`` lines per seat."""
     hands = 150

@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -49,7 +50,9 @@ def records(path: Path) -> list[str]:
 # --- hostile players over TCP: seat 1 is the `call` agent, seat 2 a scripted client
 
 
-def scripted_match(tmp_path: Path, hands: int, behave, *args: str, timeout: float = 60) -> tuple[int, str, str]:
+def scripted_match(
+    tmp_path: Path, hands: int, behave: Callable[[ScriptedPlayer, str, bool], bool], *args: str, timeout: float = 60
+) -> tuple[int, str, str]:
     """Play ``hands`` hands; ``behave(player, line, to_act)`` answers each message to seat 2
     (False: stop reading). Returns the dealer's status, standard output and error."""
     dealer = start_dealer(tmp_path, "m", LIMIT, str(hands), "1", "Caller", "Hostile", "-q", *args)
@@ -290,21 +293,28 @@ class Writes:
             raise Crash
 
 
-def crashing(cls, writes: Writes):
-    class Crashing(cls):
+def crashing_files(directory: Path, writes: Writes, append: bool) -> tuple[MatchLog, TransactionLog]:
+    """The match's log and transaction file, each write counted (and maybe crashed) by ``writes``."""
+
+    class CrashingMatchLog(MatchLog):
         def write_text(self, text: str) -> None:
             writes.check(self.path, text)
             super().write_text(text)
 
-    return Crashing
+    class CrashingTransactionLog(TransactionLog):
+        def write_text(self, text: str) -> None:
+            writes.check(self.path, text)
+            super().write_text(text)
+
+    log = CrashingMatchLog(directory / "m.log", append=append)
+    return log, CrashingTransactionLog(directory / "m.tlog", append=append)
 
 
 async def play_in_process(directory: Path, hands: int, writes: Writes, resume: bool) -> MatchResult | None:
     """What ``acpc-dealer m holdem... -T [-a]`` does, with deterministic players; None if it crashed."""
     config = MatchConfig(name="m", game=GAME, game_file=LIMIT, hands=hands, seed=11, players=("A", "B"))
     replay = read_transactions(directory / "m.tlog") if resume else []
-    log = crashing(MatchLog, writes)(directory / "m.log", append=resume)
-    transactions = crashing(TransactionLog, writes)(directory / "m.tlog", append=resume)
+    log, transactions = crashing_files(directory, writes, append=resume)
 
     async def deterministic(player: Player) -> None:
         try:
@@ -335,12 +345,18 @@ async def play_in_process(directory: Path, hands: int, writes: Writes, resume: b
     return result
 
 
+def uncrashed(result: MatchResult | None) -> MatchResult:
+    """The result of a match played with a ``Writes()`` that crashes no write."""
+    assert result is not None, "play_in_process crashed though no write was set to crash"
+    return result
+
+
 async def test_killed_at_any_write_and_resumed_the_log_is_the_uninterrupted_one(tmp_path: Path) -> None:
     hands = 6
     whole = tmp_path / "whole"
     whole.mkdir()
     counted = Writes()
-    assert (await play_in_process(whole, hands, counted, resume=False)).ok
+    assert uncrashed(await play_in_process(whole, hands, counted, resume=False)).ok
     expected = records(whole / "m.log")
     check_log(whole / "m.log", GAME, hands)
     failures = []
@@ -360,10 +376,10 @@ async def test_killed_at_any_write_and_resumed_the_log_is_the_uninterrupted_one(
 
 async def test_a_match_played_again_onto_its_log_is_logged_again(tmp_path: Path) -> None:
     """``-a`` without a transaction file to replay: the C dealer appends a whole new match, score included."""
-    assert (await play_in_process(tmp_path, 4, Writes(), resume=False)).ok
+    assert uncrashed(await play_in_process(tmp_path, 4, Writes(), resume=False)).ok
     once = records(tmp_path / "m.log")
     (tmp_path / "m.tlog").unlink()
-    assert (await play_in_process(tmp_path, 4, Writes(), resume=True)).ok
+    assert uncrashed(await play_in_process(tmp_path, 4, Writes(), resume=True)).ok
     assert records(tmp_path / "m.log") == once + once
 
 
@@ -384,7 +400,7 @@ main(sys.argv[1:])
 """
 
 
-def run_match(dealer: Dealer, agents=("call", "raise")) -> tuple[int, str, str]:
+def run_match(dealer: Dealer, agents: tuple[str, ...] = ("call", "raise")) -> tuple[int, str, str]:
     players = [start_agent(agent, port, "--game", LIMIT) for agent, port in zip(agents, dealer.ports, strict=True)]
     result = dealer.wait()
     for player in players:
@@ -425,7 +441,7 @@ def test_kill_9_between_the_transaction_and_the_log_line_then_resume(tmp_path: P
     check_log(broken / "m.log", GAME, 40)
 
 
-def limit_file_size(size: int):
+def limit_file_size(size: int) -> Callable[[], None]:
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))  # past it, writes fail with EFBIG
 
@@ -475,7 +491,7 @@ class FlakyListener(socket.socket):
         self.listen(8)
         self.setblocking(False)
 
-    def accept(self):  # type: ignore[override]
+    def accept(self) -> tuple[socket.socket, tuple[str, int]]:
         if self.errors:
             code = self.errors.pop(0)
             raise OSError(code, os.strerror(code))

@@ -36,7 +36,7 @@ def _states(outcome: Outcome) -> list[str]:
 
 
 def _first_action_then_calls(action: bytes) -> Respond:
-    sent = []
+    sent: list[str] = []
 
     def respond(line: str) -> bytes:
         if sent:
