@@ -15,6 +15,15 @@ AGENTS: dict[str, str] = {
     "cfr": "acpc_arena.agents.cfr:CFRAgent",
     "lstm_dqn": "acpc_arena.agents.dqn:LSTMDQNAgent",
     "dqn": "acpc_arena.agents.dqn:DQNAgent",
+    "o1": "acpc_arena.agents.styles:O1Agent",
+    "o2": "acpc_arena.agents.styles:O2Agent",
+    "o3": "acpc_arena.agents.styles:O3Agent",
+    "o4": "acpc_arena.agents.styles:O4Agent",
+    "o5": "acpc_arena.agents.styles:O5Agent",
+    "o6": "acpc_arena.agents.styles:O6Agent",
+    "o7": "acpc_arena.agents.styles:O7Agent",
+    "o8": "acpc_arena.agents.styles:O8Agent",
+    "o_random": "acpc_arena.agents.styles:RandomStyleAgent",
 }
 
 

@@ -1,0 +1,269 @@
+"""Seed 001's style opponents (table 1): ``o1`` ... ``o8`` and ``o_random``.
+
+Made for heads-up no-limit hold'em (``holdem.nolimit.2p.reverse_blinds``,
+stacks 20000, blinds 50/100); they play any hold'em game (fixed raise sizes in
+limit games). Each style is a *range* (how loose) and an *aggression level*:
+
+    name  table 1            range  aggression
+    o1    loose-passive      70%    extremely passive
+    o2    loose-aggressive   70%    extremely aggressive
+    o3    tight-passive      10%    extremely passive
+    o4    tight-aggressive   10%    extremely aggressive
+    o5    loose-passive      50%    relatively passive
+    o6    loose-aggressive   50%    relatively aggressive
+    o7    tight-passive      30%    relatively passive
+    o8    tight-aggressive   30%    relatively aggressive
+
+Hand strength is a percentile, the share of the other possible hands that the
+hand beats. Pre-flop it is the starting hand's percentile among the 1,326
+(``agents.preflop``: classes ranked by equity against a random hand). After the
+flop it is the exact share of the opponent's possible two cards that the hand
+beats on the board so far (ties count half), every one of them ranked with the
+project's evaluator. A hand is *in range* when its strength is at least
+``1 - range``: pre-flop, exactly the top ``range`` of starting hands.
+
+At every decision the style draws one uniform number and does this:
+
+- First in pre-flop (the small blind facing only the big blind): out of range,
+  fold; in range, raise with probability ``bet``, else call. So the share of
+  hands a style plays from the small blind is its range.
+- Nothing to call (the big blind after a call, any street checked to it): in
+  range, bet with probability ``bet``; out of range, bet with probability
+  ``bluff``; otherwise check.
+- Facing a bet or a raise: continue only with a strength of at least
+  ``max(1 - range, fear)``, the part of its range it risks chips with (the
+  extremely passive styles only with the top 3% of hands: the seed notes' O1
+  that folds to any raise); when it continues, raise with probability
+  ``reraise``, else call; otherwise fold.
+
+Bets and raises are ``size`` times the pot after calling, on top of the call
+(clamped to what is valid: at least the minimum raise, at most all in).
+
+    aggression            fear  bet   reraise  bluff  size
+    extremely passive     0.97  0.03  0.00     0.00   0.50
+    relatively passive    0.80  0.10  0.10     0.02   0.50
+    relatively aggressive 0.60  0.20  0.30     0.04   0.75
+    extremely aggressive  0.00  0.85  0.60     0.40   1.00
+
+``o_random`` plays the style of block ``hand_number // 500``, drawn uniformly
+from the eight for that block from its seed alone (``numpy`` generator seeded
+with ``[seed, block]``): the same schedule in both seatings of a duplicate pair
+and in any rerun, and nothing said on the wire when it changes.
+
+Decisions are seeded by ``--seed`` (one ``numpy`` generator per agent, one draw
+per decision), so a match replays exactly; a strength is computed once per
+street and kept for the rest of it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, ClassVar
+
+import numpy as np
+
+from acpc_arena.agents.base import Agent, valid_or_call
+from acpc_arena.agents.preflop import percentile
+from acpc_arena.protocol.evaluator import rank_hand, rank_hands
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action, State
+from acpc_arena.protocol.wire import MatchState
+
+SWITCH_EVERY = 500
+"""``o_random`` changes style every this many hands (by hand number)."""
+
+
+@dataclass(frozen=True)
+class Aggression:
+    """How a style acts once its hand strength is known (see the module docstring)."""
+
+    label: str
+    fear: float
+    """Facing a bet or raise, continue only with a strength of at least this (and in range)."""
+    bet: float
+    """Probability of betting or raising an in-range hand first in or when nothing is owed."""
+    reraise: float
+    """Probability of raising (not calling) when it continues facing a bet or raise."""
+    bluff: float
+    """Probability of betting an out-of-range hand when nothing is owed."""
+    size: float
+    """Bet and raise size, a fraction of the pot after calling."""
+
+
+EXTREMELY_PASSIVE = Aggression("extremely passive", fear=0.97, bet=0.03, reraise=0.0, bluff=0.0, size=0.5)
+PASSIVE = Aggression("relatively passive", fear=0.80, bet=0.10, reraise=0.10, bluff=0.02, size=0.5)
+AGGRESSIVE = Aggression("relatively aggressive", fear=0.60, bet=0.20, reraise=0.30, bluff=0.04, size=0.75)
+EXTREMELY_AGGRESSIVE = Aggression("extremely aggressive", fear=0.0, bet=0.85, reraise=0.60, bluff=0.40, size=1.0)
+
+
+@dataclass(frozen=True)
+class Style:
+    """One row of table 1: the share of starting hands played and the aggression level."""
+
+    name: str
+    label: str
+    range: float
+    aggression: Aggression
+
+
+STYLES: dict[str, Style] = {
+    style.name: style
+    for style in (
+        Style("o1", "loose-passive", 0.70, EXTREMELY_PASSIVE),
+        Style("o2", "loose-aggressive", 0.70, EXTREMELY_AGGRESSIVE),
+        Style("o3", "tight-passive", 0.10, EXTREMELY_PASSIVE),
+        Style("o4", "tight-aggressive", 0.10, EXTREMELY_AGGRESSIVE),
+        Style("o5", "loose-passive", 0.50, PASSIVE),
+        Style("o6", "loose-aggressive", 0.50, AGGRESSIVE),
+        Style("o7", "tight-passive", 0.30, PASSIVE),
+        Style("o8", "tight-aggressive", 0.30, AGGRESSIVE),
+    )
+}
+
+
+_PAIRS = np.array(list(itertools.combinations(range(52), 2)), dtype=np.uint8)
+"""The 1,326 two-card holdings of a 52-card deck."""
+_PAIRS_WITH_CARD = np.zeros((52, len(_PAIRS)), dtype=bool)
+_PAIRS_WITH_CARD[_PAIRS[:, 0], np.arange(len(_PAIRS))] = True
+_PAIRS_WITH_CARD[_PAIRS[:, 1], np.arange(len(_PAIRS))] = True
+
+
+@lru_cache(maxsize=1 << 16)
+def postflop_strength(hole: tuple[int, ...], board: tuple[int, ...]) -> float:
+    """Share of the opponent's possible hole cards that ``hole`` beats on ``board`` (ties count half).
+
+    Every holding of the cards not seen is ranked with the evaluator; the result is kept
+    (the same cards on the same board recur between matches on the same deal).
+    """
+    seen = [*hole, *board]
+    theirs = rank_hands(_PAIRS[~_PAIRS_WITH_CARD[seen].any(axis=0)], fixed=board)
+    mine = rank_hand(seen)
+    return float((np.count_nonzero(theirs < mine) + 0.5 * np.count_nonzero(theirs == mine)) / len(theirs))
+
+
+def bet_to(state: State, fraction: float) -> int:
+    """Raise-to amount of a bet of ``fraction`` times the pot after calling, on top of the call."""
+    to_call = state.max_spent - state.spent[state.current_player]
+    return state.max_spent + round(fraction * (sum(state.spent) + to_call))
+
+
+def choose(style: Style, state: State, strength: float, x: float) -> Action:
+    """The style's action with hand strength ``strength`` and uniform draw ``x`` (the rules above)."""
+    aggression = style.aggression
+    legal = state.legal_actions()
+    in_range = strength >= 1.0 - style.range
+    raise_action = Action(RAISE, bet_to(state, aggression.size) if state.game.no_limit else 0)
+    if legal.to_call == 0:
+        p = aggression.bet if in_range else aggression.bluff
+        return valid_or_call(state, raise_action) if legal.can_raise and x < p else CALL_ACTION
+    if state.round == 0 and state.num_raises() == 0:  # first in: facing only the blinds
+        if not in_range:
+            return FOLD_ACTION
+        return valid_or_call(state, raise_action) if legal.can_raise and x < aggression.bet else CALL_ACTION
+    if strength < max(1.0 - style.range, aggression.fear):
+        return FOLD_ACTION
+    return valid_or_call(state, raise_action) if legal.can_raise and x < aggression.reraise else CALL_ACTION
+
+
+def _check_game(game: Game) -> None:
+    if game.num_hole_cards != 2 or len(game.deck) != 52 or game.total_board_cards != 5:
+        raise ValueError("the style opponents play hold'em (two hole cards, a 52-card deck, five board cards)")
+
+
+class StyleAgent(Agent):
+    """Plays one style of table 1 (``style``; one subclass per style below)."""
+
+    style: ClassVar[Style]
+    default_game = "holdem.nolimit.2p.reverse_blinds"
+
+    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
+        super().__init__(game, seed, **options)
+        _check_game(game)
+        self.rng = np.random.default_rng(seed)
+        self._strength_key: tuple[int, int, tuple[int, ...]] | None = None
+        self._strength = 0.0
+
+    def current_style(self, view: MatchState) -> Style:
+        """The style played in this hand."""
+        return self.style
+
+    def strength(self, view: MatchState) -> float:
+        """The viewer's hand strength this street (a percentile, see the module docstring)."""
+        state = view.state
+        hole = state.hole_cards[view.viewer]
+        board = state.visible_board()
+        key = (state.hand_id, view.viewer, tuple(hole + board))
+        if key != self._strength_key:
+            self._strength_key = key
+            self._strength = percentile(hole) if not board else postflop_strength(tuple(hole), tuple(board))
+        return self._strength
+
+    def act(self, view: MatchState) -> Action:
+        x = float(self.rng.random())
+        return choose(self.current_style(view), view.state, self.strength(view), x)
+
+
+class O1Agent(StyleAgent):
+    name = "o1"
+    style = STYLES["o1"]
+
+
+class O2Agent(StyleAgent):
+    name = "o2"
+    style = STYLES["o2"]
+
+
+class O3Agent(StyleAgent):
+    name = "o3"
+    style = STYLES["o3"]
+
+
+class O4Agent(StyleAgent):
+    name = "o4"
+    style = STYLES["o4"]
+
+
+class O5Agent(StyleAgent):
+    name = "o5"
+    style = STYLES["o5"]
+
+
+class O6Agent(StyleAgent):
+    name = "o6"
+    style = STYLES["o6"]
+
+
+class O7Agent(StyleAgent):
+    name = "o7"
+    style = STYLES["o7"]
+
+
+class O8Agent(StyleAgent):
+    name = "o8"
+    style = STYLES["o8"]
+
+
+class RandomStyleAgent(StyleAgent):
+    """``o_random``: a style drawn from the eight for every block of 500 hands (by hand number)."""
+
+    name = "o_random"
+    style = STYLES["o1"]  # not used: current_style picks the block's style
+
+    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
+        super().__init__(game, seed, **options)
+        self.schedule_seed = seed if seed is not None else int(np.random.SeedSequence().entropy % 2**32)
+        self._block = -1
+        self._block_style = self.style
+
+    def style_of_hand(self, hand_id: int) -> Style:
+        """The style played in hand ``hand_id``: drawn for its block from the seed alone."""
+        block = hand_id // SWITCH_EVERY
+        if block != self._block:
+            index = int(np.random.default_rng([self.schedule_seed, block]).integers(len(STYLES)))
+            self._block, self._block_style = block, list(STYLES.values())[index]
+        return self._block_style
+
+    def current_style(self, view: MatchState) -> Style:
+        return self.style_of_hand(view.state.hand_id)
