@@ -297,3 +297,5 @@ def test_o_random_over_tcp_plays_as_in_process(tmp_path: Path) -> None:
         seats = [RandomStyleAgent(GAME, seed=4 * 100 + 1), CallAgent(GAME)][:: 1 if a_seat == 0 else -1]
         replayed = play_in_process(seats, dealt)
         assert [format_betting(e.state) for e in logged] == [format_betting(s) for s in replayed]
+        # nothing but actions: no warning of an action fixed by the client, no word of the style switch
+        assert (tmp_path / "run" / "agents" / f"seed4-a{a_seat + 1}-a.err").read_text() == ""
