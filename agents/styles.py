@@ -158,7 +158,7 @@ def choose(style: Style, state: State, strength: float, x: float) -> Action:
     if legal.to_call == 0:
         p = aggression.bet if in_range else aggression.bluff
         return valid_or_call(state, raise_action) if legal.can_raise and x < p else CALL_ACTION
-    if state.round == 0 and state.num_raises() == 0:  # first in: facing only the blinds
+    if state.round == 0 and state.round_raises == 0:  # first in: facing only the blinds
         if not in_range:
             return FOLD_ACTION
         return valid_or_call(state, raise_action) if legal.can_raise and x < aggression.bet else CALL_ACTION
@@ -253,7 +253,7 @@ class RandomStyleAgent(StyleAgent):
 
     def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
         super().__init__(game, seed, **options)
-        self.schedule_seed = seed if seed is not None else int(np.random.SeedSequence().entropy % 2**32)
+        self.schedule_seed = seed if seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
         self._block = -1
         self._block_style = self.style
 

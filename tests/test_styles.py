@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import subprocess
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +46,7 @@ from acpc_arena.protocol.evaluator import rank_hand
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState, format_betting, parse_log_line, parse_match_state
-from tests.processes import REPO
+from tests.processes import REPO, program
 
 GAME = load_game("holdem.nolimit.2p.reverse_blinds")
 HANDS = 10_000
@@ -278,14 +279,13 @@ def test_every_style_has_a_play_match_wrapper() -> None:
 def test_o_random_over_tcp_plays_as_in_process(tmp_path: Path) -> None:
     """A duplicate pair through ``acpc-match`` (real dealer, agent processes): the hands match an
     in-process replay with the seeds the runner gives, in both seatings, across a style switch."""
-    from tests.test_match_runner import run_match
-
     hands = SWITCH_EVERY + 40
     schedule = RandomStyleAgent(GAME, seed=4 * 100 + 1)  # the seed the runner gives A for run seed 4
     assert schedule.style_of_hand(SWITCH_EVERY - 1) != schedule.style_of_hand(SWITCH_EVERY)  # o4, then o1
-    done, _ = run_match(
-        tmp_path, "--a", "o_random", "--b", "call", "--seeds", "4", "--hands", str(hands),
-        "--game", "holdem.nolimit.2p.reverse_blinds", "--concurrency", "2",
+    done = subprocess.run(
+        [program("acpc-match"), "--a", "o_random", "--b", "call", "--seeds", "4", "--hands", str(hands),
+         "--game", "holdem.nolimit.2p.reverse_blinds", "--concurrency", "2", "--quiet", "--out", str(tmp_path / "run")],
+        capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     dealt = deal_hands(GAME, 4, hands)
