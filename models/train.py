@@ -1,6 +1,7 @@
 """``make train AGENT=...``: retrain a shipped checkpoint from scratch with this project's own code.
 
     python -m acpc_arena.models.train cfr [--iterations N] [--deals K]
+    python -m acpc_arena.models.train cfr-nl [--iterations N] [--deals K]
 
 - ``cfr``: chance-sampled CFR+ (``mccfr``) on ``holdem.limit.2p.reverse_blinds``:
   ``cfr-ehs2`` (``ehs2-50-50-50``, ``--ehs2-iterations``, default 8000, 64 deals
@@ -9,6 +10,11 @@
   ``cfr-traditional``, ``--iterations``, default 8000; a quarter of an hour
   each), and exact CFR+ on Kuhn (2 and 3 players) and Leduc. ``--only NAME``
   rebuilds one of them; all of them take under two hours on two cores.
+- ``cfr-nl``: chance-sampled CFR+ on ``holdem.nolimit.2p.reverse_blinds``
+  (``cfr-nl``): bets ``NL_BETS`` with ``NL_RAISE_CAP`` pot raises a round and
+  all-in, ``NL_ABSTRACTION`` card buckets, batches of 256 deals drawn from a
+  pool of ``NL_POOL`` deals whose buckets are computed once; the abstract-game
+  exploitability is estimated every 200 iterations on 1,000 + 1,000 other deals.
 - ``lstm_dqn``, ``dqn``: seed 000's Q-networks on the limit hold'em game
   (``models/dqn_training.py``; ``--preset tuned`` is what is shipped, ``faithful``
   keeps the seed's learning rate; ``--reward mcts`` or ``chips``).
@@ -24,6 +30,12 @@ from acpc_arena.models.checkpoints import checkpoint_path
 HOLDEM = "holdem.limit.2p.reverse_blinds"
 EHS2_ITERATIONS = 8000
 CFR_CHECKPOINTS = ("cfr-ehs2", "cfr-improved", "cfr-traditional", "cfr-kuhn", "cfr-kuhn3p", "cfr-leduc")
+NOLIMIT = "holdem.nolimit.2p.reverse_blinds"
+NL_BETS = "1,3/1/1/1"
+NL_RAISE_CAP = 2
+NL_ABSTRACTION = "ehs2-50-50-50"
+NL_POOL = 20000
+NL_ITERATIONS = 1200
 
 
 def train_cfr(iterations: int, deals: int, ehs2_iterations: int = EHS2_ITERATIONS, only: str | None = None) -> None:
@@ -49,6 +61,27 @@ def train_cfr(iterations: int, deals: int, ehs2_iterations: int = EHS2_ITERATION
             print(f"saved {path}")
 
 
+def train_cfr_nl(iterations: int, deals: int) -> None:
+    from acpc_arena.models.cfr.cli import train
+
+    path, _ = train(
+        NOLIMIT,
+        "mccfr",
+        iterations,
+        checkpoint_path("cfr-nl"),
+        NL_ABSTRACTION,
+        deals,
+        seed=1,
+        every=200,
+        save_every=50,
+        bets=NL_BETS,
+        raise_cap=NL_RAISE_CAP,
+        check_deals=1000,
+        pool=NL_POOL,
+    )
+    print(f"saved {path}")
+
+
 def train_q(network: str, preset: str, hands: int | None, reward: str, out: str | None, seed: int) -> None:
     from acpc_arena.models.dqn_training import config_for, train
 
@@ -60,13 +93,15 @@ def train_q(network: str, preset: str, hands: int | None, reward: str, out: str 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m acpc_arena.models.train", description=__doc__.split("\n\n")[0])
-    parser.add_argument("agent", choices=["cfr", "lstm_dqn", "dqn"])
-    parser.add_argument("--iterations", type=int, default=None, help="9-bucket CFR iterations (default 8000)")
+    parser.add_argument("agent", choices=["cfr", "cfr-nl", "lstm_dqn", "dqn"])
+    parser.add_argument(
+        "--iterations", type=int, default=None, help=f"9-bucket CFR iterations (default 8000; cfr-nl {NL_ITERATIONS})"
+    )
     parser.add_argument(
         "--ehs2-iterations", type=int, default=EHS2_ITERATIONS, help=f"default CFR's iterations ({EHS2_ITERATIONS})"
     )
     parser.add_argument("--only", choices=CFR_CHECKPOINTS, default=None, help="rebuild this CFR checkpoint alone")
-    parser.add_argument("--deals", type=int, default=64, help="deals sampled per CFR iteration")
+    parser.add_argument("--deals", type=int, default=None, help="deals sampled per CFR iteration (64; cfr-nl 256)")
     parser.add_argument("--preset", choices=["tuned", "faithful"], default="tuned", help="Q-network hyperparameters")
     parser.add_argument("--hands", type=int, default=None, help="Q-network training hands (default 120000)")
     parser.add_argument("--reward", choices=["mcts", "chips"], default="mcts", help="Q-network reward")
@@ -74,7 +109,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", default=None, help="where to save (default: the shipped checkpoint)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.agent == "cfr":
-        train_cfr(args.iterations or 8000, args.deals, args.ehs2_iterations, args.only)
+        train_cfr(args.iterations or 8000, args.deals or 64, args.ehs2_iterations, args.only)
+    elif args.agent == "cfr-nl":
+        train_cfr_nl(args.iterations or NL_ITERATIONS, args.deals or 256)
     else:
         train_q(args.agent, args.preset, args.hands, args.reward, args.out, args.seed)
 

@@ -230,7 +230,7 @@ def bench_runner() -> Iterator[Row]:
 
 
 def bench_cfr() -> Iterator[Row]:
-    """Leduc CFR+ to 2.6e-4 against OpenSpiel's C++ solver; hold'em training; the default agent's decisions."""
+    """Leduc CFR+ to 2.6e-4 against OpenSpiel's C++ solver; hold'em training; limit and no-limit decisions."""
     import pyspiel
 
     from acpc_arena.models.cfr.abstraction import ExactCards, all_deals
@@ -265,6 +265,7 @@ def bench_cfr() -> Iterator[Row]:
         f"{ours:.2f} s",
         f"{solver.iterations} iterations; {ours / spent:.3f} of OpenSpiel's time",
     )
+    yield _nolimit_decisions()
     for deals in (1, 32):
         seconds, peak = _holdem_training(500, deals)
         yield (
@@ -288,6 +289,42 @@ def bench_cfr() -> Iterator[Row]:
         f"{1 / times.mean():,.0f} decisions/s",
         f"p50 {1000 * np.percentile(times, 50):.2f} ms, p99 {1000 * np.percentile(times, 99):.2f} ms; "
         f"loads in {seconds:.2f} s, peak memory {peak:.0f} MB",
+    )
+
+
+def _nolimit_decisions() -> Row:
+    """Decision latency of the shipped no-limit CFR agent against an opponent betting random sizes."""
+    from acpc_arena.agents.cfr import CFRAgent
+    from acpc_arena.protocol.dealing import deal_hand
+    from acpc_arena.protocol.game import load_game
+    from acpc_arena.protocol.rng import MT19937
+    from acpc_arena.protocol.state import CALL, RAISE, Action
+    from acpc_arena.protocol.wire import MatchState
+
+    game = load_game("holdem.nolimit.2p.reverse_blinds")
+    agent = CFRAgent(game, seed=1)
+    cards, choices = MT19937(5), np.random.default_rng(5)
+    latencies = []
+    for hand_id in range(600):
+        state = deal_hand(game, hand_id, cards)
+        seat = hand_id % 2
+        agent.begin_hand(MatchState(seat, state))
+        while not state.finished:
+            legal = state.legal_actions()
+            if state.current_player == seat:
+                start = time.perf_counter()
+                action = agent.act(MatchState(seat, state))
+                latencies.append(time.perf_counter() - start)
+            elif legal.can_raise and choices.random() < 0.4:
+                action = Action(RAISE, int(choices.integers(legal.min_raise_to, legal.max_raise_to + 1)))
+            else:
+                action = Action(CALL)
+            state.apply(action)
+    times = np.array(latencies[20:])
+    return (
+        "cfr agent, one no-limit decision (cfr-nl, CPU)",
+        f"{1 / times.mean():,.0f} decisions/s",
+        f"p50 {1000 * np.percentile(times, 50):.2f} ms, p99 {1000 * np.percentile(times, 99):.2f} ms",
     )
 
 

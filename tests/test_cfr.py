@@ -257,10 +257,10 @@ def test_cli(tmp_path: Path) -> None:
     )
     assert done.returncode == 2 and "cannot be computed exactly" in done.stderr
     done = subprocess.run(
-        [program("acpc-cfr"), "solve", "--game", "holdem.nolimit.2p.reverse_blinds", "--out", str(tmp_path / "n")],
+        [program("acpc-cfr"), "solve", "--game", "kuhn", "--raise-cap", "1", "--out", str(tmp_path / "n")],
         capture_output=True, text=True,
     )  # fmt: skip
-    assert done.returncode == 2 and "limit games" in done.stderr
+    assert done.returncode == 2 and "this game is limit" in done.stderr  # no-limit: tests/test_cfr_nolimit.py
 
 
 def test_worlds_are_every_deal_once() -> None:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from acpc_arena.models.cfr.abstraction import Abstraction, ExactCards, NineBuckets, StrengthBuckets
+from acpc_arena.models.cfr.nolimit import BetAbstraction, NoLimitTree, build_nolimit_tree
 from acpc_arena.models.cfr.solver import Solver
 from acpc_arena.models.cfr.tree import BettingTree, build_tree
 from acpc_arena.protocol.errors import ProtocolError
@@ -80,6 +81,7 @@ def save_policy(path: str | Path, solver: Solver, game_text: str, abstraction: s
         "iterations": solver.iterations,
         "infosets": solver.num_infosets,
         "tree_fingerprint": solver.tree.fingerprint,
+        **({"betting": solver.tree.bets.describe()} if isinstance(solver.tree, NoLimitTree) else {}),
         **({"bucket_edges": [e.tolist() for e in edges]} if edges is not None else {}),
         "git_commit": git_commit(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -110,7 +112,7 @@ class CFRPolicy:
         return node
 
     def probabilities(self, view: MatchState) -> np.ndarray:
-        """(3,) probabilities of fold, call, raise for the player to act in ``view``."""
+        """Probabilities of each action slot (fold, call, raise) at the node of ``view`` (limit trees)."""
         state = view.state
         node = self.node(view)
         key = self.abstraction.key(state.hole_cards[view.viewer], state.visible_board(), state.round)
@@ -140,12 +142,19 @@ def load_policy(path: str | Path) -> CFRPolicy:
         abstraction = make_abstraction(game, meta["abstraction"], meta.get("bucket_edges"))
     except (ProtocolError, ValueError, KeyError) as exc:
         raise CheckpointError(f"{sidecar(path)}: {exc}") from None
-    tree = build_tree(game)
+    try:
+        tree = (
+            build_tree(game)
+            if not game.no_limit
+            else build_nolimit_tree(game, BetAbstraction.from_description(meta["betting"]))
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"{sidecar(path)}: no usable bet abstraction for this no-limit game ({exc})") from None
     if tree.fingerprint != meta.get("tree_fingerprint"):
         raise CheckpointError(f"{path}: trained on a different betting tree than this code builds")
     decisions = tree.decision_nodes
     sizes = np.array([abstraction.num_keys(int(tree.round[n])) for n in decisions], dtype=np.int64)
-    if strategy.shape != (int(sizes.sum()), 3) or meta.get("infosets") != strategy.shape[0]:
+    if strategy.shape != (int(sizes.sum()), tree.children.shape[1]) or meta.get("infosets") != strategy.shape[0]:
         raise CheckpointError(f"{path}: strategy table of shape {strategy.shape} does not fit the tree")
     if not np.isfinite(strategy).all() or (strategy < 0).any() or not np.allclose(strategy.sum(axis=1), 1, atol=1e-3):
         raise CheckpointError(f"{path}: the probabilities are not probabilities")

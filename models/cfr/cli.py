@@ -1,9 +1,11 @@
-"""``acpc-cfr``: solve a limit game with CFR and measure what was solved.
+"""``acpc-cfr``: solve a poker game with CFR and measure what was solved.
 
     acpc-cfr solve --game GAME [--algorithm cfr|cfr+|mccfr] [--iterations N] --out FILE
                    [--abstraction exact|traditional|improved|improved-recall|ehs2-F-T-R]
                    [--deals K] [--seed S] [--every K] [--save-every K]
+                   [--bets FRACTIONS] [--raise-cap K] [--check-deals K]
     acpc-cfr exploitability FILE
+    acpc-cfr curve FILE --out PNG
 
 Small games (Kuhn, Leduc, every deal enumerable) default to the exact card
 abstraction and print their exploitability every ``--every`` iterations;
@@ -11,11 +13,19 @@ hold'em defaults to ``ehs2-50-50-50`` (169 starting hands, then 50 E[HS^2]
 buckets a round; see ``abstraction.py``) and chance-sampled CFR+ (``mccfr``,
 ``--deals`` per iteration). ``--save-every K`` saves the average strategy every K
 iterations too, so that a long run can be stopped and still leave a checkpoint.
+
+No-limit games are solved on an abstract betting tree (``nolimit.py``): fold,
+call, the pot fractions of ``--bets`` (``1,3/1/1/1``: pre-flop raises of one and
+three pots, one pot after; rounds separated by ``/``), at most ``--raise-cap``
+of them a round, and all-in. Their exploitability in the abstract game is
+estimated every ``--every`` iterations by best responses over the abstraction on
+``--check-deals`` fixed deals, in sample and held out (``sampled_exploitability``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -31,11 +41,14 @@ from acpc_arena.models.cfr.checkpoint import (
     load_policy,
     make_abstraction,
     save_policy,
+    sidecar,
 )
-from acpc_arena.models.cfr.solver import ALGORITHMS, Solver
-from acpc_arena.models.cfr.tree import build_tree
+from acpc_arena.models.cfr.nolimit import DEFAULT_BETS, DEFAULT_RAISE_CAP, BetAbstraction, build_nolimit_tree
+from acpc_arena.models.cfr.pool import PooledKeys, draw, keyed_pool
+from acpc_arena.models.cfr.solver import ALGORITHMS, Solver, sampled_exploitability
+from acpc_arena.models.cfr.tree import BettingTree, build_tree
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.game import Game, load_game, resolve_game_path
+from acpc_arena.protocol.game import Game, load_game, parse_game, resolve_game_path
 
 EXACT_DEALS_LIMIT = 200_000
 
@@ -62,11 +75,23 @@ def train(
     every: int = 0,
     show_progress: bool = True,
     save_every: int = 0,
+    bets: str | None = None,
+    raise_cap: int | None = None,
+    check_deals: int = 2000,
+    pool: int = 0,
 ) -> tuple[Path, Solver]:
     """Run a solver and save its average strategy; returns the checkpoint path and the solver."""
     game = load_game(game_name)
     game_text = resolve_game_path(game_name).read_text()
-    tree = build_tree(game)  # refuses no-limit games first
+    if game.no_limit:
+        betting = BetAbstraction.parse(
+            bets or DEFAULT_BETS, DEFAULT_RAISE_CAP if raise_cap is None else raise_cap, game.num_rounds
+        )
+        tree: BettingTree = build_nolimit_tree(game, betting)
+    elif bets is not None or raise_cap is not None:
+        raise ValueError("--bets and --raise-cap shape no-limit trees; this game is limit")
+    else:
+        tree = build_tree(game)
     small = deal_count(game) <= EXACT_DEALS_LIMIT
     abstraction_name = abstraction_name or ("exact" if small else DEFAULT_HOLDEM_ABSTRACTION)
     abstraction = make_abstraction(game, abstraction_name)
@@ -75,16 +100,25 @@ def train(
         raise ValueError("an abstracted game is solved by sampling deals: use --algorithm mccfr")
     rng = np.random.default_rng(seed)
     sampled = algorithm == "mccfr"
+    sampler = (lambda: sample_deals(game, deals, rng)) if sampled else None
+    if pool and sampled and not exact:
+        abstraction = PooledKeys(abstraction)
+        pool_worlds = keyed_pool(game, abstraction.base, pool, seed)
+        sampler = lambda: draw(pool_worlds, deals, rng)  # noqa: E731
     every_deal = all_deals(game) if exact else None
     solver = Solver(
         tree,
         abstraction,
         algorithm,
         worlds=None if sampled else every_deal,
-        sampler=(lambda: sample_deals(game, deals, rng)) if sampled else None,
+        sampler=sampler,
         dtype=np.float32 if sampled and not exact else np.float64,
     )
     evaluator = solver if not sampled else (Solver(tree, abstraction, "cfr+", worlds=every_deal) if exact else None)
+    checks = None
+    if not exact and game.no_limit and every:
+        keyed = abstraction if isinstance(abstraction, PooledKeys) else PooledKeys(abstraction)
+        checks = tuple(keyed_pool(game, keyed.base, check_deals, seed + offset) for offset in (1_000_003, 2_000_003))
     started = time.perf_counter()
 
     def extra() -> dict[str, object]:
@@ -92,10 +126,16 @@ def train(
             "game_name": game_name,
             "deals_per_iteration": len(every_deal) if every_deal is not None and not sampled else deals,
             "seed": seed,
+            **({"pool": pool} if isinstance(abstraction, PooledKeys) else {}),
             "seconds": round(time.perf_counter() - started, 3),
+            **(
+                {"sampled_exploitability_history": history, "sampled_exploitability_deals": check_deals}
+                if checks
+                else {}
+            ),
         }
 
-    history: list[tuple[int, float]] = []
+    history: list[tuple[float, ...]] = []
     with tqdm(total=iterations, unit="it", disable=not show_progress, file=sys.stderr, mininterval=0.5) as bar:
         for i in range(1, iterations + 1):
             solver.iterate(1)
@@ -104,6 +144,12 @@ def train(
                 value = evaluator.exploitability(solver.average_strategy())
                 history.append((i, value))
                 bar.write(f"iteration {i}: exploitability {value:.6g}")
+            if checks is not None and (i % every == 0 or i == iterations):
+                in_sample, held_out = sampled_exploitability(tree, keyed, solver.average_strategy(), *checks)
+                history.append((i, in_sample, held_out))
+                bar.write(
+                    f"iteration {i}: abstract-game exploitability {in_sample:.6g} in sample, {held_out:.6g} held out"
+                )
             if save_every and i % save_every == 0 and i < iterations:
                 save_policy(out, solver, game_text, abstraction_name, extra())
                 bar.write(f"iteration {i}: saved {Path(out).with_suffix('.npz')}")
@@ -114,11 +160,51 @@ def train(
     return save_policy(out, solver, game_text, abstraction_name, final), solver
 
 
+def plot_curve(checkpoint: Path, out: Path) -> Path:
+    """The exploitability history in a checkpoint's description, against iterations, as a PNG."""
+    try:
+        meta = json.loads(sidecar(Path(checkpoint).with_suffix(".npz")).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CheckpointError(f"{checkpoint}: unreadable description ({exc})") from None
+    sampled = meta.get("sampled_exploitability_history") or []
+    exact = meta.get("exploitability_history") or []
+    if not sampled and not exact:
+        raise ValueError(f"{checkpoint}: no exploitability was recorded during training (train with --every K)")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    game = parse_game(meta["game"], "checkpoint game")
+    big_blind = max(game.blind) or 1
+    figure, axes = plt.subplots(figsize=(7, 4))
+    if sampled:
+        iterations = [row[0] for row in sampled]
+        for column, label in ((1, "best response on its own deals (overstates)"), (2, "same response on other deals")):
+            axes.plot(iterations, [1000 * row[column] / big_blind for row in sampled], marker="o", label=label)
+        deals = meta.get("sampled_exploitability_deals", "?")
+        axes.set_title(f"abstract-game exploitability ({deals} + {deals} deals)")
+        axes.legend()
+    else:
+        axes.plot([row[0] for row in exact], [1000 * row[1] / big_blind for row in exact], marker="o")
+        axes.set_yscale("log")
+        axes.set_title(f"{meta.get('game_name', '')}: exploitability")
+    axes.set_xlabel("iterations")
+    axes.set_ylabel("mbb/hand")
+    axes.grid(alpha=0.3)
+    figure.tight_layout()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(out, dpi=110)
+    plt.close(figure)
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="acpc-cfr", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     solve = commands.add_parser("solve", help="run CFR and save the average strategy")
-    solve.add_argument("--game", required=True, help="game file or shipped game (limit games)")
+    solve.add_argument("--game", required=True, help="game file or shipped game")
     solve.add_argument("--algorithm", choices=ALGORITHMS, default="cfr+")
     solve.add_argument("--iterations", type=int, default=1000)
     solve.add_argument("--abstraction", default=None, help=f"one of {', '.join(ABSTRACTIONS)}")
@@ -126,9 +212,24 @@ def main(argv: list[str] | None = None) -> None:
     solve.add_argument("--seed", type=int, default=0)
     solve.add_argument("--every", type=int, default=100, help="print the exploitability every K iterations")
     solve.add_argument("--save-every", type=int, default=0, help="also save every K iterations")
+    solve.add_argument("--bets", default=None, help=f"no-limit pot fractions per round (default {DEFAULT_BETS})")
+    solve.add_argument(
+        "--raise-cap",
+        type=int,
+        default=None,
+        help=f"no-limit pot-fraction raises per round (default {DEFAULT_RAISE_CAP})",
+    )
+    solve.add_argument("--check-deals", type=int, default=2000, help="no-limit: deals of each exploitability estimate")
+    solve.add_argument("--pool", type=int, default=0, help="draw deals from a pool of K with cached keys (mccfr)")
     solve.add_argument("--out", type=Path, required=True)
     exploit = commands.add_parser("exploitability", help="exploitability of a saved strategy (exact games)")
     exploit.add_argument("checkpoint", type=Path)
+    exploit.add_argument(
+        "--deals", type=int, default=0, help="abstracted cards: estimate in the abstract game over K + K sampled deals"
+    )
+    curve = commands.add_parser("curve", help="plot the exploitability a training run recorded (PNG)")
+    curve.add_argument("checkpoint", type=Path)
+    curve.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     try:
         if args.command == "solve":
@@ -142,18 +243,37 @@ def main(argv: list[str] | None = None) -> None:
                 args.seed,
                 args.every,
                 save_every=args.save_every,
+                bets=args.bets,
+                raise_cap=args.raise_cap,
+                check_deals=args.check_deals,
+                pool=args.pool,
             )
             print(f"saved {path} ({solver.num_infosets} information sets, {solver.iterations} iterations)")
+        elif args.command == "curve":
+            print(f"saved {plot_curve(args.checkpoint, args.out)}")
         else:
             policy = load_policy(args.checkpoint)
-            if policy.meta["abstraction"] != "exact":
+            if policy.meta["abstraction"] != "exact" and args.deals:
+                keyed = PooledKeys(policy.abstraction)
+                samples = [
+                    keyed_pool(policy.game, policy.abstraction, args.deals, seed) for seed in (7_000_001, 7_000_002)
+                ]
+                in_sample, held_out = sampled_exploitability(policy.tree, keyed, policy.strategy, *samples)
+                big_blind = max(policy.game.blind) or 1
+                print(
+                    f"abstract-game exploitability over {args.deals} + {args.deals} deals: {in_sample:.6g} in sample, "
+                    f"{held_out:.6g} held out (chips/hand; {1000 * in_sample / big_blind:.0f} and "
+                    f"{1000 * held_out / big_blind:.0f} mbb/hand)"
+                )
+            elif policy.meta["abstraction"] != "exact":
                 raise ValueError(
                     f"{args.checkpoint} abstracts the cards ({policy.meta['abstraction']}): its exploitability in the "
-                    "real game cannot be computed exactly here"
+                    "real game cannot be computed exactly here (--deals K estimates it in the abstract game)"
                 )
-            evaluator = Solver(policy.tree, policy.abstraction, "cfr+", worlds=all_deals(policy.game))
-            nash_conv = evaluator.nash_conv(policy.strategy)
-            print(f"exploitability {nash_conv / policy.game.num_players:.9g} (NashConv {nash_conv:.9g})")
+            else:
+                evaluator = Solver(policy.tree, policy.abstraction, "cfr+", worlds=all_deals(policy.game))
+                nash_conv = evaluator.nash_conv(policy.strategy)
+                print(f"exploitability {nash_conv / policy.game.num_players:.9g} (NashConv {nash_conv:.9g})")
     except (ProtocolError, CheckpointError, ValueError) as exc:
         print(f"acpc-cfr: {exc}", file=sys.stderr)
         sys.exit(2)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from acpc_arena.models.cfr.abstraction import Abstraction, Worlds
-from acpc_arena.models.cfr.tree import NUM_ACTIONS, BettingTree
+from acpc_arena.models.cfr.tree import BettingTree
 from acpc_arena.protocol.equity import expected_showdown_values
 from acpc_arena.protocol.evaluator import rank_hands
 
@@ -66,6 +66,8 @@ class Solver:
         self.sampler = sampler
         self.dtype = dtype
         self.iterations = 0
+        self.num_actions = int(tree.children.shape[1])
+        """Action slots per node: 3 (fold, call, raise) in limit trees, more in no-limit ones."""
         decisions = tree.decision_nodes
         self.decision_row = np.full(tree.size, -1, dtype=np.int64)
         self.decision_row[decisions] = np.arange(len(decisions))
@@ -74,8 +76,8 @@ class Solver:
         self.num_infosets = int(sizes.sum())
         node_of_row = np.repeat(np.arange(len(decisions)), sizes)
         self.legal = tree.children[decisions[node_of_row]] >= 0
-        self.regrets = np.zeros((self.num_infosets, NUM_ACTIONS), dtype=dtype)
-        self.strategy_sum = np.zeros((self.num_infosets, NUM_ACTIONS), dtype=dtype)
+        self.regrets = np.zeros((self.num_infosets, self.num_actions), dtype=dtype)
+        self.strategy_sum = np.zeros((self.num_infosets, self.num_actions), dtype=dtype)
         # the children table with -1 pointing at an extra all-zero row
         self._children = np.where(tree.children >= 0, tree.children, tree.size)
         self._levels = [level[tree.player[level] >= 0] for level in tree.levels]
@@ -87,7 +89,7 @@ class Solver:
     def _level_edges(self, nodes: np.ndarray) -> tuple[np.ndarray, ...]:
         """Every (node, legal action) pair of one depth: parents, children, actions, actors, parent rows."""
         tree = self.tree
-        pairs = [(n, a) for n in nodes.tolist() for a in range(NUM_ACTIONS) if tree.children[n, a] >= 0]
+        pairs = [(n, a) for n in nodes.tolist() for a in range(self.num_actions) if tree.children[n, a] >= 0]
         parents = np.array([n for n, _ in pairs], dtype=np.int64)
         actions = np.array([a for _, a in pairs], dtype=np.int64)
         return (
@@ -109,18 +111,18 @@ class Solver:
         return np.where(total > 0, positive / np.where(total > 0, total, 1), uniform).astype(self.dtype)
 
     def current_strategy(self) -> np.ndarray:
-        """(information sets, 3) the strategy regret matching gives now."""
+        """(information sets, actions) the strategy regret matching gives now."""
         return self._regret_matching(self.regrets, self.legal)
 
     def _current_rows(self, batch: _Batch) -> np.ndarray:
-        """(decision nodes, W, 3) the current strategy where this batch needs it (computed only there
+        """(decision nodes, W, actions) the current strategy where this batch needs it (computed only there
         when that is less work than the whole table)."""
         if batch.info.size < self.num_infosets:
             return self._regret_matching(self.regrets[batch.info], self.legal[batch.info])
         return self.current_strategy()[batch.info]
 
     def average_strategy(self) -> np.ndarray:
-        """(information sets, 3) the average strategy (uniform where never reached)."""
+        """(information sets, actions) the average strategy (uniform where never reached)."""
         total = self.strategy_sum.sum(axis=1, keepdims=True)
         uniform = self.legal / self.legal.sum(axis=1, keepdims=True)
         return np.where(total > 0, self.strategy_sum / np.where(total > 0, total, 1), uniform)
@@ -201,7 +203,7 @@ class Solver:
         return values
 
     def _strategy_rows(self, strategy: np.ndarray, batch: _Batch) -> np.ndarray:
-        """(decision nodes, W, 3) the acting player's strategy at each node in each deal."""
+        """(decision nodes, W, actions) the acting player's strategy at each node in each deal."""
         return strategy[batch.info]
 
     def _update(self, player: int, batch: _Batch, weight: float, floor: bool) -> None:
@@ -225,7 +227,7 @@ class Solver:
         else:  # large table (perfect recall): only the rows this batch touched
             rows, slots = np.unique(pick, return_inverse=True)
             size = len(rows)
-        for a in range(NUM_ACTIONS):
+        for a in range(self.num_actions):
             self.regrets[rows, a] += np.bincount(slots, weights=regret[:, a, :].reshape(-1), minlength=size)
             self.strategy_sum[rows, a] += weight * np.bincount(slots, weights=gain[:, a, :].reshape(-1), minlength=size)
         if floor:
@@ -256,6 +258,11 @@ class Solver:
 
     def best_response_value(self, strategy: np.ndarray, player: int) -> float:
         """``player``'s expected chips playing a best response to the others' ``strategy``."""
+        return self.best_response(strategy, player)[0]
+
+    def best_response(self, strategy: np.ndarray, player: int) -> tuple[float, np.ndarray]:
+        """``player``'s best response to the others' ``strategy`` over this solver's deals: its expected
+        chips and its action at each information set (one per row of the table; ``player``'s rows only)."""
         tree = self.tree
         batch = self._require_exact()
         rows = self._strategy_rows(strategy, batch)
@@ -263,6 +270,7 @@ class Solver:
         chance = batch.worlds.weights[None, :]
         values = np.zeros((tree.size + 1, len(batch.worlds)))
         values[tree.terminal_nodes] = batch.payoffs[:, :, player]
+        choices = np.full(self.num_infosets, -1, dtype=np.int64)
         for nodes in reversed(self._levels):
             if not len(nodes):
                 continue
@@ -281,14 +289,17 @@ class Solver:
                         np.bincount(
                             info.ravel(), weights=(weight * child_values[:, a, :]).ravel(), minlength=self.num_infosets
                         )
-                        for a in range(NUM_ACTIONS)
+                        for a in range(self.num_actions)
                     ],
                     axis=1,
                 )
                 best = np.argmax(np.where(self.legal, totals, -np.inf), axis=1)
+                touched = np.zeros(self.num_infosets, dtype=bool)
+                touched[info.ravel()] = True
+                choices[touched] = best[touched]
                 choice = best[info]  # (k, W)
                 values[own] = np.take_along_axis(child_values, choice[:, None, :], axis=1)[:, 0, :]
-        return float(values[0] @ batch.worlds.weights)
+        return float(values[0] @ batch.worlds.weights), choices
 
     def nash_conv(self, strategy: np.ndarray) -> float:
         """Sum over players of what a best response gains over ``strategy`` (0 at an equilibrium)."""
@@ -304,3 +315,31 @@ class Solver:
         if self._fixed is None:
             raise ValueError("exact values need every deal: build the solver with worlds=all_deals(game)")
         return self._fixed
+
+
+def sampled_exploitability(
+    tree: BettingTree, abstraction: Abstraction, strategy: np.ndarray, fit: Worlds, test: Worlds
+) -> tuple[float, float]:
+    """Exploitability of ``strategy`` in an abstracted game too large for every deal, estimated twice.
+
+    For each player a best response over the abstraction's information sets is
+    found on the deals ``fit``. ``in_sample`` is its gain there: it knows those
+    deals, so it overstates what a response can gain. ``held_out`` plays the same
+    response on the independent deals ``test``: an unbiased value of one response,
+    so it estimates a lower bound. Both are NashConv / players, in chips per hand,
+    paired over the same deals (the strategy's own value on them is subtracted).
+    """
+    fitting = Solver(tree, abstraction, "cfr+", worlds=fit)
+    testing = Solver(tree, abstraction, "cfr+", worlds=test)
+    players = tree.game.num_players
+    on_fit, on_test = fitting.expected_values(strategy), testing.expected_values(strategy)
+    in_sample = held_out = 0.0
+    for p in range(players):
+        value, choices = fitting.best_response(strategy, p)
+        in_sample += value - on_fit[p]
+        response = strategy.copy()
+        rows = np.flatnonzero(choices >= 0)
+        response[rows] = 0
+        response[rows, choices[rows]] = 1
+        held_out += testing.expected_values(response)[p] - on_test[p]
+    return in_sample / players, held_out / players
