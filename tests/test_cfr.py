@@ -98,6 +98,25 @@ def test_iterations_match_openspiels_solvers(
         assert ours.nash_conv(ours.average_strategy()) == pytest.approx(expected, abs=1e-9)
 
 
+@pytest.mark.parametrize(("name", "checkpoints"), [("kuhn", (1, 2, 5, 20, 60)), ("leduc", (1, 3))])
+def test_dcfr_matches_openspiels_discounted_cfr(
+    openspiel: OpenSpielGames, name: str, checkpoints: tuple[int, ...]
+) -> None:
+    """Discounted CFR (alpha 1.5, beta 0, gamma 2) against OpenSpiel's Python ``DCFRSolver``, iteration by iteration."""
+    from open_spiel.python.algorithms.discounted_cfr import DCFRSolver
+    from open_spiel.python.algorithms.exploitability import nash_conv
+
+    oracle = openspiel(name)
+    reference = DCFRSolver(oracle.spiel, alpha=1.5, beta=0, gamma=2)
+    ours = exact_solver(name, "dcfr")
+    for iterations in checkpoints:
+        while ours.iterations < iterations:
+            reference.evaluate_and_update_policy()
+            ours.iterate(1)
+        expected = nash_conv(oracle.spiel, reference.average_policy())
+        assert ours.nash_conv(ours.average_strategy()) == pytest.approx(expected, abs=1e-9)
+
+
 def test_chance_sampled_cfr_converges_on_kuhn() -> None:
     game = load_game("kuhn")
     rng = np.random.default_rng(3)

@@ -1,6 +1,6 @@
 """``acpc-cfr``: solve a poker game with CFR and measure what was solved.
 
-    acpc-cfr solve --game GAME [--algorithm cfr|cfr+|mccfr] [--iterations N] --out FILE
+    acpc-cfr solve --game GAME [--algorithm cfr|cfr+|dcfr|mccfr|mcdcfr] [--iterations N] --out FILE
                    [--abstraction exact|traditional|improved|improved-recall|ehs2-F-T-R]
                    [--deals K] [--seed S] [--every K] [--save-every K]
                    [--bets FRACTIONS] [--raise-cap K] [--check-deals K]
@@ -45,7 +45,7 @@ from acpc_arena.models.cfr.checkpoint import (
 )
 from acpc_arena.models.cfr.nolimit import DEFAULT_BETS, DEFAULT_RAISE_CAP, BetAbstraction, build_nolimit_tree
 from acpc_arena.models.cfr.pool import PooledKeys, draw, keyed_pool
-from acpc_arena.models.cfr.solver import ALGORITHMS, Solver, sampled_exploitability
+from acpc_arena.models.cfr.solver import ALGORITHMS, SAMPLED, Solver, sampled_exploitability
 from acpc_arena.models.cfr.tree import BettingTree, build_tree
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game, load_game, parse_game, resolve_game_path
@@ -96,10 +96,10 @@ def train(
     abstraction_name = abstraction_name or ("exact" if small else DEFAULT_HOLDEM_ABSTRACTION)
     abstraction = make_abstraction(game, abstraction_name)
     exact = abstraction_name == "exact"
-    if not exact and algorithm != "mccfr":
-        raise ValueError("an abstracted game is solved by sampling deals: use --algorithm mccfr")
+    if not exact and algorithm not in SAMPLED:
+        raise ValueError("an abstracted game is solved by sampling deals: use --algorithm mccfr or mcdcfr")
     rng = np.random.default_rng(seed)
-    sampled = algorithm == "mccfr"
+    sampled = algorithm in SAMPLED
     sampler = (lambda: sample_deals(game, deals, rng)) if sampled else None
     if pool and sampled and not exact:
         abstraction = PooledKeys(abstraction)
@@ -208,7 +208,7 @@ def main(argv: list[str] | None = None) -> None:
     solve.add_argument("--algorithm", choices=ALGORITHMS, default="cfr+")
     solve.add_argument("--iterations", type=int, default=1000)
     solve.add_argument("--abstraction", default=None, help=f"one of {', '.join(ABSTRACTIONS)}")
-    solve.add_argument("--deals", type=int, default=32, help="deals sampled per iteration (mccfr)")
+    solve.add_argument("--deals", type=int, default=32, help="deals sampled per iteration (mccfr, mcdcfr)")
     solve.add_argument("--seed", type=int, default=0)
     solve.add_argument("--every", type=int, default=100, help="print the exploitability every K iterations")
     solve.add_argument("--save-every", type=int, default=0, help="also save every K iterations")
@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> None:
         help=f"no-limit pot-fraction raises per round (default {DEFAULT_RAISE_CAP})",
     )
     solve.add_argument("--check-deals", type=int, default=2000, help="no-limit: deals of each exploitability estimate")
-    solve.add_argument("--pool", type=int, default=0, help="draw deals from a pool of K with cached keys (mccfr)")
+    solve.add_argument("--pool", type=int, default=0, help="draw deals from a pool of K with cached keys (sampled)")
     solve.add_argument("--out", type=Path, required=True)
     exploit = commands.add_parser("exploitability", help="exploitability of a saved strategy (exact games)")
     exploit.add_argument("checkpoint", type=Path)

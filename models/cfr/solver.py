@@ -10,8 +10,16 @@ is a (decision node, key) pair where the key comes from the card abstraction.
 - ``cfr+``: regret matching+ (regrets floored at zero), alternating updates,
   linear averaging (the strategy of iteration t weighs t), as OpenSpiel's
   ``CFRPlusSolver``: the two agree iteration by iteration (tests check it).
+- ``dcfr``: discounted CFR (Brown and Sandholm, 2019) with their recommended
+  alpha = 1.5, beta = 0, gamma = 2: after each iteration positive regrets are
+  multiplied by t^1.5 / (t^1.5 + 1) and negative ones halved, and the strategy
+  of iteration t weighs t^2 in the average; alternating updates.
 - ``mccfr``: chance-sampled: every iteration draws a fresh batch of deals and
   otherwise does what ``cfr+`` does (the seed's training, with CFR+ regrets).
+- ``mcdcfr``: chance-sampled ``dcfr``. Regret matching+ floors every sampled
+  mistake at zero for good, while DCFR forgets old regrets gradually; on
+  no-limit trees, where an all-in's sampled value swings by a whole stack, the
+  discounted variant is the one that settles (see the README's no-limit section).
 
 With every deal of a small game (``all_deals``) the passes are exact, and
 ``best_response_value``/``exploitability`` are exact too.
@@ -29,7 +37,10 @@ from acpc_arena.models.cfr.tree import BettingTree
 from acpc_arena.protocol.equity import expected_showdown_values
 from acpc_arena.protocol.evaluator import rank_hands
 
-ALGORITHMS = ("cfr", "cfr+", "mccfr")
+ALGORITHMS = ("cfr", "cfr+", "dcfr", "mccfr", "mcdcfr")
+SAMPLED = ("mccfr", "mcdcfr")
+"""The algorithms that draw a fresh batch of deals every iteration."""
+DCFR_ALPHA, DCFR_BETA, DCFR_GAMMA = 1.5, 0.0, 2.0
 
 
 @dataclass
@@ -57,8 +68,8 @@ class Solver:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}")
         if (worlds is None) == (sampler is None):
             raise ValueError("give either every deal (worlds) or a way to sample them (sampler)")
-        if algorithm == "mccfr" and sampler is None:
-            raise ValueError("mccfr samples its deals: give a sampler")
+        if algorithm in SAMPLED and sampler is None:
+            raise ValueError(f"{algorithm} samples its deals: give a sampler")
         self.tree = tree
         self.game = tree.game
         self.abstraction = abstraction
@@ -242,10 +253,22 @@ class Solver:
             else:
                 assert self.sampler is not None, "__init__ takes either worlds or a sampler"
                 batch = self._batch(self.sampler())
+            t = self.iterations
+            if self.algorithm in ("dcfr", "mcdcfr"):
+                for p in range(self.game.num_players):
+                    self._update(p, batch, weight=float(t) ** DCFR_GAMMA, floor=False)
+                self._discount_regrets(t)
+                continue
             vanilla = self.algorithm == "cfr"
-            weight = 1.0 if vanilla else float(self.iterations)
+            weight = 1.0 if vanilla else float(t)
             for p in range(self.game.num_players):
                 self._update(p, batch, weight=weight, floor=not vanilla)
+
+    def _discount_regrets(self, t: int) -> None:
+        """DCFR's discount at the end of iteration ``t``: positive and negative regrets scaled apart."""
+        positive = t**DCFR_ALPHA / (t**DCFR_ALPHA + 1)
+        negative = t**DCFR_BETA / (t**DCFR_BETA + 1)
+        self.regrets *= np.where(self.regrets > 0, positive, negative).astype(self.dtype)
 
     # -- evaluation (exact with every deal) -----------------------------------
 
