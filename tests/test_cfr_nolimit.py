@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from acpc_arena.agents.cfr import CFRAgent
-from acpc_arena.models.cfr.abstraction import ExactCards, all_deals
+from acpc_arena.models.cfr.abstraction import Abstraction, ExactCards, Worlds, all_deals
 from acpc_arena.models.cfr.checkpoint import CFRPolicy, CheckpointError, load_policy
 from acpc_arena.models.cfr.cli import train
 from acpc_arena.models.cfr.nolimit import (
@@ -21,6 +21,7 @@ from acpc_arena.models.cfr.nolimit import (
     pseudo_harmonic,
     translate_fraction,
 )
+from acpc_arena.models.cfr.pool import KeyedWorlds, allin_equities
 from acpc_arena.models.cfr.solver import Solver, sampled_exploitability
 from acpc_arena.models.cfr.tree import build_tree
 from acpc_arena.models.checkpoints import checkpoint_path
@@ -253,6 +254,61 @@ def test_sampled_exploitability_is_exact_with_every_deal() -> None:
     uniform = Solver(tree, abstraction, worlds=deals).uniform_strategy()
     in_sample, held_out = sampled_exploitability(tree, abstraction, uniform, deals, deals)
     assert in_sample == pytest.approx(4.747222222222222 / 2) and held_out == pytest.approx(4.747222222222222 / 2)
+
+
+# -- all-in showdowns valued by their expected share -----------------------------
+
+
+def two_deals(first: str, second: str) -> Worlds:
+    """Deals written ``hole0|hole1/board`` (the board padded with unused cards where it is short)."""
+    holes, boards = [], []
+    for text in (first, second):
+        hands, board = text.split("/")
+        holes.append([parse_cards(hand) for hand in hands.split("|")])
+        cards = parse_cards(board)
+        used = set(cards) | {c for hand in holes[-1] for c in hand}
+        boards.append(cards + [c for c in range(52) if c not in used][: 5 - len(cards)])
+    return Worlds(np.array(holes, dtype=np.uint8), np.array(boards, dtype=np.uint8), np.full(2, 0.5))
+
+
+def test_allin_equities_against_hand_counts(game: Game) -> None:
+    # AsAh against KsKh all in before the flop: 81.9% for the aces (the well-known figure;
+    # 1,712,304 boards). All in on the turn of 2c7d9cJd: only the two kings left among the
+    # 44 unseen rivers save KsKh (no straight or flush is possible), so 42/44 for the aces.
+    worlds = two_deals("AsAh|KsKh/", "AsAh|KsKh/2c7d9cJd")
+    shares = allin_equities(game, worlds, samples=20000, rng=np.random.default_rng(5))
+    assert shares[0, 0] == pytest.approx(0.819, abs=0.01)
+    assert shares[1, 2] == pytest.approx(42 / 44, abs=0.01)
+    assert np.isnan(shares[:, 3]).all()
+
+
+class OneBucket(Abstraction):
+    """Every hand alike: one information set per betting node."""
+
+    name = "one-bucket"
+
+    def num_keys(self, round_: int) -> int:
+        return 1
+
+    def keys(self, worlds: Worlds, player: int, round_: int) -> np.ndarray:
+        return np.zeros(len(worlds), dtype=np.int64)
+
+
+def test_solver_pays_an_allin_by_its_expected_share(game: Game) -> None:
+    tree = build_nolimit_tree(game, BetAbstraction.parse("1/1/1/1", 1, 4))
+    worlds = two_deals("AsAh|KsKh/2c7d9cJd", "AsAh|KsKh/2c7d9cJd")
+    shares = np.array([[0.8, 0.7, 0.6, np.nan], [0.9, 0.7, 0.6, np.nan]])
+    solver = Solver(
+        tree, OneBucket(), "cfr+", worlds=KeyedWorlds(worlds.holes, worlds.boards, worlds.weights, None, shares)
+    )
+    calls = np.zeros((solver.num_infosets, solver.num_actions))
+    calls[:, 1] = 1
+    # everybody checks or calls to the river: the real board pays, the aces win the big blind
+    assert solver.expected_values(calls)[0] == pytest.approx(100)
+    # the opening seat (1) shoves and is called: 20000 x (2 x share - 1), averaged over the two deals
+    shove = calls.copy()
+    shove[solver.base[solver.decision_row[0]]] = np.eye(solver.num_actions)[tree.bets.all_in_slot]
+    assert solver.expected_values(shove)[0] == pytest.approx(20000 * ((2 * 0.8 - 1) + (2 * 0.9 - 1)) / 2)
 
 
 def test_cli_no_limit_options(tmp_path: Path) -> None:

@@ -23,10 +23,15 @@ from acpc_arena.models.cfr import abstraction as abstraction_module
 from acpc_arena.models.cfr.abstraction import Abstraction, Worlds, sample_deals
 from acpc_arena.protocol import equity, evaluator
 from acpc_arena.protocol.disk_cache import cached_array, source_digest
+from acpc_arena.protocol.evaluator import rank_hands
 from acpc_arena.protocol.game import Game
 
 CHUNK = 2048
 """Deals whose keys are computed at once (bounds the evaluator's memory)."""
+ALLIN_SAMPLES = 128
+"""Board completions averaged per deal and round for the all-in share."""
+EQUITY_SCALE = 1 << 20
+"""The all-in shares are kept in the integer table as multiples of 1 / EQUITY_SCALE."""
 
 
 @dataclass
@@ -35,6 +40,9 @@ class KeyedWorlds(Worlds):
 
     keys: np.ndarray | None = None
     """(W, players, rounds) information set keys."""
+    allin_equity: np.ndarray | None = None
+    """(W, rounds) player 0's share of the pot (win 1, tie 1/2) when the betting ends all in during
+    that round, averaged over completions of the board (two players; NaN in the last round)."""
 
 
 class PooledKeys(Abstraction):
@@ -64,6 +72,41 @@ def _digest(abstraction: Abstraction) -> str:
     return digest.hexdigest()[:12]
 
 
+def allin_equities(game: Game, worlds: Worlds, samples: int, rng: np.random.Generator) -> np.ndarray:
+    """(W, rounds) player 0's share of a two-player pot at an all-in in each round but the last,
+    over ``samples`` random completions of each deal's board (NaN where no card is to come)."""
+    if game.num_players != 2:
+        raise ValueError("all-in shares are for two players")
+    count, deck_size = len(worlds), max(game.deck) + 1
+    out = np.full((count, game.num_rounds), np.nan)
+    for r in range(game.num_rounds):
+        visible = game.board_cards_after(r)
+        missing = game.total_board_cards - visible
+        if missing == 0:
+            continue
+        for start in range(0, count, CHUNK):
+            holes = worlds.holes[start : start + CHUNK].astype(np.int64)
+            board = worlds.boards[start : start + CHUNK, :visible].astype(np.int64)
+            w = len(holes)
+            known = np.concatenate([holes.reshape(w, -1), board], axis=1)
+            draws = rng.random((w, samples, deck_size), dtype=np.float32)
+            draws[np.arange(w)[:, None], :, known] = 2.0  # never drawn
+            draws[:, :, [c for c in range(deck_size) if c not in game.deck]] = 2.0
+            completion = np.argpartition(draws, missing, axis=-1)[:, :, :missing]
+            shared = np.concatenate([np.broadcast_to(board[:, None, :], (w, samples, visible)), completion], axis=2)
+            ranks = [
+                rank_hands(
+                    np.concatenate([np.broadcast_to(holes[:, None, p, :], (w, samples, holes.shape[2])), shared], 2)
+                    .reshape(w * samples, -1)
+                    .astype(np.uint8)
+                ).reshape(w, samples)
+                for p in range(2)
+            ]
+            share = (ranks[0] > ranks[1]) + 0.5 * (ranks[0] == ranks[1])
+            out[start : start + w, r] = share.mean(axis=1)
+    return out
+
+
 def keyed_pool(game: Game, abstraction: Abstraction, count: int, seed: int) -> KeyedWorlds:
     """``count`` deals drawn with ``seed`` and their keys (cached on disk)."""
     players, rounds = game.num_players, game.num_rounds
@@ -79,17 +122,27 @@ def keyed_pool(game: Game, abstraction: Abstraction, count: int, seed: int) -> K
                 for r in range(rounds):
                     keys[part, p, r] = abstraction.keys(chunk, p, r)
         cards = np.concatenate([worlds.holes.reshape(count, -1), worlds.boards], axis=1).astype(np.int64)
-        return np.concatenate([cards, keys.reshape(count, -1)], axis=1)
+        columns = [cards, keys.reshape(count, -1)]
+        if players == 2:
+            shares = allin_equities(game, worlds, ALLIN_SAMPLES, np.random.default_rng(seed + 1))
+            columns.append(np.where(np.isnan(shares), -1, np.round(shares * EQUITY_SCALE)).astype(np.int64))
+        return np.concatenate(columns, axis=1)
 
     code = source_digest(*(Path(str(m.__file__)) for m in (abstraction_module, equity, evaluator)), Path(__file__))
     table = cached_array(f"cfr-pool-{game.num_players}p-{_digest(abstraction)}-{count}-{seed}-{code}", build)
-    cards = table[:, : players * hole + board].astype(np.uint8)
-    keys = table[:, players * hole + board :].reshape(count, players, rounds)
+    start = players * hole + board
+    cards = table[:, :start].astype(np.uint8)
+    keys = table[:, start : start + players * rounds].reshape(count, players, rounds)
+    shares = None
+    if players == 2:
+        scaled = table[:, start + players * rounds :]
+        shares = np.where(scaled < 0, np.nan, scaled / EQUITY_SCALE)
     return KeyedWorlds(
         cards[:, : players * hole].reshape(count, players, hole),
         cards[:, players * hole :],
         np.full(count, 1.0 / count),
         keys,
+        shares,
     )
 
 
@@ -97,4 +150,5 @@ def draw(pool: KeyedWorlds, count: int, rng: np.random.Generator) -> KeyedWorlds
     """``count`` deals of the pool drawn uniformly with replacement, equally weighted."""
     pick = rng.integers(len(pool), size=count)
     assert pool.keys is not None
-    return KeyedWorlds(pool.holes[pick], pool.boards[pick], np.full(count, 1.0 / count), pool.keys[pick])
+    shares = None if pool.allin_equity is None else pool.allin_equity[pick]
+    return KeyedWorlds(pool.holes[pick], pool.boards[pick], np.full(count, 1.0 / count), pool.keys[pick], shares)

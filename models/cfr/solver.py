@@ -174,8 +174,14 @@ class Solver:
             if game.num_players == 2 and not folded[rows].any() and (spent[rows, 0] == spent[rows, 1]).all():
                 sign = np.sign(ranks[:, 0] - ranks[:, 1]).astype(np.float64)
                 stake = spent[rows, 0][:, None]
-                payoffs[rows, :, 0] = stake * sign[None, :]
-                payoffs[rows, :, 1] = -stake * sign[None, :]
+                sign_by_row = np.repeat(sign[None, :], len(rows), axis=0)
+                shares = getattr(worlds, "allin_equity", None)
+                if shares is not None:  # all in before the river: player 0's expected share (pool.py)
+                    betting_round = tree.round[tree.parent[tree.showdown]]
+                    early = betting_round < game.num_rounds - 1
+                    sign_by_row[early] = 2 * shares[:, betting_round[early]].T - 1
+                payoffs[rows, :, 0] = stake * sign_by_row
+                payoffs[rows, :, 1] = -stake * sign_by_row
             else:
                 for row in rows:
                     for w in range(len(worlds)):
