@@ -17,9 +17,9 @@ abstract one (a bet the tree took for all-in was called short of the stack) the
 agent puts the rest in, as the abstract game assumed; where the abstract tree has
 no decision for it in this round it checks or calls.
 
-Shipped checkpoints (``models/checkpoints``): ``cfr-improved`` (the default),
-``cfr-traditional`` and ``cfr-ehs2`` (not yet trained enough to be the default:
-see the README) for ``holdem.limit.2p.reverse_blinds``, ``cfr-nl`` for
+Shipped checkpoints (``models/checkpoints``): ``cfr-ehs2`` (the default: 169
+starting hands and 50 E[HS^2] buckets a round) and seed 002's ``cfr-improved``
+and ``cfr-traditional`` for ``holdem.limit.2p.reverse_blinds``, ``cfr-nl`` for
 ``holdem.nolimit.2p.reverse_blinds``, ``cfr-kuhn``, ``cfr-kuhn3p`` and
 ``cfr-leduc`` (exact CFR+). ``--checkpoint`` takes a file or the name of a
 shipped checkpoint (``--checkpoint cfr-improved``).
@@ -42,7 +42,7 @@ from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action, S
 from acpc_arena.protocol.wire import MatchState
 
 DEFAULT_CHECKPOINTS = {
-    "holdem.limit.2p.reverse_blinds": "cfr-improved",
+    "holdem.limit.2p.reverse_blinds": "cfr-ehs2",
     "holdem.nolimit.2p.reverse_blinds": "cfr-nl",
     "leduc.limit.2p": "cfr-leduc",
     "kuhn.limit.2p": "cfr-kuhn",
