@@ -4,17 +4,18 @@
     python -m acpc_arena.models.train cfr-nl [--iterations N] [--deals K]
 
 - ``cfr``: chance-sampled CFR+ (``mccfr``) on ``holdem.limit.2p.reverse_blinds``:
-  ``cfr-ehs2`` (``ehs2-50-50-50``, ``--ehs2-iterations``, default 8000, 64 deals
-  each; about an hour on a free core; the shipped one has 1200), then seed 002's
-  improved (the default agent) and traditional 9 buckets (``cfr-improved``,
+  ``cfr-ehs2`` (the default agent: ``ehs2-50-50-50``, ``--ehs2-iterations``,
+  default 8000, 64 deals each; 50 minutes on a free core), then seed 002's
+  improved and traditional 9 buckets (``cfr-improved``,
   ``cfr-traditional``, ``--iterations``, default 8000; a quarter of an hour
   each), and exact CFR+ on Kuhn (2 and 3 players) and Leduc. ``--only NAME``
   rebuilds one of them; all of them take under two hours on two cores.
-- ``cfr-nl``: chance-sampled CFR+ on ``holdem.nolimit.2p.reverse_blinds``
-  (``cfr-nl``): bets ``NL_BETS`` with ``NL_RAISE_CAP`` pot raises a round and
-  all-in, ``NL_ABSTRACTION`` card buckets, batches of 256 deals drawn from a
-  pool of ``NL_POOL`` deals whose buckets are computed once; the abstract-game
-  exploitability is estimated every 200 iterations on 1,000 + 1,000 other deals.
+- ``cfr-nl``: chance-sampled discounted CFR (``mcdcfr``) on
+  ``holdem.nolimit.2p.reverse_blinds`` (``cfr-nl``): bets ``NL_BETS`` with
+  ``NL_RAISE_CAP`` pot raises a round and all-in, ``NL_ABSTRACTION`` card
+  buckets, batches of 256 deals drawn from a pool of ``NL_POOL`` deals whose
+  buckets and all-in shares are computed once; the abstract-game exploitability
+  is estimated every 500 iterations on 1,000 + 1,000 other deals.
 - ``lstm_dqn``, ``dqn``: seed 000's Q-networks on the limit hold'em game
   (``models/dqn_training.py``; ``--preset tuned`` is what is shipped, ``faithful``
   keeps the seed's learning rate; ``--reward mcts`` or ``chips``).
@@ -35,7 +36,7 @@ NL_BETS = "1,3/1/1/1"
 NL_RAISE_CAP = 2
 NL_ABSTRACTION = "ehs2-50-50-50"
 NL_POOL = 20000
-NL_ITERATIONS = 1200
+NL_ITERATIONS = 4000
 
 
 def train_cfr(iterations: int, deals: int, ehs2_iterations: int = EHS2_ITERATIONS, only: str | None = None) -> None:
@@ -66,14 +67,14 @@ def train_cfr_nl(iterations: int, deals: int) -> None:
 
     path, _ = train(
         NOLIMIT,
-        "mccfr",
+        "mcdcfr",
         iterations,
         checkpoint_path("cfr-nl"),
         NL_ABSTRACTION,
         deals,
         seed=1,
-        every=200,
-        save_every=50,
+        every=500,
+        save_every=100,
         bets=NL_BETS,
         raise_cap=NL_RAISE_CAP,
         check_deals=1000,
