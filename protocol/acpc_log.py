@@ -176,7 +176,8 @@ class AcpcLogReader:
     ``line``) in file order. ``game`` fixes the game (else header or inference, see
     the module). ``on_problem`` is called with each ``Problem`` as it is found.
     After the loop: ``problem_count``, ``problems`` (the first ``KEPT_PROBLEMS``),
-    ``hands_read``, ``header``, ``game``, ``score`` and ``players`` (names met).
+    ``hands_read``, ``header``, ``game`` and ``game_name``, ``score`` and ``players``
+    (names met).
     """
 
     def __init__(
@@ -184,6 +185,8 @@ class AcpcLogReader:
     ) -> None:
         self.path = Path(path)
         self.game = game
+        self.game_name = "given" if game is not None else ""
+        """Where the game came from: "given", the header's game file, or the shipped game inferred."""
         self.on_problem = on_problem
         self.header: LogHeader | None = None
         self.score: Score | None = None
@@ -235,7 +238,7 @@ class AcpcLogReader:
             if fitting:
                 candidates = fitting
             if len(fitting) == 1:
-                self.game = fitting[0][1]
+                self.game_name, self.game = fitting[0]
         return candidates
 
     def _undecided(self, candidates: list[tuple[str, Game]], pending: list[tuple[int, str, bool]]) -> None:
@@ -272,6 +275,7 @@ class AcpcLogReader:
         self.header = header
         if self.game is None:
             self.game = header_game(header.game_file, self.path.parent)
+            self.game_name = header.game_file if self.game is not None else ""
 
     def _read_line(self, number: int, line: str, whole: bool) -> Iterator[LogHand]:
         assert self.game is not None
