@@ -6,8 +6,9 @@ the duplicate estimate with its 95% interval, plus the all-in-adjusted figures.
 
 ``--player NAME`` scores one player by name over any ACPC logs, the competitions'
 published ones included (``.log``, ``.log.gz``, ``.log.bz2``), whatever their seat
-in each hand. The logs are read line by line, and a bad line is reported with its
-file and line number, skipped, and counted; it never stops the run.
+in each hand; ``--phh OUT_DIR`` exports the logs' hands to PHH files. Both read
+the logs line by line, and a bad line is reported with its file and line number,
+skipped, and counted; it never stops the run.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import json
 import sys
 from pathlib import Path
 
+from acpc_arena.dealer.arena.phh import export_log
 from acpc_arena.dealer.arena.plots import plot_run
 from acpc_arena.dealer.arena.report import (
     build_player_report,
@@ -36,20 +38,21 @@ SHOWN_PROBLEMS = 20
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="acpc-report", description=__doc__.split("\n\n")[0])
-    p.add_argument("logs", nargs="+", type=Path, help="ACPC .log files (with --player also .log.gz, .log.bz2)")
+    p.add_argument("logs", nargs="+", type=Path, help="ACPC .log files (with --player or --phh also .log.gz, .log.bz2)")
     p.add_argument("--a", default=None, help="the player to score (default: seat 1 of the first log)")
     p.add_argument(
         "--player", default=None, help="score this player by name over any ACPC logs, competition logs included"
     )
+    p.add_argument("--phh", type=Path, default=None, metavar="OUT_DIR", help="export the logs to PHH files in OUT_DIR")
     p.add_argument(
         "--game",
         default=None,
-        help="game file, if the logs' headers name none found here (inferred otherwise, with --player)",
+        help="game file, if the logs' headers name none found here (inferred otherwise, with --player or --phh)",
     )
     p.add_argument("--json", type=Path, default=None, help="write the report as JSON to this file")
     p.add_argument("--plots", type=Path, default=None, help="write PNG plots to this folder")
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
-    if args.player is not None:
+    if args.player is not None or args.phh is not None:
         _main_any_logs(args)
         return
     try:
@@ -105,9 +108,9 @@ class _ProblemPrinter:
 
 
 def _main_any_logs(args: argparse.Namespace) -> None:
-    """``--player``: any ACPC logs, read line by line, bad lines reported and skipped."""
+    """``--player`` and ``--phh``: any ACPC logs, read line by line, bad lines reported and skipped."""
     if args.a is not None or args.plots is not None:
-        print("acpc-report: --a and --plots score this dealer's matches; with --player, not", file=sys.stderr)
+        print("acpc-report: --a and --plots score this dealer's matches; with --player or --phh, not", file=sys.stderr)
         sys.exit(2)
     try:
         game: Game | None = load_game(args.game) if args.game else None
@@ -116,10 +119,18 @@ def _main_any_logs(args: argparse.Namespace) -> None:
         sys.exit(2)
     printer = _ProblemPrinter()
     failures = []
+    if args.phh is not None:
+        for log in args.logs:
+            try:
+                export = export_log(log, args.phh, game, printer)
+            except OSError as exc:
+                failures.append(f"cannot write the PHH of {log} into {args.phh}: {exc.strerror or exc}")
+                continue
+            print(f"{log}: {export.hands} hands written to {export.phh}" if export.phh else f"{log}: no hands written")
     if args.player is not None:
         player_logs = []
         for log in args.logs:
-            found = read_player_log(log, args.player, game, printer)
+            found = read_player_log(log, args.player, game, None if args.phh else printer)
             if found is None:
                 print(f"acpc-report: {log}: no hands of {args.player!r} (left out)", file=sys.stderr)
             else:
