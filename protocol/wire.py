@@ -38,11 +38,17 @@ class MatchState(NamedTuple):
 
 
 class LogHand(NamedTuple):
-    """One ``STATE:`` line of an ACPC log: the finished hand, values and names by position."""
+    """One ``STATE:`` line of an ACPC log: the finished hand, values and names by position.
+
+    ``path`` and ``line`` say where it was read (set by ``acpc_log.AcpcLogReader``; empty
+    and 0 for a line parsed on its own).
+    """
 
     state: State
     values: tuple[float, ...]
     names: tuple[str, ...]
+    path: str = ""
+    line: int = 0
 
 
 class Score(NamedTuple):

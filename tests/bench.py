@@ -4,11 +4,12 @@ Each section measures ours and, where there is one, a reference in the same
 process and run, and reports the ratio; these machines are noisy, so ratios
 measured together mean more than absolute rates.
 
-    python -m tests.bench [section ...]     # sections: evaluator engine dealer runner cfr dqn
+    python -m tests.bench [section ...]     # sections: evaluator engine dealer runner cfr dqn logs
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 import sys
@@ -423,6 +424,53 @@ def bench_dqn() -> Iterator[Row]:
         yield (f"{network} training, tuned preset ({device})", f"{stats['hands_per_second']:,.0f} hands/s", "")
 
 
+def bench_logs() -> Iterator[Row]:
+    """Reading competition logs (every line checked by the engine) and exporting PHH, against a bare split."""
+    import bz2
+    import gzip
+    import tempfile
+    from pathlib import Path
+
+    from acpc_arena.dealer.arena.phh import export_log
+    from acpc_arena.protocol.acpc_log import AcpcLogReader
+    from tests.test_acpc_logs import write_long_log
+
+    lines = 20_000
+    with tempfile.TemporaryDirectory() as folder:
+        plain = Path(folder) / "m.log"
+        write_long_log(plain, lines)
+        data = plain.read_bytes()
+        (Path(folder) / "m.log.gz").write_bytes(gzip.compress(data))
+        (Path(folder) / "m.log.bz2").write_bytes(bz2.compress(data))
+
+        def split_only() -> None:
+            with open(plain, "rb") as file:
+                for raw in file:
+                    raw.decode("latin-1").split(":")
+
+        t_split = _best_of(3, split_only) / lines
+        yield ("bytes decoded and split at ':', no checks", f"{1 / t_split:,.0f} lines/s", "reference")
+
+        def read_all(path: Path) -> int:
+            return sum(1 for _ in AcpcLogReader(path))
+
+        for name in ("m.log", "m.log.gz", "m.log.bz2"):
+            t_read = _best_of(3, functools.partial(read_all, Path(folder) / name)) / lines
+            yield (
+                f"AcpcLogReader, no-limit 2p, {name}",
+                f"{1 / t_read:,.0f} lines/s",
+                f"{t_read / t_split:.0f}x the split",
+            )
+        head = Path(folder) / "head.log"
+        head.write_text("".join(data.decode().splitlines(keepends=True)[:300]))
+        t_phh = _best_of(1, lambda: export_log(head, Path(folder) / "phh")) / 300
+        yield (
+            "PHH export (pokerkit replays each hand)",
+            f"{1 / t_phh:,.0f} hands/s",
+            f"{t_phh / t_read:.0f}x reading a line",
+        )
+
+
 SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "evaluator": bench_evaluator,
     "engine": bench_engine,
@@ -430,6 +478,7 @@ SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "runner": bench_runner,
     "cfr": bench_cfr,
     "dqn": bench_dqn,
+    "logs": bench_logs,
 }
 
 

@@ -3,6 +3,12 @@
 Any ACPC dealer's logs can be scored (ours or the C dealer's): chips, mbb/h and
 win rate per match, and, for matches of the same seed with the seats exchanged,
 the duplicate estimate with its 95% interval, plus the all-in-adjusted figures.
+
+``--player NAME`` scores one player by name over any ACPC logs, the competitions'
+published ones included (``.log``, ``.log.gz``, ``.log.bz2``), whatever their seat
+in each hand; ``--phh OUT_DIR`` exports the logs' hands to PHH files. Both read
+the logs line by line, and a bad line is reported with its file and line number,
+skipped, and counted; it never stops the run.
 """
 
 from __future__ import annotations
@@ -12,20 +18,43 @@ import json
 import sys
 from pathlib import Path
 
+from acpc_arena.dealer.arena.phh import export_log
 from acpc_arena.dealer.arena.plots import plot_run
-from acpc_arena.dealer.arena.report import build_report, format_table, read_log
+from acpc_arena.dealer.arena.report import (
+    build_player_report,
+    build_report,
+    format_player_table,
+    format_table,
+    read_log,
+    read_player_log,
+)
+from acpc_arena.protocol.acpc_log import Problem
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.game import Game, load_game
+
+SHOWN_PROBLEMS = 20
+"""Bad lines named one by one per log; the rest are counted."""
 
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="acpc-report", description=__doc__.split("\n\n")[0])
-    p.add_argument("logs", nargs="+", type=Path, help="ACPC .log files")
+    p.add_argument("logs", nargs="+", type=Path, help="ACPC .log files (with --player or --phh also .log.gz, .log.bz2)")
     p.add_argument("--a", default=None, help="the player to score (default: seat 1 of the first log)")
-    p.add_argument("--game", default=None, help="game file, if the logs' headers name one not found here")
+    p.add_argument(
+        "--player", default=None, help="score this player by name over any ACPC logs, competition logs included"
+    )
+    p.add_argument("--phh", type=Path, default=None, metavar="OUT_DIR", help="export the logs to PHH files in OUT_DIR")
+    p.add_argument(
+        "--game",
+        default=None,
+        help="game file, if the logs' headers name none found here (inferred otherwise, with --player or --phh)",
+    )
     p.add_argument("--json", type=Path, default=None, help="write the report as JSON to this file")
     p.add_argument("--plots", type=Path, default=None, help="write PNG plots to this folder")
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.player is not None or args.phh is not None:
+        _main_any_logs(args)
+        return
     try:
         game = load_game(args.game) if args.game else None
         matches = [read_log(path, game) for path in args.logs]
@@ -52,6 +81,75 @@ def main(argv: list[str] | None = None) -> None:
     for problem in problems:
         print(f"acpc-report: {problem}", file=sys.stderr)
     if problems:
+        sys.exit(1)
+
+
+class _ProblemPrinter:
+    """Prints each log's first bad lines to standard error and counts them all."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def __call__(self, problem: Problem) -> None:
+        count = self.counts[problem.path] = self.counts.get(problem.path, 0) + 1
+        if count <= SHOWN_PROBLEMS:
+            print(f"acpc-report: {problem}", file=sys.stderr)
+
+    def summary(self) -> list[str]:
+        lines = [
+            f"{path}: {count} problems in all, {count - SHOWN_PROBLEMS} not shown"
+            for path, count in self.counts.items()
+            if count > SHOWN_PROBLEMS
+        ]
+        total = sum(self.counts.values())
+        if total:
+            lines.append(f"{total} problems (bad lines skipped) in {len(self.counts)} of the logs, each named above")
+        return lines
+
+
+def _main_any_logs(args: argparse.Namespace) -> None:
+    """``--player`` and ``--phh``: any ACPC logs, read line by line, bad lines reported and skipped."""
+    if args.a is not None or args.plots is not None:
+        print("acpc-report: --a and --plots score this dealer's matches; with --player or --phh, not", file=sys.stderr)
+        sys.exit(2)
+    try:
+        game: Game | None = load_game(args.game) if args.game else None
+    except ProtocolError as exc:
+        print(f"acpc-report: {exc}", file=sys.stderr)
+        sys.exit(2)
+    printer = _ProblemPrinter()
+    failures = []
+    if args.phh is not None:
+        for log in args.logs:
+            try:
+                export = export_log(log, args.phh, game, printer)
+            except OSError as exc:
+                failures.append(f"cannot write the PHH of {log} into {args.phh}: {exc.strerror or exc}")
+                continue
+            print(f"{log}: {export.hands} hands written to {export.phh}" if export.phh else f"{log}: no hands written")
+    if args.player is not None:
+        player_logs = []
+        for log in args.logs:
+            found = read_player_log(log, args.player, game, None if args.phh else printer)
+            if found is None:
+                print(f"acpc-report: {log}: no hands of {args.player!r} (left out)", file=sys.stderr)
+            else:
+                player_logs.append(found)
+        try:
+            report = build_player_report(player_logs, args.player)
+        except ProtocolError as exc:
+            print(f"acpc-report: {exc}", file=sys.stderr)
+            sys.exit(2)
+        if args.json:
+            try:
+                args.json.parent.mkdir(parents=True, exist_ok=True)
+                args.json.write_text(json.dumps(report.to_json(), indent=2) + "\n")
+            except OSError as exc:
+                failures.append(f"cannot write {args.json}: {exc.strerror or exc}")
+        print(format_player_table(report))
+    for line in printer.summary() + failures:
+        print(f"acpc-report: {line}", file=sys.stderr)
+    if failures:
         sys.exit(1)
 
 
