@@ -28,10 +28,12 @@ from acpc_arena.models.cfr.abstraction import ExactCards, all_deals
 from acpc_arena.models.cfr.checkpoint import save_policy
 from acpc_arena.models.cfr.solver import Solver
 from acpc_arena.models.cfr.tree import build_tree
+from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.game import load_game
 from tests.processes import program
 
 LEDUC = load_game("leduc.limit.2p")
+HOLDEM = load_game("holdem.limit.2p.reverse_blinds")
 UNIFORM_EXPLOITABILITY = 4.747222222222222 / 2
 """OpenSpiel's NashConv of the uniform policy in Leduc poker, per player (chips per hand)."""
 
@@ -96,6 +98,18 @@ def test_win_probability_against_a_range_by_hand() -> None:
     cards = np.array([[qh], [ks]], dtype=np.uint8)
     wp = win_probability(LEDUC, [kh], [], cards, np.array([1.0, 1.0]), 100, np.random.default_rng(0))
     assert wp == pytest.approx(5 / 8)
+
+
+def test_win_probability_with_holdings_that_share_a_board_card() -> None:
+    """Hold'em: LBR holds Ks Kd on Ad Ah As 8h; the range is Ac Kc and Jc Jd, equally weighted; the 46
+    rivers are enumerated, a river that is one of a holding's cards left out for that holding (ranking
+    Ac Kc with the river Ac, five aces, crashed the evaluator before). Ac Kc has four aces on each of its
+    44 rivers: LBR's aces full of kings lose them all. Jc Jd has aces full of jacks (four aces with a jack
+    on the river Ac): LBR's kings full, or four aces with a king, win all 44. So (0 + 1) / 2 = 1/2."""
+    range_cards = np.array([parse_cards("AcKc"), parse_cards("JcJd")], dtype=np.uint8)
+    hole, board = parse_cards("KsKd"), parse_cards("AdAhAs8h")
+    wp = win_probability(HOLDEM, hole, board, range_cards, np.ones(2), 100, np.random.default_rng(0))
+    assert wp == pytest.approx(1 / 2)
 
 
 def test_acpc_lbr_runs_on_leduc(tmp_path: Path) -> None:

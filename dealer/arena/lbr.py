@@ -142,15 +142,13 @@ def win_probability(
     boards = np.concatenate([np.tile(np.array(board, dtype=np.uint8), (len(completions), 1)), completions], axis=1)
     count, k = len(cards), cards.shape[1]
     mine = rank_hands(np.concatenate([np.tile(np.array(hole, dtype=np.uint8), (len(boards), 1)), boards], axis=1))
-    theirs_cards = np.concatenate(
-        [np.repeat(cards[None], len(boards), axis=0), np.repeat(boards[:, None], count, axis=1)], axis=2
-    )
+    # (completions, holdings): the holding shares no card with the completion
+    fits = ~(completions[:, None, :, None] == cards[None, :, None, :]).any(axis=(2, 3))
+    # a holding that shares a card is ranked as LBR's own cards instead (a valid hand), then left out
+    holding_cards = np.where(fits[:, :, None], cards[None], np.array(hole, dtype=np.uint8)[None, None, :])
+    theirs_cards = np.concatenate([holding_cards, np.repeat(boards[:, None], count, axis=1)], axis=2)
     theirs = rank_hands(theirs_cards.reshape(-1, k + boards.shape[1])).reshape(len(boards), count)
     share = np.where(mine[:, None] > theirs, 1.0, np.where(mine[:, None] == theirs, 0.5, 0.0))
-    if missing == 0:
-        fits = np.ones_like(share, dtype=bool)
-    else:
-        fits = ~(completions[:, None, :, None] == cards[None, :, None, :]).any(axis=(2, 3))
     seen = fits.sum(axis=0)
     usable = seen > 0
     per_holding = (share * fits).sum(axis=0)[usable] / seen[usable]
