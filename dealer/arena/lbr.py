@@ -313,6 +313,8 @@ class Result:
     """(deals,) LBR's chips per hand on each deal, averaged over the two positions."""
     decisions: int
     seconds: float
+    cpu_seconds: float
+    """This process's CPU time (the measure on a shared machine)."""
 
     @property
     def mbb_per_hand(self) -> float:
@@ -336,6 +338,7 @@ class Result:
             "ci95": round(self.interval, 3),
             "lbr_decisions": self.decisions,
             "seconds": round(self.seconds, 3),
+            "cpu_ms_per_lbr_decision": round(1000 * self.cpu_seconds / max(self.decisions, 1), 1),
         }
 
 
@@ -352,7 +355,7 @@ def evaluate(
     import time
 
     settings = settings or Settings()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     pairs: list[float] = []
     decisions = 0
     total = len(seeds) * hands
@@ -369,7 +372,16 @@ def evaluate(
             if progress:
                 progress(len(pairs), total)
     name = agents[0].name if seeds else "agent"
-    return Result(name, game, tuple(seeds), hands, np.array(pairs), decisions, time.perf_counter() - start)
+    return Result(
+        name,
+        game,
+        tuple(seeds),
+        hands,
+        np.array(pairs),
+        decisions,
+        time.perf_counter() - start,
+        time.process_time() - cpu,
+    )
 
 
 # -- exact values in small games ------------------------------------------------
