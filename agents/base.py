@@ -14,16 +14,27 @@ unknown until a showdown), and returns an ``Action``. ``begin_hand`` and
 
 Register it in ``agents/registry.py`` and ``acpc-agent mine HOST PORT`` plays it.
 Options: override ``add_arguments`` (argparse) and read them from ``options``.
+
+``policy(view)`` gives the probability of every action ``act`` could take at
+``view`` (a ``Policy``: legal actions, no-limit raises by their raise-to size,
+probabilities summing to 1), for any hole cards in ``view``, not only the ones
+dealt, and without changing the agent's state: sampling it is drawing ``act``.
+Local best response (``acpc-lbr``) needs nothing else; ``policies`` asks for many
+views at once (the same betting, different hole cards) and is the place to batch.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from acpc_arena.protocol.game import Game
-from acpc_arena.protocol.state import CALL_ACTION, Action, State
+from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, LIMIT_RAISE_ACTION, Action, State
 from acpc_arena.protocol.wire import MatchState
+
+Policy = dict[Action, float]
+"""Probability of each action an agent may take (actions left out have probability 0)."""
 
 
 class Agent:
@@ -51,6 +62,40 @@ class Agent:
 
     def end_hand(self, view: MatchState) -> None:
         """Called with the final state of each hand (others' cards shown if there was a showdown)."""
+
+    def policy(self, view: MatchState) -> Policy:
+        """The distribution ``act`` draws its action from at ``view`` (see the module docstring)."""
+        raise NotImplementedError(f"agent {self.name!r} does not give its policy (no policy method)")
+
+    def policies(self, views: Sequence[MatchState]) -> list[Policy]:
+        """``policy`` of each view; override to batch the work."""
+        return [self.policy(view) for view in views]
+
+
+def has_policy(agent_type: type[Agent]) -> bool:
+    """Whether the agent class answers ``policy``."""
+    return agent_type.policy is not Agent.policy
+
+
+def limit_policy(state: State, fold: float, call: float, raise_: float) -> Policy:
+    """The policy of weights (fold, call, raise), renormalised over the legal actions at ``state``
+    (a fold with nothing owed or an impossible raise drops out; all of it on call if nothing is left)."""
+    legal = state.legal_actions()
+    fold, raise_ = fold * legal.can_fold, raise_ * legal.can_raise
+    total = fold + call + raise_
+    if total <= 0:
+        return {CALL_ACTION: 1.0}
+    out = {FOLD_ACTION: fold / total, CALL_ACTION: call / total, LIMIT_RAISE_ACTION: raise_ / total}
+    return {action: p for action, p in out.items() if p > 0}
+
+
+def merge(pairs: Sequence[tuple[Action, float]]) -> Policy:
+    """A policy from (action, probability) pairs, the same action's probabilities added."""
+    out: Policy = {}
+    for action, p in pairs:
+        if p > 0:
+            out[action] = out.get(action, 0.0) + p
+    return out
 
 
 def valid_or_call(state: State, action: Action) -> Action:

@@ -4,7 +4,8 @@
 raises or calls half the time each, otherwise it raises, calls or folds 40/40/20.
 "High" means an equity of at least ``--threshold`` (default 0.6) against one
 random hand, estimated by Monte Carlo over the unseen cards (``--samples``,
-default 400) with the evaluator; before the flop that is roughly the best fifth
+default 400; the draws seeded by ``--seed`` and the cards, so the same cards
+always get the same estimate) with the evaluator; before the flop that is roughly the best fifth
 of starting hands (pairs from 55, most aces, suited broadways). A fold when
 nothing is owed becomes a check. In no-limit games ``raise`` raises the minimum
 and ``rule`` raises the pot.
@@ -16,19 +17,26 @@ at ``--call-at`` (default 0.45) or more, and otherwise checks or folds. Heads-up
 the equity is exact whenever enumerating every board completion and opponent hand
 takes at most ``EXACT_SHOWDOWNS`` showdowns (hold'em's turn and river, all of
 Leduc and Kuhn); otherwise it is a Monte Carlo estimate (``--samples``, default
-1000: a standard error of at most 0.016). It ignores the betting: its own
+1000: a standard error of at most 0.016), its draws seeded by ``--seed`` and the
+cards.
+
+Policies (``Agent.policy``): ``random`` is the example player's probabilities
+(no-limit raise sizes as its ``genrand_int32() % n`` draws them); ``call`` and
+``raise`` are deterministic; ``rule`` mixes as above over its strength, which
+depends on the cards alone; ``equity`` is deterministic given the cards. It ignores the betting: its own
 equity is all it looks at, which makes it a fixed, hand-strength-only opponent.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from math import comb
 from typing import Any
 
 import numpy as np
 
-from acpc_arena.agents.base import Agent, pot_size_raise_to, valid_or_call
+from acpc_arena.agents.base import Agent, Policy, limit_policy, merge, pot_size_raise_to, valid_or_call
 from acpc_arena.protocol.equity import equity_vs_random, strength_moments
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.rng import MT19937
@@ -40,6 +48,11 @@ EXAMPLE_PLAYER_PROBABILITIES = (_FOLD_PROBABILITY, (1.0 - _FOLD_PROBABILITY) * 0
 """The ACPC example player's probabilities of fold, call and raise (index by ``ActionKind``), as its
 source sets them; each decision drops the invalid ones and scales the rest to sum to 1."""
 EXACT_SHOWDOWNS = 50_000
+
+
+def card_seeded_rng(seed: int | None, hole: Sequence[int], board: Sequence[int]) -> np.random.Generator:
+    """A generator seeded by the agent's seed and the cards: the same cards always draw the same samples."""
+    return np.random.default_rng([seed or 0, len(hole), *hole, *board])
 
 
 class RandomAgent(Agent):
@@ -88,6 +101,25 @@ class RandomAgent(Agent):
         low, high = legal.min_raise_to, legal.max_raise_to
         return Action(RAISE, low + size % (high - low + 1))
 
+    def policy(self, view: MatchState) -> Policy:
+        state = view.state
+        fold, call, raise_ = EXAMPLE_PLAYER_PROBABILITIES
+        policy = limit_policy(state, fold, call, raise_)
+        raise_p = policy.pop(Action(RAISE), 0.0)
+        if raise_p and self.game.no_limit:
+            legal = state.legal_actions()
+            low, count = legal.min_raise_to, legal.max_raise_to - legal.min_raise_to + 1
+            each, extra = divmod(1 << 32, count)  # genrand_int32() % count: the first `extra` sizes once more
+            for k in range(count):
+                policy[Action(RAISE, low + k)] = raise_p * (each + (k < extra)) / (1 << 32)
+        elif raise_p:
+            policy[Action(RAISE)] = raise_p
+        return policy
+
+    def policies(self, views: Sequence[MatchState]) -> list[Policy]:
+        """The cards play no part: one policy for every view of the same betting."""
+        return [self.policy(views[0])] * len(views) if views else []
+
 
 class CallAgent(Agent):
     """Always checks or calls."""
@@ -96,6 +128,9 @@ class CallAgent(Agent):
 
     def act(self, view: MatchState) -> Action:
         return CALL_ACTION
+
+    def policy(self, view: MatchState) -> Policy:
+        return {CALL_ACTION: 1.0}
 
 
 class RaiseAgent(Agent):
@@ -108,6 +143,9 @@ class RaiseAgent(Agent):
         if not legal.can_raise:
             return CALL_ACTION
         return Action(RAISE, legal.min_raise_to if self.game.no_limit else 0)
+
+    def policy(self, view: MatchState) -> Policy:
+        return {self.act(view): 1.0}
 
 
 class RuleAgent(Agent):
@@ -128,19 +166,29 @@ class RuleAgent(Agent):
 
     def hand_strength(self, view: MatchState) -> float:
         state = view.state
-        return equity_vs_random(
-            self.game, state.hole_cards[view.viewer], state.visible_board(), 1, self.samples, self.rng
-        )
+        hole, board = state.hole_cards[view.viewer], state.visible_board()
+        rng = card_seeded_rng(self.seed, hole, board)
+        return equity_vs_random(self.game, hole, board, 1, self.samples, rng)
 
-    def act(self, view: MatchState) -> Action:
+    def choices(self, view: MatchState) -> list[tuple[Action, float]]:
+        """(action, probability) of the raise, the call and the fold branches, each made valid."""
         state = view.state
         raise_p, call_p = (0.5, 0.5) if self.hand_strength(view) >= self.threshold else (0.4, 0.4)
+        raise_action = valid_or_call(state, Action(RAISE, pot_size_raise_to(state) if self.game.no_limit else 0))
+        fold_action = FOLD_ACTION if state.can_fold() else CALL_ACTION
+        return [(raise_action, raise_p), (CALL_ACTION, call_p), (fold_action, 1.0 - raise_p - call_p)]
+
+    def act(self, view: MatchState) -> Action:
         x = self.rng.random()
-        if x < raise_p:
-            return valid_or_call(state, Action(RAISE, pot_size_raise_to(state) if self.game.no_limit else 0))
-        if x < raise_p + call_p or not state.can_fold():
-            return CALL_ACTION
-        return FOLD_ACTION
+        choices = self.choices(view)
+        for action, p in choices:
+            if x < p:
+                return action
+            x -= p
+        return choices[-1][0]
+
+    def policy(self, view: MatchState) -> Policy:
+        return merge(self.choices(view))
 
 
 class EquityAgent(Agent):
@@ -150,7 +198,6 @@ class EquityAgent(Agent):
 
     def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
         super().__init__(game, seed, **options)
-        self.rng = np.random.default_rng(seed)
         self.raise_at = float(options.get("raise_at", 0.65))
         self.call_at = float(options.get("call_at", 0.45))
         self.samples = int(options.get("samples", 1000))
@@ -175,7 +222,10 @@ class EquityAgent(Agent):
             holes = np.array([hole], dtype=np.uint8)
             boards = np.array([board], dtype=np.uint8).reshape(1, len(board))
             return float(strength_moments(game.deck, holes, boards, game.total_board_cards)[0][0])
-        return equity_vs_random(game, hole, board, opponents, self.samples, self.rng)
+        return equity_vs_random(game, hole, board, opponents, self.samples, card_seeded_rng(self.seed, hole, board))
+
+    def policy(self, view: MatchState) -> Policy:
+        return {self.act(view): 1.0}
 
     def act(self, view: MatchState) -> Action:
         state = view.state

@@ -23,19 +23,33 @@ and ``cfr-traditional`` for ``holdem.limit.2p.reverse_blinds``, ``cfr-nl`` for
 ``holdem.nolimit.2p.reverse_blinds``, ``cfr-kuhn``, ``cfr-kuhn3p`` and
 ``cfr-leduc`` (exact CFR+). ``--checkpoint`` takes a file or the name of a
 shipped checkpoint (``--checkpoint cfr-improved``).
+
+``policy`` gives the restricted average strategy for any cards (``--argmax``:
+its most likely action); in no-limit games an opponent raise not yet translated
+in this hand weighs both pseudo-harmonic choices by their probabilities (the
+translations already drawn are kept, as ``act`` keeps them).
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from acpc_arena.agents.base import Agent
+from acpc_arena.agents.base import Agent, Policy, merge
+from acpc_arena.models.cfr.abstraction import Worlds
 from acpc_arena.models.cfr.checkpoint import CheckpointError, load_policy
-from acpc_arena.models.cfr.nolimit import CALL_SLOT, FOLD_SLOT, NoLimitTree, fraction_raise_to, locate
+from acpc_arena.models.cfr.nolimit import (
+    CALL_SLOT,
+    FOLD_SLOT,
+    NoLimitTree,
+    fraction_raise_to,
+    locate,
+    translation_probabilities,
+)
 from acpc_arena.models.checkpoints import checkpoint_path
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action, State
@@ -68,6 +82,13 @@ def resolve_checkpoint(given: str | Path | None) -> Path | None:
     return path
 
 
+class _Undrawn(Exception):
+    """A raise whose translation is not drawn yet: where it is and its possible slots."""
+
+    def __init__(self, where: tuple[int, int], choices: list[tuple[int, float]]) -> None:
+        self.where, self.choices = where, choices
+
+
 class CFRAgent(Agent):
     name = "cfr"
 
@@ -75,11 +96,11 @@ class CFRAgent(Agent):
         super().__init__(game, seed, **options)
         path = resolve_checkpoint(options.get("checkpoint")) or default_checkpoint(game)
         try:
-            self.policy = load_policy(path)
+            self.checkpoint = load_policy(path)
         except CheckpointError as exc:
             shipped = ", ".join(sorted(p.stem for p in checkpoint_path("cfr").parent.glob("cfr-*.npz")))
             raise ValueError(f"{exc} (shipped checkpoints: {shipped})") from None
-        if self.policy.game != game:
+        if self.checkpoint.game != game:
             raise ValueError(f"{path} was trained for another game than the one being played")
         self.argmax = bool(options.get("argmax", False))
         self.rng = np.random.default_rng(seed)
@@ -105,10 +126,10 @@ class CFRAgent(Agent):
         parser.add_argument("--argmax", action="store_true", help="always take the most likely action")
 
     def act(self, view: MatchState) -> Action:
-        if isinstance(self.policy.tree, NoLimitTree):
+        if isinstance(self.checkpoint.tree, NoLimitTree):
             return self._act_nolimit(view)
         state = view.state
-        probabilities = self.policy.probabilities(view).copy()
+        probabilities = self.checkpoint.probabilities(view).copy()
         legal = state.legal_actions()
         probabilities[0] *= legal.can_fold
         probabilities[2] *= legal.can_raise
@@ -119,7 +140,7 @@ class CFRAgent(Agent):
         return (FOLD_ACTION, CALL_ACTION, Action(RAISE))[kind]
 
     def _act_nolimit(self, view: MatchState) -> Action:
-        state, policy = view.state, self.policy
+        state, policy = view.state, self.checkpoint
         if state.hand_id != self.hand_id:
             self._start_hand(state.hand_id)
         tree = policy.tree
@@ -148,9 +169,93 @@ class CFRAgent(Agent):
         )
         return self._real_action(state, slot, int(tree.round[node]))
 
+    def policy(self, view: MatchState) -> Policy:
+        return self.policies([view])[0]
+
+    def policies(self, views: Sequence[MatchState]) -> list[Policy]:
+        """Batched over the views' cards (one abstraction pass); the betting is taken from the first view."""
+        if not views:
+            return []
+        state, viewer = views[0].state, views[0].viewer
+        if not isinstance(self.checkpoint.tree, NoLimitTree):
+            rows = self._rows(views, self.checkpoint.node(views[0]))
+            legal = state.legal_actions()
+            kinds = (FOLD_ACTION, CALL_ACTION, Action(RAISE))
+            allowed = np.array([legal.can_fold, True, legal.can_raise])
+            return [self._slot_policy(row, allowed, kinds.__getitem__) for row in rows]
+        mixed: list[list[tuple[Action, float]]] = [[] for _ in views]
+        for weight, node in self._translated_nodes(state):
+            tree = self.checkpoint.tree
+            if tree.player[node] < 0 or tree.player[node] != viewer or tree.round[node] != state.round:
+                action = self._off_tree_action(state, node)
+                for pairs in mixed:
+                    pairs.append((action, weight))
+                continue
+            legal = state.legal_actions()
+            allowed = np.ones(tree.bets.num_actions, dtype=bool)
+            allowed[FOLD_SLOT], allowed[2:] = legal.can_fold, legal.can_raise
+            round_ = int(tree.round[node])
+            real: dict[int, Action] = {}
+
+            def action_of(slot: int, round_: int = round_, real: dict[int, Action] = real) -> Action:
+                if slot not in real:
+                    real[slot] = self._real_action(state, slot, round_)
+                return real[slot]
+
+            for pairs, row in zip(mixed, self._rows(views, node), strict=True):
+                pairs.extend((action, weight * p) for action, p in self._slot_policy(row, allowed, action_of).items())
+        return [merge(pairs) for pairs in mixed]
+
+    def _rows(self, views: Sequence[MatchState], node: int) -> np.ndarray:
+        """The average strategy at ``node`` for each view's cards."""
+        checkpoint, state = self.checkpoint, views[0].state
+        board = state.visible_board()
+        holes = np.array([[view.state.hole_cards[view.viewer]] for view in views], dtype=np.uint8)
+        boards = np.array([board] * len(views), dtype=np.uint8).reshape(len(views), len(board))
+        keys = checkpoint.abstraction.keys(Worlds(holes, boards, np.ones(len(views))), 0, state.round)
+        return checkpoint.strategy[checkpoint.base[checkpoint.decision_row[node]] + keys]
+
+    def _slot_policy(self, row: np.ndarray, allowed: np.ndarray, action_of: Callable[[int], Action]) -> Policy:
+        """The real actions of the slots of ``row`` restricted to ``allowed`` (renormalised; argmax with --argmax)."""
+        probabilities = np.where(allowed, row, 0.0)
+        total = probabilities.sum()
+        if total <= 0:
+            return {CALL_ACTION: 1.0}
+        if self.argmax:
+            return {action_of(int(np.argmax(probabilities))): 1.0}
+        return merge([(action_of(slot), float(p / total)) for slot, p in enumerate(probabilities) if p > 0])
+
+    def _off_tree_action(self, state: State, node: int) -> Action:
+        """What ``act`` does where the abstract tree has no decision for it (see the module docstring)."""
+        legal = state.legal_actions()
+        if self.checkpoint.tree.player[node] < 0:
+            return Action(RAISE, legal.max_raise_to) if legal.can_raise else CALL_ACTION
+        return CALL_ACTION
+
+    def _translated_nodes(self, state: State) -> list[tuple[float, int]]:
+        """(probability, abstract node) of each way the hand's raises may translate, the drawn ones kept."""
+        tree = self.checkpoint.tree
+        assert isinstance(tree, NoLimitTree)
+        drawn = dict(self.translations) if state.hand_id == self.hand_id else {}
+        out: list[tuple[float, int]] = []
+
+        def follow(memo: dict[tuple[int, int], int], weight: float) -> None:
+            def branch(where: tuple[int, int], fractions: dict[int, float], x: float) -> int:
+                raise _Undrawn(where, translation_probabilities(fractions, x))
+
+            try:
+                out.append((weight, locate(tree, state, self.rng, dict(memo), branch).node))
+            except _Undrawn as undrawn:
+                for slot, p in undrawn.choices:
+                    if p > 0:
+                        follow({**memo, undrawn.where: slot}, weight * p)
+
+        follow(drawn, 1.0)
+        return out
+
     def _real_action(self, state: State, slot: int, round_: int) -> Action:
         """The legal action of the real game that abstract ``slot`` stands for."""
-        tree = self.policy.tree
+        tree = self.checkpoint.tree
         assert isinstance(tree, NoLimitTree)
         bets = tree.bets
         legal = state.legal_actions()

@@ -6,23 +6,28 @@ hand starts) and takes the legal action with the highest Q value: fold is never
 chosen with nothing owed, nor raise when raising is not allowed. The seed learns
 no bet sizes: in no-limit games a raise is a pot-size raise (clamped to the
 legal range). Checkpoints load onto the GPU when there is one.
+
+``policy`` is that argmax (probability 1), for any hole cards: it runs the
+network over the viewer's decisions of the hand so far replayed with those
+cards, from an empty memory, and leaves the agent's own memory alone.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from acpc_arena.agents.base import Agent, pot_size_raise_to, valid_or_call
+from acpc_arena.agents.base import Agent, Policy, pot_size_raise_to, valid_or_call
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.encoding import encode, num_planes
 from acpc_arena.models.q_checkpoint import default_device, load_network
 from acpc_arena.protocol.game import Game
-from acpc_arena.protocol.state import RAISE, Action, ActionKind
+from acpc_arena.protocol.state import RAISE, Action, ActionKind, State
 from acpc_arena.protocol.wire import MatchState
 
 
@@ -55,8 +60,28 @@ class QAgent(Agent):
         return q[0, 0].cpu().numpy()
 
     def act(self, view: MatchState) -> Action:
-        state = view.state
-        q = self.q_values(view)
+        return self._best_action(view.state, self.q_values(view))
+
+    def policy(self, view: MatchState) -> Policy:
+        return self.policies([view])[0]
+
+    @torch.no_grad()
+    def policies(self, views: Sequence[MatchState]) -> list[Policy]:
+        """One network pass over every view's replayed decisions (the views share the betting)."""
+        if not views:
+            return []
+        steps = [_decision_states(view) for view in views]
+        if not self.net.recurrent:
+            steps = [s[-1:] for s in steps]
+        images = np.stack(
+            [np.stack([encode(s, view.viewer) for s in seq]) for seq, view in zip(steps, views, strict=True)]
+        )
+        q, _ = self.net(torch.from_numpy(images).to(self.device), None)
+        q_last = q[:, -1].cpu().numpy()
+        return [{self._best_action(view.state, row): 1.0} for view, row in zip(views, q_last, strict=True)]
+
+    def _best_action(self, state: State, q: np.ndarray) -> Action:
+        """The legal action with the highest Q value (a raise sized as the module docstring says)."""
         legal = state.legal_actions()
         allowed = np.array([legal.can_fold, True, legal.can_raise])
         kind = int(np.argmax(np.where(allowed, q, -np.inf)))
@@ -74,3 +99,18 @@ class LSTMDQNAgent(QAgent):
 class DQNAgent(QAgent):
     name = "dqn"
     network = "dqn"
+
+
+def _decision_states(view: MatchState) -> list[State]:
+    """The states of the hand at each of the viewer's decisions so far, the current one last, replayed
+    from the view's cards (the LSTM's memory is a function of these)."""
+    real = view.state
+    replay = State(real.game, real.hand_id, [list(cards) for cards in real.hole_cards], list(real.board_cards))
+    out = []
+    for round_ in range(real.round + 1):
+        for action in real.actions[round_]:
+            if replay.current_player == view.viewer:
+                out.append(replay.copy())
+            replay.apply(action)
+    out.append(replay)
+    return out

@@ -64,7 +64,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from acpc_arena.agents.base import Agent, valid_or_call
+from acpc_arena.agents.base import Agent, Policy, merge, valid_or_call
 from acpc_arena.agents.preflop import percentile
 from acpc_arena.protocol.evaluator import rank_hand, rank_hands
 from acpc_arena.protocol.game import Game
@@ -149,22 +149,30 @@ def bet_to(state: State, fraction: float) -> int:
     return state.max_spent + round(fraction * (sum(state.spent) + to_call))
 
 
-def choose(style: Style, state: State, strength: float, x: float) -> Action:
-    """The style's action with hand strength ``strength`` and uniform draw ``x`` (the rules above)."""
+def choices(style: Style, state: State, strength: float) -> tuple[Action, float, Action]:
+    """``(raise, p, other)``: with hand strength ``strength`` the style takes the valid ``raise``
+    when its uniform draw is below ``p``, else ``other`` (the rules above)."""
     aggression = style.aggression
     legal = state.legal_actions()
     in_range = strength >= 1.0 - style.range
-    raise_action = Action(RAISE, bet_to(state, aggression.size) if state.game.no_limit else 0)
+    raise_action = valid_or_call(state, Action(RAISE, bet_to(state, aggression.size) if state.game.no_limit else 0))
     if legal.to_call == 0:
         p = aggression.bet if in_range else aggression.bluff
-        return valid_or_call(state, raise_action) if legal.can_raise and x < p else CALL_ACTION
-    if state.round == 0 and state.round_raises == 0:  # first in: facing only the blinds
+    elif state.round == 0 and state.round_raises == 0:  # first in: facing only the blinds
         if not in_range:
-            return FOLD_ACTION
-        return valid_or_call(state, raise_action) if legal.can_raise and x < aggression.bet else CALL_ACTION
-    if strength < max(1.0 - style.range, aggression.fear):
-        return FOLD_ACTION
-    return valid_or_call(state, raise_action) if legal.can_raise and x < aggression.reraise else CALL_ACTION
+            return raise_action, 0.0, FOLD_ACTION
+        p = aggression.bet
+    elif strength < max(1.0 - style.range, aggression.fear):
+        return raise_action, 0.0, FOLD_ACTION
+    else:
+        p = aggression.reraise
+    return raise_action, p if legal.can_raise else 0.0, CALL_ACTION
+
+
+def choose(style: Style, state: State, strength: float, x: float) -> Action:
+    """The style's action with hand strength ``strength`` and uniform draw ``x`` (the rules above)."""
+    raise_action, p, other = choices(style, state, strength)
+    return raise_action if x < p else other
 
 
 def _check_game(game: Game) -> None:
@@ -203,6 +211,13 @@ class StyleAgent(Agent):
     def act(self, view: MatchState) -> Action:
         x = float(self.rng.random())
         return choose(self.current_style(view), view.state, self.strength(view), x)
+
+    def policy(self, view: MatchState) -> Policy:
+        state = view.state
+        hole, board = state.hole_cards[view.viewer], state.visible_board()
+        strength = percentile(hole) if not board else postflop_strength(tuple(hole), tuple(board))
+        raise_action, p, other = choices(self.current_style(view), state, strength)
+        return merge([(raise_action, p), (other, 1.0 - p)])
 
 
 class O1Agent(StyleAgent):

@@ -4,7 +4,7 @@ Each section measures ours and, where there is one, a reference in the same
 process and run, and reports the ratio; these machines are noisy, so ratios
 measured together mean more than absolute rates.
 
-    python -m tests.bench [section ...]     # sections: evaluator engine dealer runner cfr dqn logs
+    python -m tests.bench [section ...]     # sections: evaluator engine dealer runner cfr dqn logs lbr
 """
 
 from __future__ import annotations
@@ -471,6 +471,33 @@ def bench_logs() -> Iterator[Row]:
         )
 
 
+def bench_lbr() -> Iterator[Row]:
+    """Local best response's cost per decision: all its work (range updates through the agent's
+    ``policies``, equities, fold probabilities) and the agent's own play, over its decisions."""
+    from functools import partial
+
+    from acpc_arena.agents.registry import agent_class
+    from acpc_arena.dealer.arena.lbr import evaluate
+    from acpc_arena.protocol.game import load_game
+
+    for name, game_name, hands in (
+        ("call", "holdem.limit.2p.reverse_blinds", 30),
+        ("cfr", "holdem.limit.2p.reverse_blinds", 30),
+        ("cfr", "holdem.nolimit.2p.reverse_blinds", 10),
+    ):
+        game = load_game(game_name)
+        cls = agent_class(name)
+        result = evaluate(partial(cls, game, seed=1), game, [1], hands)
+        cpu = result.cpu_seconds  # CPU time: the figure that matters on a shared machine
+        kind = "no-limit" if game.no_limit else "limit"
+        yield (
+            f"lbr vs {name}, {kind} hold'em: one LBR decision",
+            f"{1000 * cpu / max(result.decisions, 1):.1f} ms CPU",
+            f"{result.decisions} decisions in {2 * hands} hands, all of the work (the agent's too); "
+            f"wall {1000 * result.seconds / max(result.decisions, 1):.1f} ms",
+        )
+
+
 SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "evaluator": bench_evaluator,
     "engine": bench_engine,
@@ -479,6 +506,7 @@ SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "cfr": bench_cfr,
     "dqn": bench_dqn,
     "logs": bench_logs,
+    "lbr": bench_lbr,
 }
 
 

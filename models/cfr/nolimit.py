@@ -29,6 +29,7 @@ largest non-all-in size is placed between it and all-in.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -229,21 +230,29 @@ def pseudo_harmonic(a: float, b: float, x: float) -> float:
     return (b - x) * (1 + a) / ((b - a) * (1 + x))
 
 
-def translate_fraction(sizes_by_slot: dict[int, float], x: float, rng: np.random.Generator) -> int:
-    """The slot whose abstract size (a pot fraction) a real bet of ``x`` pot maps to.
+def translation_probabilities(sizes_by_slot: dict[int, float], x: float) -> list[tuple[int, float]]:
+    """(slot, probability) of each abstract size (a pot fraction) a real bet of ``x`` pot may map to.
 
-    Between two abstract sizes the pseudo-harmonic mapping picks one at random;
-    below the smallest or above the largest, the nearest is taken.
+    Between two abstract sizes the pseudo-harmonic mapping picks one at random
+    (the smaller first); below the smallest or above the largest, the nearest is taken.
     """
     slots = sorted(sizes_by_slot, key=lambda s: sizes_by_slot[s])
     sizes = [sizes_by_slot[s] for s in slots]
     if x <= sizes[0]:
-        return slots[0]
+        return [(slots[0], 1.0)]
     if x >= sizes[-1]:
-        return slots[-1]
+        return [(slots[-1], 1.0)]
     i = int(np.searchsorted(sizes, x, side="right")) - 1
-    a, b = sizes[i], sizes[i + 1]
-    return slots[i] if rng.random() < pseudo_harmonic(a, b, x) else slots[i + 1]
+    smaller = pseudo_harmonic(sizes[i], sizes[i + 1], x)
+    return [(slots[i], smaller), (slots[i + 1], 1.0 - smaller)]
+
+
+def translate_fraction(sizes_by_slot: dict[int, float], x: float, rng: np.random.Generator) -> int:
+    """The slot a real bet of ``x`` pot maps to, drawn by ``translation_probabilities``."""
+    choices = translation_probabilities(sizes_by_slot, x)
+    if len(choices) == 1:
+        return choices[0][0]
+    return choices[0][0] if rng.random() < choices[0][1] else choices[1][0]
 
 
 @dataclass
@@ -256,7 +265,13 @@ class Located:
     """The abstract game's state at ``node``."""
 
 
-def locate(tree: NoLimitTree, real: State, rng: np.random.Generator, memo: dict[tuple[int, int], int]) -> Located:
+def locate(
+    tree: NoLimitTree,
+    real: State,
+    rng: np.random.Generator,
+    memo: dict[tuple[int, int], int],
+    translate: Callable[[tuple[int, int], dict[int, float], float], int] | None = None,
+) -> Located:
     """Follow the real betting of ``real`` through the abstract tree.
 
     Calls and folds map to themselves; a real all-in to all-in; any other raise to
@@ -264,6 +279,8 @@ def locate(tree: NoLimitTree, real: State, rng: np.random.Generator, memo: dict[
     A raise where the abstract game has none left maps to a call. ``memo`` keeps
     each translation drawn for a (round, index) of the current hand, so the hand's
     history maps the same way at every later decision (clear it between hands).
+    ``translate((round, index), fractions, x)``, when given, makes the choices
+    instead of ``translate_fraction`` with ``rng``.
     """
     game = tree.game
     bets = tree.bets
@@ -287,8 +304,9 @@ def locate(tree: NoLimitTree, real: State, rng: np.random.Generator, memo: dict[
                     slot = memo[(round_, index)]
                 else:
                     fractions = {s: raise_fraction(abstract, size) for s, size in raises.items()}
-                    slot = memo[(round_, index)] = translate_fraction(
-                        fractions, raise_fraction(replay, action.size), rng
+                    x = raise_fraction(replay, action.size)
+                    slot = memo[(round_, index)] = (
+                        translate((round_, index), fractions, x) if translate else translate_fraction(fractions, x, rng)
                     )
             if tree.children[node, slot] < 0:
                 slot = CALL_SLOT

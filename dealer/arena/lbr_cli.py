@@ -1,0 +1,114 @@
+"""``acpc-lbr AGENT [--game G] [--hands N] [--seeds 1,2] [agent options]``: local best response.
+
+Plays the agent against local best response (``dealer/arena/lbr.py``) in-process,
+each seeded deal once with LBR in each position, and prints LBR's winnings in
+mbb per hand with a 95% interval: a lower bound on the agent's exploitability.
+``--exact`` (small limit games: Kuhn, Leduc) computes LBR's value and the exact
+best response's instead of playing. The agent must give its policy
+(``Agent.policy``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from acpc_arena.agents.base import has_policy
+from acpc_arena.agents.registry import AGENTS, agent_class
+from acpc_arena.dealer.arena.lbr import DEFAULT_FRACTIONS, DEFAULT_ROLLOUTS, Settings, evaluate, exact_values
+from acpc_arena.dealer.arena.match_cli import _positive, _seeds
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.game import load_game
+
+_OWN = ("agent", "game", "hands", "seeds", "seed", "fractions", "rollouts", "first_round", "exact", "json", "quiet")
+
+
+def _fractions(text: str) -> tuple[float, ...]:
+    try:
+        values = tuple(float(f) for f in text.split(",") if f.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"pot fractions must be numbers separated by commas: {text!r}") from None
+    if any(not 0 < f < 1000 for f in values):
+        raise argparse.ArgumentTypeError(f"pot fractions must be positive: {text!r}")
+    return values
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    first = argparse.ArgumentParser(prog="acpc-lbr", add_help=False)
+    first.add_argument("agent", nargs="?")
+    known, _ = first.parse_known_args(argv)
+    parser = argparse.ArgumentParser(prog="acpc-lbr", description=__doc__.split("\n\n")[1])
+    parser.add_argument("agent", choices=sorted(AGENTS), help="the agent to measure")
+    parser.add_argument("--game", default=None, help="game file or shipped game (default: the agent's own)")
+    parser.add_argument("--hands", type=_positive, default=1000, help="deals per seed (each played twice)")
+    parser.add_argument("--seeds", type=_seeds, default=(1,), help="comma-separated deal seeds")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the agent's random choices")
+    parser.add_argument(
+        "--fractions", type=_fractions, default=DEFAULT_FRACTIONS, help="no-limit raises besides all-in, in pots"
+    )
+    parser.add_argument("--rollouts", type=_positive, default=DEFAULT_ROLLOUTS, help="board completions per equity")
+    parser.add_argument(
+        "--first-round",
+        choices=("auto", "call", "lbr"),
+        default="auto",
+        help="LBR in the first round: check/call (hold'em's auto) or respond",
+    )
+    parser.add_argument("--exact", action="store_true", help="exact values by enumeration (Kuhn, Leduc)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the result to this file")
+    parser.add_argument("--quiet", action="store_true", help="no progress on standard error")
+    cls = None
+    if known.agent in AGENTS:
+        cls = agent_class(known.agent)
+        cls.add_arguments(parser.add_argument_group(f"options of {known.agent}"))
+    args = parser.parse_args(argv)
+    assert cls is not None
+    if not has_policy(cls):
+        print(f"ERROR: acpc-lbr: agent {args.agent!r} does not give its policy (Agent.policy)", file=sys.stderr)
+        sys.exit(2)
+    options = {k: v for k, v in vars(args).items() if k not in _OWN}
+    first_round = {"auto": None, "call": False, "lbr": True}[args.first_round]
+    settings = Settings(args.fractions, args.rollouts, first_round)
+    try:
+        game = load_game(args.game or cls.default_game)
+        if game.num_players != 2:
+            raise ValueError("local best response is for heads-up games")
+        agent = cls(game, args.seed, **options)  # a bad checkpoint or option fails here, before any play
+        if args.exact:
+            exact = exact_values(agent, game, settings)
+            result: dict[str, object] = {
+                "agent": args.agent,
+                "game": args.game or cls.default_game,
+                "lbr_chips_per_hand": round(exact.lbr_mean, 6),
+                "exploitability_chips_per_hand": round(exact.exploitability, 6),
+            }
+            print(
+                f"{args.agent}: LBR wins {exact.lbr_mean:.4f} chips/hand; "
+                f"a best response wins {exact.exploitability:.4f} (exact)"
+            )
+        else:
+
+            def progress(done: int, total: int) -> None:
+                if not args.quiet and (done % 50 == 0 or done == total):
+                    print(f"\r{done}/{total} deals", end="" if done < total else "\n", file=sys.stderr)
+
+            outcome = evaluate(
+                lambda: cls(game, args.seed, **options), game, args.seeds, args.hands, settings, progress
+            )
+            result = {"game": args.game or cls.default_game, **outcome.as_dict(), "agent": args.agent}
+            print(
+                f"{args.agent}: LBR wins {outcome.mbb_per_hand:.1f} ± {outcome.interval:.1f} mbb/hand "
+                f"(95%, {2 * len(outcome.pair_values)} hands, {outcome.decisions} LBR decisions, "
+                f"{outcome.seconds:.0f} s)"
+            )
+    except (ProtocolError, ValueError, OSError) as exc:
+        print(f"ERROR: acpc-lbr: {exc}", file=sys.stderr)
+        sys.exit(1)
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
