@@ -12,7 +12,15 @@ import torch
 
 from acpc_arena.models.networks import PokerCNN
 from acpc_arena.models.poker_cnn.data import Records, decision_records, play_in_process, read_hands
-from acpc_arena.models.poker_cnn.training import Config, accuracy_by_round, majority_baseline, split, targets, train
+from acpc_arena.models.poker_cnn.training import (
+    Config,
+    accuracy_by_round,
+    majority_baseline,
+    split,
+    targets,
+    train,
+    whole_hands,
+)
 from acpc_arena.models.q_checkpoint import load_network
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.errors import ProtocolError
@@ -113,6 +121,9 @@ def test_split_keeps_hands_whole_and_baselines_count_by_round() -> None:
         for hand in records.hands[rows].tolist():
             assert owner.setdefault(hand, i) == i
     assert len(test) >= 40 and len(test) - 4 < 40
+    chosen = whole_hands(records, 50, seed=2)
+    assert 50 - 4 < len(chosen) <= 50
+    assert np.isin(records.hands, records.hands[chosen]).sum() == len(chosen)  # whole hands only
     train = fake_records([1, 1, 2, 0, 0], [0, 0, 0, 1, 1], [0, 0, 0, 1, 1])
     held = fake_records([1, 2, 0, 1], [0, 0, 1, 1], [0, 0, 1, 1])
     # most common in training: fold and call twice each, the tie to the first (fold); preflop call, flop fold

@@ -16,8 +16,9 @@ recorded action, one-hot, and its weight in the MSE on the softmax outputs is
 won chips. ALPHA = 0.5 and GAMMA = 0.9: a decision of a won hand counts up to
 twice one of a lost hand, the more so the nearer the end of the hand.
 
-Splits as the seed's: the test set is 40,000 records (whole hands, drawn at
-random), the rest is cut into 4 folds (whole hands). Fold k's network trains
+Splits as the seed's: 240,000 records (whole hands drawn at random from the
+data set), of which the test set is 40,000 (whole hands, at random) and the
+rest is cut into 4 folds (whole hands). Fold k's network trains
 on the other three and is scored on fold k (held out) and on the test set; the
 shipped network is the fold network with the best held-out accuracy. Accuracy is
 argmax(output) == recorded action, given per betting round beside the accuracy
@@ -44,6 +45,7 @@ from acpc_arena.protocol.game import Game, load_game
 
 ALPHA = 0.5
 GAMMA = 0.9
+RECORDS = 240_000
 TEST_RECORDS = 40_000
 FOLDS = 4
 ROUNDS = ("preflop", "flop", "turn", "river")
@@ -58,6 +60,8 @@ class Config:
     learning_rate: float = 0.01
     alpha: float = ALPHA
     gamma: float = GAMMA
+    records: int = RECORDS
+    """Records used (whole hands drawn at random, as many as fit); 0: all of them."""
     test_records: int = TEST_RECORDS
     folds: int = FOLDS
     seed: int = 1
@@ -71,6 +75,16 @@ def targets(records: Records, alpha: float = ALPHA, gamma: float = GAMMA) -> tup
     onehot[np.arange(len(records)), records.actions.astype(np.int64)] = 1.0
     value = gamma ** records.later.astype(np.float64) * records.won
     return onehot, ((1 - alpha) + alpha * value).astype(np.float32)
+
+
+def whole_hands(records: Records, count: int, seed: int) -> np.ndarray:
+    """Rows of hands drawn at random until ``count`` rows (all rows if ``count`` is 0 or more than there are)."""
+    if not count or count >= len(records):
+        return np.arange(len(records))
+    hands, first, counts = np.unique(records.hands, return_index=True, return_counts=True)
+    order = np.random.default_rng(seed).permutation(len(hands))
+    take = int(np.searchsorted(np.cumsum(counts[order]), count, side="right"))
+    return np.sort(np.concatenate([np.arange(first[h], first[h] + counts[h]) for h in order[:take]]))
 
 
 def split(records: Records, test_records: int, folds: int, seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -116,7 +130,8 @@ class Trainer:
     def __init__(self, config: Config, device: torch.device | None = None, log: Any = print) -> None:
         self.config = config
         self.game: Game = load_game(config.game)
-        self.records = Records.load(config.data)
+        every = Records.load(config.data)
+        self.records = every.subset(whole_hands(every, config.records, config.seed + 1000))
         width = self.game.num_hole_cards + self.game.total_board_cards + 3  # models.encoding.observe's fields
         if self.records.observations.shape[1] != width:
             raise ValueError(
