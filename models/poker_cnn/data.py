@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from acpc_arena.dealer.arena.report import read_log
+from acpc_arena.models.cfr.checkpoint import git_commit
 from acpc_arena.models.encoding import observe
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
@@ -289,6 +290,7 @@ def extract(logs: Sequence[Path], imitate: Sequence[str], out: Path, manifest: d
         "actions": action_counts(records),
         "records_per_round": np.bincount(records.rounds).tolist(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "git_commit": git_commit(),  # pins the teacher's code and checkpoint
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return records
