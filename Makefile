@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install test test-slow lint match bench train clean
+.PHONY: install test test-slow lint match bench train data clean
 
 # `make match` plays a short duplicate run on shipped agents; override any of these:
 #   make match A=rule B=random SEEDS=1,234,6666 HANDS=3000 GAME=holdem.limit.2p.reverse_blinds
@@ -53,10 +53,16 @@ match: install
 	$(VENV)/bin/acpc-match --a $(A) --b $(B) --seeds $(SEEDS) --hands $(HANDS) --game $(GAME) \
 		$(if $(OUT),--out $(OUT)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(MATCH_ARGS)
 
-# `make train AGENT=cfr|cfr-nl|lstm_dqn|dqn` retrains that agent's shipped checkpoints (TRAIN_ARGS adds options).
+# `make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|poker_cnn` retrains that agent's shipped checkpoints (TRAIN_ARGS adds
+# options). poker_cnn learns from the decision records that `make data` writes first.
 train: install
-	@test -n "$(AGENT)" || { echo "usage: make train AGENT=cfr|cfr-nl|lstm_dqn|dqn [TRAIN_ARGS='--iterations N']"; exit 2; }
+	@test -n "$(AGENT)" || { echo "usage: make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|poker_cnn [TRAIN_ARGS='--iterations N']"; exit 2; }
 	$(PY) -m acpc_arena.models.train $(AGENT) $(TRAIN_ARGS)
+
+# `make data`: Poker-CNN's training set, the teacher's decisions in ACPC logs of its matches (runs/poker_cnn/;
+# DATA_ARGS adds options, e.g. DATA_ARGS='--logs LOG... --imitate NAME' to read other logs instead).
+data: install
+	$(PY) -m acpc_arena.models.poker_cnn.data $(DATA_ARGS)
 
 bench: install
 	$(PY) -m tests.bench $(SECTIONS)

@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from acpc_arena.agents.base import Agent, Policy, pot_size_raise_to, valid_or_call
+from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.encoding import encode, num_planes
 from acpc_arena.models.q_checkpoint import default_device, load_network
@@ -40,7 +41,10 @@ class QAgent(Agent):
         torch.set_num_threads(int(options.get("threads") or 1))  # one decision at a time: threads only contend
         path = options.get("checkpoint") or FOLDER / f"{self.network}.pt"
         self.device = default_device()
-        self.net, self.meta = load_network(path, self.device)
+        try:
+            self.net, self.meta = load_network(path, self.device)
+        except CheckpointError as exc:
+            raise ValueError(str(exc)) from None  # acpc-agent prints it as one line
         if self.meta["planes"] != num_planes(game):
             raise ValueError(f"{path} was trained on {self.meta['planes']} planes; this game has {num_planes(game)}")
         self.memory = None

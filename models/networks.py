@@ -5,8 +5,10 @@
   Q(fold, call, raise). The LSTM runs over one hand's decisions; its memory starts
   empty at every hand.
 - ``DQN``: the same without the LSTM (conv stack -> fully connected 256 -> Q).
+- ``PokerCNN`` (seed 004): the same conv stack and fully connected 256 with a
+  softmax over fold, call, raise (action probabilities, not Q values).
 
-Weights start Gaussian (mean 0, standard deviation 0.01, biases 0), as the seed
+The Q-networks' weights start Gaussian (mean 0, standard deviation 0.01, biases 0), as the seed
 says without giving the spread. The thesis mentions a softmax classifier at the
 end; like the seed's own algorithm the outputs are used as Q values.
 """
@@ -134,4 +136,32 @@ class DQN(QNetwork):
         return self.out(hidden), None
 
 
-NETWORKS: dict[str, type[QNetwork]] = {"lstm_dqn": LSTMDQN, "dqn": DQN}
+class PokerCNN(QNetwork):
+    """Seed 004's Poker-CNN: the conv stack -> fully connected 256 (ReLU) -> softmax(fold, call, raise).
+
+    Kaiming (MSRA) initial weights, as the seed; the outputs are action probabilities
+    (``models/poker_cnn`` trains them on ACPC logs).
+    """
+
+    def __init__(self, planes: int = 16) -> None:
+        super().__init__()
+        self.conv = ConvStack(planes)
+        self.fc = nn.Linear(HIDDEN, HIDDEN)
+        self.out = nn.Linear(HIDDEN, NUM_ACTIONS)
+        for parameter in self.parameters():
+            if parameter.dim() > 1:
+                nn.init.kaiming_normal_(parameter, nonlinearity="relu")
+            else:
+                nn.init.zeros_(parameter)
+
+    def forward(
+        self, images: torch.Tensor, memory: None = None, valid: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, None]:
+        return torch.softmax(self.logits(self.features(images, valid)), dim=-1), None
+
+    def logits(self, features: torch.Tensor) -> torch.Tensor:
+        """The outputs before the softmax, from ``features`` (the conv stack's, last dimension 256)."""
+        return self.out(torch.relu(self.fc(features)))
+
+
+NETWORKS: dict[str, type[QNetwork]] = {"lstm_dqn": LSTMDQN, "dqn": DQN, "poker_cnn": PokerCNN}

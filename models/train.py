@@ -19,6 +19,9 @@
 - ``lstm_dqn``, ``dqn``: seed 000's Q-networks on the limit hold'em game
   (``models/dqn_training.py``; ``--preset tuned`` is what is shipped, ``faithful``
   keeps the seed's learning rate; ``--reward mcts`` or ``chips``).
+- ``poker_cnn``: seed 004's Poker-CNN on the decision records of ``make data``
+  (``models/poker_cnn/training.py``; ``--data``, ``--epochs``, ``--records``,
+  ``--test-records``, ``--seed``, ``--out``).
 """
 
 from __future__ import annotations
@@ -92,9 +95,26 @@ def train_q(network: str, preset: str, hands: int | None, reward: str, out: str 
     print(f"saved {path}: {stats}")
 
 
+def train_poker_cnn(
+    data: str | None, epochs: int | None, records: int | None, test_records: int | None, seed: int, out: str | None
+) -> None:
+    from acpc_arena.models.poker_cnn.training import Config, train
+
+    config = Config(seed=seed)
+    config.data = data or config.data
+    config.epochs = epochs or config.epochs
+    config.records = config.records if records is None else records
+    config.test_records = test_records or config.test_records
+    try:
+        path, summary = train(config, out or checkpoint_path("poker_cnn").with_suffix(".pt"))
+    except ValueError as exc:
+        sys.exit(f"error: {exc}")
+    print(f"saved {path}: mean held-out accuracy {summary['mean_held_out_accuracy']:.3f}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m acpc_arena.models.train", description=__doc__.split("\n\n")[0])
-    parser.add_argument("agent", choices=["cfr", "cfr-nl", "lstm_dqn", "dqn"])
+    parser.add_argument("agent", choices=["cfr", "cfr-nl", "lstm_dqn", "dqn", "poker_cnn"])
     parser.add_argument(
         "--iterations", type=int, default=None, help=f"9-bucket CFR iterations (default 8000; cfr-nl {NL_ITERATIONS})"
     )
@@ -107,12 +127,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hands", type=int, default=None, help="Q-network training hands (default 120000)")
     parser.add_argument("--reward", choices=["mcts", "chips"], default="mcts", help="Q-network reward")
     parser.add_argument("--seed", type=int, default=1, help="Q-network training seed (the shipped ones: 1)")
+    parser.add_argument("--data", default=None, help="Poker-CNN records (default runs/poker_cnn/records.npz)")
+    parser.add_argument("--epochs", type=int, default=None, help="Poker-CNN epochs per fold (default 2)")
+    parser.add_argument("--records", type=int, default=None, help="Poker-CNN records used (default 240000; 0: all)")
+    parser.add_argument("--test-records", type=int, default=None, help="Poker-CNN test records (default 40000)")
     parser.add_argument("--out", default=None, help="where to save (default: the shipped checkpoint)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.agent == "cfr":
         train_cfr(args.iterations or 8000, args.deals or 64, args.ehs2_iterations, args.only)
     elif args.agent == "cfr-nl":
         train_cfr_nl(args.iterations or NL_ITERATIONS, args.deals or 256)
+    elif args.agent == "poker_cnn":
+        train_poker_cnn(args.data, args.epochs, args.records, args.test_records, args.seed, args.out)
     else:
         train_q(args.agent, args.preset, args.hands, args.reward, args.out, args.seed)
 

@@ -4,7 +4,7 @@ Each section measures ours and, where there is one, a reference in the same
 process and run, and reports the ratio; these machines are noisy, so ratios
 measured together mean more than absolute rates.
 
-    python -m tests.bench [section ...]     # sections: evaluator engine dealer runner cfr dqn logs lbr
+    python -m tests.bench [section ...]     # sections: evaluator engine dealer runner cfr dqn logs lbr poker_cnn
 """
 
 from __future__ import annotations
@@ -498,6 +498,24 @@ def bench_lbr() -> Iterator[Row]:
         )
 
 
+def bench_poker_cnn() -> Iterator[Row]:
+    """Decision latency of the Poker-CNN agent (seed 004; target: p99 under 5 ms on CPU) and its training rate."""
+    import torch
+
+    from acpc_arena.agents.poker_cnn import PokerCNNAgent
+    from acpc_arena.protocol.game import load_game
+
+    device = "GPU" if torch.cuda.is_available() else "CPU"
+    for game_name in ("holdem.limit.2p.reverse_blinds", "holdem.nolimit.2p.reverse_blinds"):
+        game = load_game(game_name)
+        times = _decision_times(PokerCNNAgent(game), game)
+        yield (
+            f"poker_cnn agent, one decision, {game_name.split('.')[1]} ({device})",
+            f"{1 / times.mean():,.0f} decisions/s",
+            f"p50 {1000 * np.percentile(times, 50):.2f} ms, p99 {1000 * np.percentile(times, 99):.2f} ms",
+        )
+
+
 SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "evaluator": bench_evaluator,
     "engine": bench_engine,
@@ -507,6 +525,7 @@ SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "dqn": bench_dqn,
     "logs": bench_logs,
     "lbr": bench_lbr,
+    "poker_cnn": bench_poker_cnn,
 }
 
 
