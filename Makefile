@@ -53,9 +53,9 @@ match: install
 	$(VENV)/bin/acpc-match --a $(A) --b $(B) --seeds $(SEEDS) --hands $(HANDS) --game $(GAME) \
 		$(if $(OUT),--out $(OUT)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(MATCH_ARGS)
 
-# `make train AGENT=cfr|cfr-nl|lstm_dqn|dqn` retrains that agent's shipped checkpoints (TRAIN_ARGS adds options).
+# `make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|ensemble` retrains that agent's shipped checkpoints (TRAIN_ARGS adds options).
 train: install
-	@test -n "$(AGENT)" || { echo "usage: make train AGENT=cfr|cfr-nl|lstm_dqn|dqn [TRAIN_ARGS='--iterations N']"; exit 2; }
+	@test -n "$(AGENT)" || { echo "usage: make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|ensemble [TRAIN_ARGS='--iterations N']"; exit 2; }
 	$(PY) -m acpc_arena.models.train $(AGENT) $(TRAIN_ARGS)
 
 bench: install

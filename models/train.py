@@ -18,6 +18,10 @@
 - ``lstm_dqn``, ``dqn``: seed 000's Q-networks on the limit hold'em game
   (``models/dqn_training.py``; ``--preset tuned`` is what is shipped, ``faithful``
   keeps the seed's learning rate; ``--reward mcts`` or ``chips``).
+- ``ensemble``: seed 001's eight counter networks, the base network and the
+  feature library on ``holdem.nolimit.2p.reverse_blinds`` by evolution
+  (``models/ensemble/training.py``; ``--population``, ``--generations``,
+  ``--deals``, ``--base-deals``, ``--library-hands``).
 """
 
 from __future__ import annotations
@@ -91,9 +95,23 @@ def train_q(network: str, preset: str, hands: int | None, reward: str, out: str 
     print(f"saved {path}: {stats}")
 
 
+def train_ensemble(args: argparse.Namespace) -> None:
+    from acpc_arena.models.ensemble.training import DEFAULTS, main_options
+
+    main_options(
+        args.population or DEFAULTS.population,
+        args.generations or DEFAULTS.generations,
+        args.deals or DEFAULTS.deals,
+        args.base_deals or DEFAULTS.base_deals,
+        args.library_hands or DEFAULTS.library_hands,
+        args.seed,
+        args.out,
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m acpc_arena.models.train", description=__doc__.split("\n\n")[0])
-    parser.add_argument("agent", choices=["cfr", "cfr-nl", "lstm_dqn", "dqn"])
+    parser.add_argument("agent", choices=["cfr", "cfr-nl", "lstm_dqn", "dqn", "ensemble"])
     parser.add_argument(
         "--iterations", type=int, default=None, help=f"9-bucket CFR iterations (default 8000; cfr-nl {NL_ITERATIONS})"
     )
@@ -101,17 +119,28 @@ def main(argv: list[str] | None = None) -> None:
         "--ehs2-iterations", type=int, default=EHS2_ITERATIONS, help=f"default CFR's iterations ({EHS2_ITERATIONS})"
     )
     parser.add_argument("--only", choices=CFR_CHECKPOINTS, default=None, help="rebuild this CFR checkpoint alone")
-    parser.add_argument("--deals", type=int, default=None, help="deals sampled per CFR iteration (64; cfr-nl 256)")
+    parser.add_argument(
+        "--deals",
+        type=int,
+        default=None,
+        help="deals sampled per CFR iteration (64; cfr-nl 256); ensemble: duplicate deals per evaluation (60)",
+    )
     parser.add_argument("--preset", choices=["tuned", "faithful"], default="tuned", help="Q-network hyperparameters")
     parser.add_argument("--hands", type=int, default=None, help="Q-network training hands (default 120000)")
     parser.add_argument("--reward", choices=["mcts", "chips"], default="mcts", help="Q-network reward")
     parser.add_argument("--seed", type=int, default=1, help="Q-network training seed (the shipped ones: 1)")
+    parser.add_argument("--population", type=int, default=None, help="ensemble population (default 16)")
+    parser.add_argument("--generations", type=int, default=None, help="ensemble generations per network (16)")
+    parser.add_argument("--base-deals", type=int, default=None, help="ensemble base network's deals per opponent (24)")
+    parser.add_argument("--library-hands", type=int, default=None, help="ensemble library hands per style (2000)")
     parser.add_argument("--out", default=None, help="where to save (default: the shipped checkpoint)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.agent == "cfr":
         train_cfr(args.iterations or 8000, args.deals or 64, args.ehs2_iterations, args.only)
     elif args.agent == "cfr-nl":
         train_cfr_nl(args.iterations or NL_ITERATIONS, args.deals or 256)
+    elif args.agent == "ensemble":
+        train_ensemble(args)
     else:
         train_q(args.agent, args.preset, args.hands, args.reward, args.out, args.seed)
 

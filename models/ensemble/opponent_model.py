@@ -38,10 +38,8 @@ the evidence adds up and the weights ``softmax(-d)`` (the paper prints
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -221,12 +219,6 @@ def similarity_weights(distances: Sequence[float]) -> np.ndarray:
     d = -np.asarray(distances, dtype=np.float64)
     e = np.exp(d - d.max())
     return e / e.sum()
-
-
-def save_library(path: str | Path, library: dict[str, OpponentModel], meta: dict[str, Any]) -> None:
-    """The feature library (one tree per style) as JSON."""
-    data = {"kind": "ensemble-library", "format": 1, **meta, "styles": {k: m.to_json() for k, m in library.items()}}
-    Path(path).write_text(json.dumps(data, separators=(",", ":")) + "\n")
 
 
 def shown_strength(final: State, seat: int) -> float | None:
