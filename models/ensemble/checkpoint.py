@@ -78,7 +78,8 @@ def load_networks(path: str | Path = NETWORKS_PATH, device: torch.device | None 
     except FileNotFoundError:
         raise CheckpointError(f"{path}: no such checkpoint") from None
     except Exception as exc:  # torch raises many kinds for a damaged file
-        raise CheckpointError(f"{path}: damaged checkpoint ({type(exc).__name__}: {exc})") from None
+        first_line = (str(exc).strip().splitlines() or [""])[0]  # torch's messages run over many lines
+        raise CheckpointError(f"{path}: damaged checkpoint ({type(exc).__name__}: {first_line})") from None
     expected = {name: (len(NETWORKS), *shape) for name, shape in shapes(config).items()}
     if not isinstance(state, dict) or {k: tuple(v.shape) for k, v in state.items()} != expected:
         raise CheckpointError(f"{path}: weights do not fit the described networks")

@@ -18,12 +18,12 @@ nothing to call, raises when raising is not allowed); a raise size is clamped
 into the legal range ``[min raise, stack]``, so the action is always valid.
 
 Sizes: ``TABLE_2`` is the paper's network (5-layer LSTMs, hidden 200 and 300,
-MLP 300-300: about 5.5 million weights each). The shipped networks use
-``SHIPPED`` (1-layer LSTMs, hidden 16 and 24, MLP 32-32: about 7,000 weights):
-evolution with Gaussian mutation on 5.5 million weights per individual is far
-beyond what 2 CPU cores and an hour allow (a table-2 population of 24 holds
-530 million weights, 2 GB, and one batched decision of it costs hundreds of
-times the small one: see ``make bench SECTIONS=ensemble``).
+MLP 300-300: 4,944,010 weights each). The shipped networks use ``SHIPPED``
+(1-layer LSTMs, hidden 16 and 24, MLP 32-32: 7,018 weights): evolution by
+Gaussian mutation of 4.9 million weights per individual is far beyond what 2
+CPU cores and an hour allow (the paper's population of 100 holds 494 million
+weights, 2 GB, and a batched pass costs hundreds of times the small network's:
+``make bench SECTIONS=ensemble`` measures both).
 """
 
 from __future__ import annotations

@@ -17,9 +17,11 @@ Scale (the paper: population 100, 300 generations, 10^4 duplicate deals, about
 10^10 hands). The default (``DEFAULTS``): population 16, 16 generations, 60
 duplicate deals per individual and opponent (counters), 24 per opponent (base),
 2,000 library hands: about 340,000 hands, about 20 minutes on one core of this
-shared machine (300 to 800 hands a second depending on its load). A larger recipe, same code: ``--population 100 --generations 300 --deals
-1000 --base-deals 500`` (about 10^8 hands: days on 2 cores, hours on a GPU
-machine with many cores). Progress goes to ``ensemble-training.log`` beside the
+shared machine (300 to 800 hands a second depending on its load). The paper's
+recipe, same code: ``--population 100 --generations 300 --deals 1000
+--base-deals 500 --library-hands 100000`` (about 6 x 10^8 hands: two weeks of
+one core at 500 hands a second; the play is Python-bound, so a GPU does not
+shorten it, more cores would with one process per network). Progress goes to ``ensemble-training.log`` beside the
 checkpoint; the fitness curves to ``ensemble-fitness.png``.
 """
 
