@@ -434,24 +434,26 @@ from acpc_arena.protocol.state import State
 from acpc_arena.protocol.wire import MatchState
 game = load_game("holdem.nolimit.2p.reverse_blinds")
 agent, opponent = EnsembleAgent(game, seed=1, mode=MODE), RandomStyleAgent(game, seed=2)
-times = []
+times, cpu = [], []
 for deal in deal_hands(game, 9, HANDS):
     seat = deal.hand_id % 2
     state = State(game, deal.hand_id, deal.hole_cards, deal.board_cards)
     while not state.finished:
         player = state.current_player
         if player == seat:
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.thread_time()
             action = agent.act(MatchState(player, state))
             times.append(time.perf_counter() - start)
+            cpu.append(time.thread_time() - start_cpu)
         else:
             action = opponent.act(MatchState(player, state))
             action = state.validate_action(action, try_fixing=True) or action
         state.apply(action)
     agent.end_hand(MatchState(seat, state))
 peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
-times = np.array(times[50:])
-print(json.dumps([float(np.percentile(times, 50)), float(np.percentile(times, 99)), len(times), peak / 1024]))
+times, cpu = np.array(times[50:]), np.array(cpu[50:])
+quantiles = [float(np.percentile(times, 50)), float(np.percentile(times, 99)), float(np.percentile(cpu, 99))]
+print(json.dumps([*quantiles, len(times), peak / 1024]))
 """
 
 
@@ -474,12 +476,13 @@ def bench_ensemble() -> Iterator[Row]:
     for mode in ("a_star", "a_base"):
         script = _ENSEMBLE_PLAY.replace("MODE", repr(mode)).replace("HANDS", "600")
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-        p50, p99, count, peak = json.loads(done.stdout.strip().splitlines()[-1])
+        p50, p99, p99_cpu, count, peak = json.loads(done.stdout.strip().splitlines()[-1])
         verdict = "met" if p99 < 0.1 and peak < 512 else "NOT met"
         yield (
             f"ensemble --mode {mode}, one decision vs o_random ({device})",
             f"p99 {1000 * p99:.1f} ms",
-            f"p50 {1000 * p50:.1f} ms over {count} decisions, peak resident {peak:.0f} MB: goal {verdict}",
+            f"p50 {1000 * p50:.1f} ms, p99 of CPU time {1000 * p99_cpu:.1f} ms over {count} decisions, "
+            f"peak resident {peak:.0f} MB: goal (wall p99 < 100 ms, < 512 MB) {verdict}",
         )
     torch.set_num_threads(1)
     for label, config, population in (("shipped", SHIPPED, 20), ("table 2", TABLE_2, 20)):
