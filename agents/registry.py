@@ -25,6 +25,7 @@ AGENTS: dict[str, str] = {
     "o7": "acpc_arena.agents.styles:O7Agent",
     "o8": "acpc_arena.agents.styles:O8Agent",
     "o_random": "acpc_arena.agents.styles:RandomStyleAgent",
+    "ensemble": "acpc_arena.agents.ensemble:EnsembleAgent",
 }
 
 

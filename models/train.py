@@ -22,6 +22,10 @@
 - ``poker_cnn``: seed 004's Poker-CNN on the decision records of ``make data``
   (``models/poker_cnn/training.py``; ``--data``, ``--epochs``, ``--records``,
   ``--test-records``, ``--seed``, ``--out``).
+- ``ensemble``: seed 001's eight counter networks, the base network and the
+  feature library on ``holdem.nolimit.2p.reverse_blinds`` by evolution
+  (``models/ensemble/training.py``; ``--population``, ``--generations``,
+  ``--deals``, ``--base-deals``, ``--library-hands``).
 """
 
 from __future__ import annotations
@@ -112,9 +116,23 @@ def train_poker_cnn(
     print(f"saved {path}: mean held-out accuracy {summary['mean_held_out_accuracy']:.3f}")
 
 
+def train_ensemble(args: argparse.Namespace) -> None:
+    from acpc_arena.models.ensemble.training import DEFAULTS, main_options
+
+    main_options(
+        args.population or DEFAULTS.population,
+        args.generations or DEFAULTS.generations,
+        args.deals or DEFAULTS.deals,
+        args.base_deals or DEFAULTS.base_deals,
+        args.library_hands or DEFAULTS.library_hands,
+        args.seed,
+        args.out,
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m acpc_arena.models.train", description=__doc__.split("\n\n")[0])
-    parser.add_argument("agent", choices=["cfr", "cfr-nl", "lstm_dqn", "dqn", "poker_cnn"])
+    parser.add_argument("agent", choices=["cfr", "cfr-nl", "lstm_dqn", "dqn", "poker_cnn", "ensemble"])
     parser.add_argument(
         "--iterations", type=int, default=None, help=f"9-bucket CFR iterations (default 8000; cfr-nl {NL_ITERATIONS})"
     )
@@ -122,7 +140,12 @@ def main(argv: list[str] | None = None) -> None:
         "--ehs2-iterations", type=int, default=EHS2_ITERATIONS, help=f"default CFR's iterations ({EHS2_ITERATIONS})"
     )
     parser.add_argument("--only", choices=CFR_CHECKPOINTS, default=None, help="rebuild this CFR checkpoint alone")
-    parser.add_argument("--deals", type=int, default=None, help="deals sampled per CFR iteration (64; cfr-nl 256)")
+    parser.add_argument(
+        "--deals",
+        type=int,
+        default=None,
+        help="deals sampled per CFR iteration (64; cfr-nl 256); ensemble: duplicate deals per evaluation (60)",
+    )
     parser.add_argument("--preset", choices=["tuned", "faithful"], default="tuned", help="Q-network hyperparameters")
     parser.add_argument("--hands", type=int, default=None, help="Q-network training hands (default 120000)")
     parser.add_argument("--reward", choices=["mcts", "chips"], default="mcts", help="Q-network reward")
@@ -131,6 +154,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--epochs", type=int, default=None, help="Poker-CNN epochs per fold (default 2)")
     parser.add_argument("--records", type=int, default=None, help="Poker-CNN records used (default 240000; 0: all)")
     parser.add_argument("--test-records", type=int, default=None, help="Poker-CNN test records (default 40000)")
+    parser.add_argument("--population", type=int, default=None, help="ensemble population (default 16)")
+    parser.add_argument("--generations", type=int, default=None, help="ensemble generations per network (16)")
+    parser.add_argument("--base-deals", type=int, default=None, help="ensemble base network's deals per opponent (24)")
+    parser.add_argument("--library-hands", type=int, default=None, help="ensemble library hands per style (2000)")
     parser.add_argument("--out", default=None, help="where to save (default: the shipped checkpoint)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.agent == "cfr":
@@ -139,6 +166,8 @@ def main(argv: list[str] | None = None) -> None:
         train_cfr_nl(args.iterations or NL_ITERATIONS, args.deals or 256)
     elif args.agent == "poker_cnn":
         train_poker_cnn(args.data, args.epochs, args.records, args.test_records, args.seed, args.out)
+    elif args.agent == "ensemble":
+        train_ensemble(args)
     else:
         train_q(args.agent, args.preset, args.hands, args.reward, args.out, args.seed)
 

@@ -4,7 +4,7 @@ Each section measures ours and, where there is one, a reference in the same
 process and run, and reports the ratio; these machines are noisy, so ratios
 measured together mean more than absolute rates.
 
-    python -m tests.bench [section ...]     # sections: evaluator engine dealer runner cfr dqn logs lbr poker_cnn
+    python -m tests.bench [section ...]   # evaluator engine dealer runner cfr dqn logs lbr poker_cnn ensemble
 """
 
 from __future__ import annotations
@@ -516,6 +516,88 @@ def bench_poker_cnn() -> Iterator[Row]:
         )
 
 
+_ENSEMBLE_PLAY = """
+import json, time
+import numpy as np
+from acpc_arena.agents.ensemble import EnsembleAgent
+from acpc_arena.agents.styles import RandomStyleAgent
+from acpc_arena.protocol.dealing import deal_hands
+from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.state import State
+from acpc_arena.protocol.wire import MatchState
+game = load_game("holdem.nolimit.2p.reverse_blinds")
+agent, opponent = EnsembleAgent(game, seed=1, mode=MODE), RandomStyleAgent(game, seed=2)
+times, cpu = [], []
+for deal in deal_hands(game, 9, HANDS):
+    seat = deal.hand_id % 2
+    state = State(game, deal.hand_id, deal.hole_cards, deal.board_cards)
+    while not state.finished:
+        player = state.current_player
+        if player == seat:
+            start, start_cpu = time.perf_counter(), time.thread_time()
+            action = agent.act(MatchState(player, state))
+            times.append(time.perf_counter() - start)
+            cpu.append(time.thread_time() - start_cpu)
+        else:
+            action = opponent.act(MatchState(player, state))
+            action = state.validate_action(action, try_fixing=True) or action
+        state.apply(action)
+    agent.end_hand(MatchState(seat, state))
+peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+times, cpu = np.array(times[50:]), np.array(cpu[50:])
+quantiles = [float(np.percentile(times, 50)), float(np.percentile(times, 99)), float(np.percentile(cpu, 99))]
+print(json.dumps([*quantiles, len(times), peak / 1024]))
+"""
+
+
+def bench_ensemble() -> Iterator[Row]:
+    """Seed 001's ensemble: decision latency and peak memory against o_random (seed's goal: p99 < 100 ms,
+    < 0.5 GB resident), the batched population forward pass of the shipped and of table 2's network, and
+    the evolution's in-process play rate."""
+    import json
+    import subprocess
+
+    import torch
+
+    from acpc_arena.agents.registry import agent_class
+    from acpc_arena.models.ensemble.network import SHIPPED, TABLE_2, count_weights, forward, init_population
+    from acpc_arena.models.ensemble.opponent_model import OpponentModel
+    from acpc_arena.models.ensemble.play import duplicate_deals, play
+    from acpc_arena.protocol.game import load_game
+
+    device = "GPU" if torch.cuda.is_available() else "CPU"
+    for mode in ("a_star", "a_base"):
+        script = _ENSEMBLE_PLAY.replace("MODE", repr(mode)).replace("HANDS", "600")
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+        p50, p99, p99_cpu, count, peak = json.loads(done.stdout.strip().splitlines()[-1])
+        verdict = "met" if p99 < 0.1 and peak < 512 else "NOT met"
+        yield (
+            f"ensemble --mode {mode}, one decision vs o_random ({device})",
+            f"p99 {1000 * p99:.1f} ms",
+            f"p50 {1000 * p50:.1f} ms, p99 of CPU time {1000 * p99_cpu:.1f} ms over {count} decisions, "
+            f"peak resident {peak:.0f} MB: goal (wall p99 < 100 ms, < 512 MB) {verdict}",
+        )
+    torch.set_num_threads(1)
+    for label, config, population in (("shipped", SHIPPED, 20), ("table 2", TABLE_2, 20)):
+        params = init_population(config, population, torch.Generator().manual_seed(0))
+        opponent, steps = torch.zeros(population, 64, 5, 4), torch.zeros(population, 64, 5, 6)
+        seconds = _best_of(3, lambda: forward(params, config, opponent, steps))  # noqa: B023
+        yield (
+            f"ensemble {label} network ({count_weights(config):,} weights), 20 x 64 decisions, 1 thread",
+            f"{20 * 64 / seconds:,.0f} decisions/s",
+            f"{1000 * seconds:.1f} ms a batched pass",
+        )
+    nolimit = load_game("holdem.nolimit.2p.reverse_blinds")
+    params = init_population(SHIPPED, 20, torch.Generator().manual_seed(0))
+    for style in ("o1", "o6"):
+        deals = duplicate_deals(nolimit, 3, 50)
+        opponents = [agent_class(style)(nolimit, seed=1)]
+        start = time.perf_counter()
+        play(params, SHIPPED, opponents, [OpponentModel()], deals)
+        seconds = time.perf_counter() - start
+        yield (f"ensemble evolution play vs {style}, population 20", f"{20 * 100 / seconds:,.0f} hands/s", "")
+
+
 SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "evaluator": bench_evaluator,
     "engine": bench_engine,
@@ -526,6 +608,7 @@ SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "logs": bench_logs,
     "lbr": bench_lbr,
     "poker_cnn": bench_poker_cnn,
+    "ensemble": bench_ensemble,
 }
 
 

@@ -1,0 +1,132 @@
+"""Seed 001's ensemble exploiter (``ensemble``): counter networks integrated by opponent similarity.
+
+The agent grows an opponent-model tree of the opponent it plays
+(``models/ensemble/opponent_model.py``) from every hand's final ``MATCHSTATE``
+(cards shown at a showdown included), and at each decision runs its nine
+networks (the counters of O1 .. O8 and the base network) in one batched pass
+on the last 5 steps of the hand (``models/ensemble/features.py``). Each
+network's policy is the softmax of its scores over the legal outputs; the
+action is the legal output of highest combined probability (deterministic),
+its raise size clamped into the legal range, so it is always valid.
+
+``--mode`` selects the paper's rows (table 3):
+
+- ``a_star`` (default, A*): ``a_int`` where the model is confident, else
+  ``a_base``. Confident (the paper gives no threshold): the current node (the
+  betting history where the agent acts, seen from its seat) was reached in at
+  least ``--min-visits`` (default 30) earlier hands of this match.
+- ``a_int``: the counters weighted by ``softmax(-d)``, ``d`` the style distance
+  to each library entry along the current path.
+- ``a_ave``: the counters' uniform average.
+- ``a_base``: the base network alone.
+- ``a_tar``: the counter of ``--style oN`` alone.
+
+Checkpoints: ``models/checkpoints/ensemble-networks.pt`` (+ ``.json``) and
+``ensemble-library.json``, loaded onto the GPU when there is one.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from acpc_arena.agents.base import Agent
+from acpc_arena.models.cfr.checkpoint import CheckpointError
+from acpc_arena.models.ensemble.checkpoint import (
+    LIBRARY_PATH,
+    NETWORKS,
+    NETWORKS_PATH,
+    STYLE_NAMES,
+    load_library,
+    load_networks,
+)
+from acpc_arena.models.ensemble.features import step_features
+from acpc_arena.models.ensemble.network import forward, legal_outputs, output_action, probabilities
+from acpc_arena.models.ensemble.opponent_model import OpponentModel, shown_strength, similarity_weights
+from acpc_arena.models.q_checkpoint import default_device
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.state import Action
+from acpc_arena.protocol.wire import MatchState
+
+MODES = ("a_star", "a_int", "a_ave", "a_base", "a_tar")
+MIN_VISITS = 30
+BASE = NETWORKS.index("base")
+
+
+class EnsembleAgent(Agent):
+    name = "ensemble"
+    default_game = "holdem.nolimit.2p.reverse_blinds"
+
+    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
+        super().__init__(game, seed, **options)
+        if game.num_players != 2 or game.num_hole_cards != 2 or len(game.deck) != 52 or not game.no_limit:
+            raise ValueError("the ensemble plays heads-up no-limit hold'em")
+        self.mode = options.get("mode") or "a_star"
+        if self.mode not in MODES:
+            raise ValueError(f"--mode must be one of {', '.join(MODES)}")
+        style = options.get("style")
+        if self.mode == "a_tar" and style not in STYLE_NAMES:
+            raise ValueError(f"--mode a_tar needs --style, one of {', '.join(STYLE_NAMES)}")
+        self.target = STYLE_NAMES.index(style) if style in STYLE_NAMES else -1
+        self.min_visits = int(options.get("min_visits") or MIN_VISITS)
+        torch.set_num_threads(int(options.get("threads") or 1))
+        self.device = default_device()
+        try:
+            params, self.config = load_networks(options.get("checkpoint") or NETWORKS_PATH, self.device)
+            self.library = load_library(options.get("library") or LIBRARY_PATH)
+        except CheckpointError as exc:
+            raise ValueError(str(exc)) from None
+        self.params = {name: t.to(self.device) for name, t in params.items()}
+        self.model = OpponentModel()
+        self.last_weights: np.ndarray | None = None
+        """The similarity weights of the last ``a_int`` decision (None when another policy decided)."""
+
+    @classmethod
+    def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
+        parser.add_argument("--mode", choices=MODES, default="a_star", help="A*, or an ablation of table 3")
+        parser.add_argument("--style", choices=STYLE_NAMES, default=None, help="the counter network of a_tar")
+        parser.add_argument(
+            "--min-visits", type=int, default=MIN_VISITS, help="A* trusts the model at nodes seen this often"
+        )
+        parser.add_argument("--checkpoint", type=Path, default=None, help="the networks (ensemble-networks.pt)")
+        parser.add_argument("--library", type=Path, default=None, help="the feature library (ensemble-library.json)")
+        parser.add_argument("--threads", type=int, default=1, help="torch threads")
+
+    @torch.no_grad()
+    def policies(self, view: MatchState) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """(probabilities (9, 10) of the nine networks, legal outputs, path keys) for this decision."""
+        opponent, game, keys = step_features(view.state, view.viewer, self.model)
+        count = len(NETWORKS)
+        x_opponent = torch.from_numpy(opponent).to(self.device).expand(count, 1, *opponent.shape)
+        x_game = torch.from_numpy(game).to(self.device).expand(count, 1, *game.shape)
+        scores = forward(self.params, self.config, x_opponent, x_game)[:, 0].cpu().numpy()
+        legal = legal_outputs(view.state)
+        return probabilities(scores, legal), legal, keys
+
+    def combined(self, probs: np.ndarray, keys: list[str]) -> np.ndarray:
+        self.last_weights = None
+        if self.mode == "a_tar":
+            return probs[self.target]
+        if self.mode == "a_base":
+            return probs[BASE]
+        if self.mode == "a_ave":
+            return probs[: len(STYLE_NAMES)].mean(axis=0)
+        if self.mode == "a_star" and self.model.visits(keys[-1]) < self.min_visits:
+            return probs[BASE]
+        distances = [self.model.distance(self.library[s], keys) for s in STYLE_NAMES]
+        self.last_weights = similarity_weights(distances)
+        return self.last_weights @ probs[: len(STYLE_NAMES)]
+
+    def act(self, view: MatchState) -> Action:
+        probs, legal, keys = self.policies(view)
+        policy = self.combined(probs, keys)
+        output = int(np.argmax(np.where(legal, policy, -np.inf)))
+        return output_action(view.state, output)
+
+    def end_hand(self, view: MatchState) -> None:
+        state = view.state
+        self.model.observe(state, view.viewer, shown_strength(state, view.viewer))

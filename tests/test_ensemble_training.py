@@ -1,0 +1,71 @@
+"""The ensemble's checkpoint files and a tiny end-to-end training run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from acpc_arena.models.cfr.checkpoint import CheckpointError
+from acpc_arena.models.ensemble.checkpoint import (
+    NETWORKS,
+    STYLE_NAMES,
+    load_library,
+    load_networks,
+    save_library,
+    save_networks,
+)
+from acpc_arena.models.ensemble.network import SHIPPED, NetConfig, init_population
+from acpc_arena.models.ensemble.opponent_model import OpponentModel
+from acpc_arena.models.ensemble.training import EvolutionConfig, train
+from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.wire import parse_match_state
+
+GAME = load_game("holdem.nolimit.2p.reverse_blinds")
+
+
+def test_networks_round_trip_and_damage(tmp_path: Path) -> None:
+    params = init_population(SHIPPED, len(NETWORKS), torch.Generator().manual_seed(4))
+    path = save_networks(tmp_path / "nets.pt", params, SHIPPED, {"note": "test"})
+    loaded, config = load_networks(path, torch.device("cpu"))
+    assert config == SHIPPED and all(torch.equal(loaded[k], params[k]) for k in params)
+    path.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(CheckpointError, match="damaged"):
+        load_networks(path, torch.device("cpu"))
+    save_networks(path, init_population(NetConfig(mlp=8), len(NETWORKS), torch.Generator()), NetConfig(mlp=8), {})
+    meta = json.loads(path.with_suffix(".json").read_text())
+    path.with_suffix(".json").write_text(json.dumps(meta | {"config": {**meta["config"], "mlp": 32}}))
+    with pytest.raises(CheckpointError, match="do not fit"):
+        load_networks(path, torch.device("cpu"))
+
+
+def test_library_round_trip_and_damage(tmp_path: Path) -> None:
+    state = parse_match_state("MATCHSTATE:0:0:r300c/cr600f:AsAh|/2c3d4h", GAME).state
+    library = {}
+    for style in STYLE_NAMES:
+        library[style] = OpponentModel()
+        for _ in range(2):  # nodes seen once are not stored
+            library[style].observe(state, 0, None)
+    path = save_library(tmp_path / "library.json", library, {})
+    assert {k: m.to_json() for k, m in load_library(path).items()} == {k: m.to_json() for k, m in library.items()}
+    data = json.loads(path.read_text())
+    del data["styles"]["o8"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(CheckpointError, match="o8"):
+        load_library(path)
+
+
+def test_a_tiny_training_run_writes_everything(tmp_path: Path) -> None:
+    config = EvolutionConfig(population=4, generations=3, deals=2, base_deals=1, library_hands=4, seed=3)
+    meta = train(config, SHIPPED, tmp_path)
+    # counters: 8 styles x 4 individuals x 2 x 2 deals x 3 generations = 384; base: 4 individuals x 2 x 1 deal
+    # x (4 + 4 + 8 opponents over the three curriculum stages) = 128; library: 8 x 4 = 32
+    assert meta["hands"] == 384 + 128 + 32
+    assert {len(meta["fitness"][name]) for name in NETWORKS} == {3}
+    params, net = load_networks(tmp_path / "ensemble-networks.pt", torch.device("cpu"))
+    assert net == SHIPPED and next(iter(params.values())).shape[0] == len(NETWORKS)
+    assert sorted(load_library(tmp_path / "ensemble-library.json")) == list(STYLE_NAMES)
+    assert (tmp_path / "ensemble-fitness.png").stat().st_size > 0
+    assert "base gen 3/3 vs o1,o2,o3,o4,o5,o6,o7,o8" in (tmp_path / "ensemble-training.log").read_text()
