@@ -10,6 +10,12 @@ legal range). Checkpoints load onto the GPU when there is one.
 ``policy`` is that argmax (probability 1), for any hole cards: it runs the
 network over the viewer's decisions of the hand so far replayed with those
 cards, from an empty memory, and leaves the agent's own memory alone.
+
+``--checkpoint`` takes a ``.pt`` file or a shipped checkpoint's name: ``lstm_dqn``
+and ``dqn`` (the defaults) or ``lstm_dqn-v1`` and ``dqn-v1``. Both pairs are
+still the first networks, trained against the ``v1`` pool of bettors without
+cards: the ``sound`` pool of ``models/dqn_training.py`` (what ``make train``
+now uses) has not been run to completion yet (see the README).
 """
 
 from __future__ import annotations
@@ -32,6 +38,17 @@ from acpc_arena.protocol.state import RAISE, Action, ActionKind, State
 from acpc_arena.protocol.wire import MatchState
 
 
+def resolve_checkpoint(given: str | Path | None) -> Path | None:
+    """A checkpoint file, or the shipped checkpoint of that name (``lstm_dqn-v1``) when no such file exists."""
+    if given is None:
+        return None
+    path = Path(given)
+    shipped = FOLDER / f"{given}.pt"
+    if not path.with_suffix(".pt").exists() and path.name == str(given) and shipped.exists():
+        return shipped
+    return path
+
+
 class QAgent(Agent):
     name = "q"
     network = "lstm_dqn"
@@ -39,7 +56,7 @@ class QAgent(Agent):
     def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
         super().__init__(game, seed, **options)
         torch.set_num_threads(int(options.get("threads") or 1))  # one decision at a time: threads only contend
-        path = options.get("checkpoint") or FOLDER / f"{self.network}.pt"
+        path = resolve_checkpoint(options.get("checkpoint")) or FOLDER / f"{self.network}.pt"
         self.device = default_device()
         try:
             self.net, self.meta = load_network(path, self.device)
@@ -51,7 +68,9 @@ class QAgent(Agent):
 
     @classmethod
     def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
-        parser.add_argument("--checkpoint", type=Path, default=None, help="a Q-network checkpoint (.pt)")
+        parser.add_argument(
+            "--checkpoint", type=Path, default=None, help="a Q-network checkpoint (.pt), or a shipped one's name"
+        )
         parser.add_argument("--threads", type=int, default=1, help="torch threads (1 suits one decision at a time)")
 
     def begin_hand(self, view: MatchState) -> None:

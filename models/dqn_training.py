@@ -2,10 +2,16 @@
 
 Hands are played in-process with the project's ``State`` engine (no TCP), many
 tables at once so that the network's decisions go through it in batches. The
-learner sits in a random seat against an opponent drawn for each hand from the
-configured mix: ``rule``, ``random``, ``call``, ``raise``, ``cfr`` (when its
-checkpoint is present) and ``self``, a frozen snapshot of the learner refreshed
-every ``snapshot_every`` hands.
+learner sits in a random seat against an opponent drawn for each hand from a
+weighted pool (``--pool``, recorded in the sidecar): an entry of ``OPPONENTS``
+(an agent with its options, e.g. ``cfr-ehs2`` is the ``cfr`` agent on that
+checkpoint) or ``self``, a frozen snapshot of the learner refreshed every
+``snapshot_every`` hands. ``POOLS`` names two: ``v1``, what the ``lstm_dqn-v1``
+and ``dqn-v1`` checkpoints were trained against (``rule``, ``random``, ``call``,
+``raise``, ``cfr-improved``, ``self``, equally), where the three bettors without
+cards make folding a mistake; ``sound`` (the default), mostly the strong CFR and
+``equity``, which punish calling down and bluffing, with snapshots and a little
+of each simple bot.
 
 Algorithm 3-3 of the seed: a whole hand's decisions are one episode in the replay
 memory (observations, actions, legal moves, final reward); minibatches of 32
@@ -50,6 +56,34 @@ from acpc_arena.protocol.wire import MatchState
 
 MAX_STEPS = 16
 
+OPPONENTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "rule": ("rule", {"samples": 100}),
+    "random": ("random", {}),
+    "call": ("call", {}),
+    "raise": ("raise", {}),
+    "cfr": ("cfr", {}),
+    "cfr-improved": ("cfr", {"checkpoint": "cfr-improved"}),
+    "cfr-ehs2": ("cfr", {"checkpoint": "cfr-ehs2"}),
+    "equity": ("equity", {"samples": 200}),
+}
+"""Training opponents by pool name: (agent, options). ``cfr`` is the game's default CFR checkpoint of
+the moment; the Monte Carlo sample counts are small for speed (``rule`` decides on its 0.6 threshold,
+``equity`` on exact equities from the turn on)."""
+
+POOLS: dict[str, tuple[tuple[str, float], ...]] = {
+    "v1": (("rule", 1.0), ("random", 1.0), ("call", 1.0), ("raise", 1.0), ("cfr-improved", 1.0), ("self", 1.0)),
+    "sound": (
+        ("cfr-ehs2", 0.35),
+        ("equity", 0.30),
+        ("self", 0.15),
+        ("rule", 0.08),
+        ("call", 0.04),
+        ("raise", 0.04),
+        ("random", 0.04),
+    ),
+}
+"""Named opponent pools: (opponent, weight); weights are scaled to sum to 1."""
+
 
 @dataclass(frozen=True)
 class TrainConfig:
@@ -57,6 +91,7 @@ class TrainConfig:
     preset: str = "tuned"
     game: str = "holdem.limit.2p.reverse_blinds"
     hands: int = 120_000
+    pool: str = "sound"
     learning_rate: float = 1e-2
     gamma: float = 0.99
     epsilon_start: float = 0.9
@@ -68,14 +103,8 @@ class TrainConfig:
     reward: str = "mcts"
     mcts_rollouts: int = 1000
     mcts_c: float = 1.4
-    opponents: tuple[tuple[str, float], ...] = (
-        ("rule", 1.0),
-        ("random", 1.0),
-        ("call", 1.0),
-        ("raise", 1.0),
-        ("cfr", 1.0),
-        ("self", 1.0),
-    )
+    opponents: tuple[tuple[str, float], ...] = POOLS["sound"]
+    """The pool's entries; ``config_for`` fills them from ``pool`` unless given ("custom" pool)."""
     snapshot_every: int = 5_000
     tables: int = 64
     seed: int = 0
@@ -89,10 +118,14 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-def config_for(network: str, preset: str, **overrides: Any) -> TrainConfig:
+def config_for(network: str, preset: str, pool: str = "sound", **overrides: Any) -> TrainConfig:
+    """The configuration of ``preset`` against ``pool``; ``opponents=...`` instead makes a "custom" pool."""
     if preset not in PRESETS:
         raise ValueError(f"preset must be one of {', '.join(PRESETS)}")
-    return replace(TrainConfig(network=network, preset=preset), **PRESETS[preset], **overrides)
+    if pool not in POOLS:
+        raise ValueError(f"pool must be one of {', '.join(POOLS)}")
+    opponents = {"pool": "custom"} if "opponents" in overrides else {"pool": pool, "opponents": POOLS[pool]}
+    return replace(TrainConfig(network=network, preset=preset), **PRESETS[preset], **opponents, **overrides)
 
 
 class EpisodeReplay:
@@ -181,9 +214,9 @@ class Trainer:
         for name, _ in self.config.opponents:
             if name == "self":
                 continue
-            options = {"samples": 100} if name == "rule" else {}
+            agent, options = OPPONENTS.get(name, (name, {}))
             try:
-                agents[name] = agent_class(name)(self.game, seed=self.config.seed, **options)
+                agents[name] = agent_class(agent)(self.game, seed=self.config.seed, **options)
             except (ValueError, OSError) as exc:  # e.g. no CFR checkpoint for this game
                 print(f"opponent {name} left out: {exc}")
         return agents
@@ -301,9 +334,12 @@ class Trainer:
 
     # -- the run -------------------------------------------------------------
 
-    def run(self) -> dict[str, Any]:
+    def run(self, save_every: int = 0, out: str | Path | None = None) -> dict[str, Any]:
+        """Train for ``config.hands`` hands; with ``save_every`` and ``out``, save the network so far every
+        ``save_every`` hands (a long run that is stopped still leaves its latest checkpoint)."""
         c = self.config
         started = time.perf_counter()
+        next_save = save_every
         tables = [self._new_hand() for _ in range(c.tables)]
         learner_memory: dict[int, Any] = {}
         snapshot_memory: dict[int, Any] = {}
@@ -342,9 +378,16 @@ class Trainer:
             if self.hands_done >= next_snapshot:
                 self.snapshot.load_state_dict(self.net.state_dict())
                 next_snapshot += c.snapshot_every
+            if save_every and out is not None and self.hands_done >= next_save:
+                self.save(out, self.stats(started))
+                next_save += save_every
             if self.show_progress and self.losses:
                 bar.set_postfix_str(f"loss {np.mean(self.losses[-200:]):.3f} eps {self.epsilon():.2f}", refresh=False)
         bar.close()
+        return self.stats(started)
+
+    def stats(self, started: float) -> dict[str, Any]:
+        """The run's figures so far (``started``: its ``time.perf_counter()`` at the start)."""
         seconds = time.perf_counter() - started
         last = {name: float(np.mean(r[-2000:])) * 1000 if r else None for name, r in self.results.items()}
         return {
@@ -359,11 +402,20 @@ class Trainer:
     def save(self, path: str | Path, stats: dict[str, Any]) -> Path:
         config = asdict(self.config)
         config["opponents"] = [list(o) for o in self.config.opponents]
-        meta = {"config": config, "hands_trained": self.hands_done, "opponents": self.opponent_names, "stats": stats}
+        agents = {name: list(OPPONENTS.get(name, (name, {}))) for name in self.opponent_names if name != "self"}
+        meta = {
+            "config": config,
+            "hands_trained": self.hands_done,
+            "opponents": self.opponent_names,
+            "opponent_agents": agents,
+            "stats": stats,
+        }
         return save_network(path, self.net, self.config.network, self.planes, meta)
 
 
-def train(config: TrainConfig, out: str | Path, show_progress: bool = True) -> tuple[Path, dict[str, Any]]:
+def train(
+    config: TrainConfig, out: str | Path, show_progress: bool = True, save_every: int = 0
+) -> tuple[Path, dict[str, Any]]:
     trainer = Trainer(config, show_progress)
-    stats = trainer.run()
+    stats = trainer.run(save_every, out)
     return trainer.save(out, stats), stats

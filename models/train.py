@@ -18,7 +18,11 @@
   is estimated every 500 iterations on 1,000 + 1,000 other deals.
 - ``lstm_dqn``, ``dqn``: seed 000's Q-networks on the limit hold'em game
   (``models/dqn_training.py``; ``--preset tuned`` is what is shipped, ``faithful``
-  keeps the seed's learning rate; ``--reward mcts`` or ``chips``).
+  keeps the seed's learning rate; ``--reward mcts`` or ``chips``; ``--pool sound``,
+  the default, trains against mostly ``cfr-ehs2`` and ``equity`` (not yet run to
+  the end: the shipped ``lstm_dqn`` and ``dqn`` are still the ``v1`` networks);
+  ``--pool v1 --hands 120000`` rebuilds ``lstm_dqn-v1`` and ``dqn-v1``, ``--out``
+  saying where).
 - ``poker_cnn``: seed 004's Poker-CNN on the decision records of ``make data``
   (``models/poker_cnn/training.py``; ``--data``, ``--epochs``, ``--records``,
   ``--test-records``, ``--seed``, ``--out``).
@@ -90,12 +94,18 @@ def train_cfr_nl(iterations: int, deals: int) -> None:
     print(f"saved {path}")
 
 
-def train_q(network: str, preset: str, hands: int | None, reward: str, out: str | None, seed: int) -> None:
+Q_HANDS = {"lstm_dqn": 120_000, "dqn": 120_000}
+"""Training hands of the Q-networks against the ``sound`` pool, as many as the ``v1`` ones had (saved every 5,000)."""
+
+
+def train_q(
+    network: str, preset: str, hands: int | None, reward: str, out: str | None, seed: int, pool: str = "sound"
+) -> None:
     from acpc_arena.models.dqn_training import config_for, train
 
-    overrides = {"reward": reward, "seed": seed} | ({"hands": hands} if hands else {})
-    config = config_for(network, preset, **overrides)
-    path, stats = train(config, out or checkpoint_path(network).with_suffix(".pt"))
+    overrides = {"reward": reward, "seed": seed, "hands": hands or Q_HANDS[network]}
+    config = config_for(network, preset, pool, **overrides)
+    path, stats = train(config, out or checkpoint_path(network).with_suffix(".pt"), save_every=5000)
     print(f"saved {path}: {stats}")
 
 
@@ -147,7 +157,13 @@ def main(argv: list[str] | None = None) -> None:
         help="deals sampled per CFR iteration (64; cfr-nl 256); ensemble: duplicate deals per evaluation (60)",
     )
     parser.add_argument("--preset", choices=["tuned", "faithful"], default="tuned", help="Q-network hyperparameters")
-    parser.add_argument("--hands", type=int, default=None, help="Q-network training hands (default 120000)")
+    parser.add_argument(
+        "--hands",
+        type=int,
+        default=None,
+        help=f"Q-network training hands (default lstm_dqn {Q_HANDS['lstm_dqn']}, dqn {Q_HANDS['dqn']})",
+    )
+    parser.add_argument("--pool", choices=["sound", "v1"], default="sound", help="Q-network training opponents")
     parser.add_argument("--reward", choices=["mcts", "chips"], default="mcts", help="Q-network reward")
     parser.add_argument("--seed", type=int, default=1, help="Q-network training seed (the shipped ones: 1)")
     parser.add_argument("--data", default=None, help="Poker-CNN records (default runs/poker_cnn/records.npz)")
@@ -169,7 +185,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.agent == "ensemble":
         train_ensemble(args)
     else:
-        train_q(args.agent, args.preset, args.hands, args.reward, args.out, args.seed)
+        train_q(args.agent, args.preset, args.hands, args.reward, args.out, args.seed, args.pool)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ import torch
 
 from acpc_arena.models import mcts
 from acpc_arena.models.cfr.checkpoint import CheckpointError
-from acpc_arena.models.dqn_training import EpisodeReplay, Trainer, config_for
+from acpc_arena.models.checkpoints import FOLDER
+from acpc_arena.models.dqn_training import POOLS, EpisodeReplay, Trainer, config_for
 from acpc_arena.models.encoding import encode, images, num_planes, observe
 from acpc_arena.models.mcts import _representative, hand_class, uct_value
 from acpc_arena.models.networks import DQN, LSTMDQN
@@ -186,6 +187,10 @@ def test_training_runs_and_learns_a_fixed_batch(network: str, reward: str) -> No
     ("game", "agents"),
     [
         ("holdem.limit.2p.reverse_blinds", [("lstm_dqn", []), ("dqn", [])]),
+        (
+            "holdem.limit.2p.reverse_blinds",
+            [("lstm_dqn", ["--checkpoint", "lstm_dqn-v1"]), ("dqn", ["--checkpoint", "dqn-v1"])],
+        ),
         ("holdem.nolimit.2p.reverse_blinds", [("lstm_dqn", []), ("call", [])]),
     ],
 )
@@ -207,3 +212,44 @@ def test_lstm_memory_lasts_one_hand() -> None:
     assert not np.allclose(q_fresh, q_again)
     agent.begin_hand(first)
     assert np.allclose(agent.q_values(first), q_fresh)
+
+
+def test_sound_pool_is_honoured_and_recorded(tmp_path: Path) -> None:
+    from acpc_arena.agents.baselines import EquityAgent
+    from acpc_arena.agents.cfr import CFRAgent
+    from acpc_arena.models.cfr.checkpoint import load_policy
+
+    config = config_for("dqn", "tuned", "sound", hands=100, reward="chips", tables=8)
+    trainer = Trainer(config, show_progress=False)
+    cfr, equity = trainer.opponents["cfr-ehs2"], trainer.opponents["equity"]
+    assert isinstance(cfr, CFRAgent) and isinstance(equity, EquityAgent) and equity.samples == 200
+    assert np.array_equal(cfr.checkpoint.strategy, load_policy(FOLDER / "cfr-ehs2.npz").strategy)
+    stats = trainer.run()
+    played = {name: len(results) for name, results in trainer.results.items()}
+    assert sum(played.values()) == stats["hands"] and played["cfr-ehs2"] + played["equity"] > stats["hands"] / 2
+    meta = json.loads(trainer.save(tmp_path / "q", stats).with_suffix(".json").read_text())
+    assert meta["config"]["pool"] == "sound"
+    assert meta["opponent_agents"]["cfr-ehs2"] == ["cfr", {"checkpoint": "cfr-ehs2"}]
+    assert {name for name, _ in meta["config"]["opponents"]} == {
+        "cfr-ehs2", "equity", "self", "rule", "call", "raise", "random"
+    }  # fmt: skip
+    custom = config_for("dqn", "tuned", "v1", opponents=(("call", 1.0),))
+    assert custom.pool == "custom" and custom.opponents == (("call", 1.0),)
+    with pytest.raises(ValueError, match="pool must be one of"):
+        config_for("dqn", "tuned", "nonsense")
+
+
+@pytest.mark.parametrize("network", ["lstm_dqn", "dqn"])
+def test_first_checkpoints_load_by_name(tmp_path: Path, network: str) -> None:
+    from acpc_arena.agents.dqn import DQNAgent, LSTMDQNAgent, resolve_checkpoint
+
+    agent_type = LSTMDQNAgent if network == "lstm_dqn" else DQNAgent
+    old = agent_type(LIMIT, checkpoint=f"{network}-v1")
+    assert resolve_checkpoint(f"{network}-v1") == FOLDER / f"{network}-v1.pt"
+    assert old.meta["network"] == network and old.meta["hands_trained"] >= 120_000  # README: 120,000 hands
+    # trained against rule, random, call, raise, cfr and itself: the README's first pool
+    assert sorted(old.meta["opponents"]) == sorted(n.replace("cfr-improved", "cfr") for n, _ in POOLS["v1"])
+    (tmp_path / "mine.pt").write_bytes((FOLDER / f"{network}-v1.pt").read_bytes())
+    assert resolve_checkpoint(tmp_path / "mine.pt") == tmp_path / "mine.pt"  # a file is taken as given
+    with pytest.raises(CheckpointError, match="no description"):
+        agent_type(LIMIT, checkpoint=f"{network}-v9")  # neither a file nor a shipped name
