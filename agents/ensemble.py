@@ -97,7 +97,7 @@ class EnsembleAgent(Agent):
         parser.add_argument("--threads", type=int, default=1, help="torch threads")
 
     @torch.no_grad()
-    def policies(self, view: MatchState) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    def network_outputs(self, view: MatchState) -> tuple[np.ndarray, np.ndarray, list[str]]:
         """(probabilities (9, 10) of the nine networks, legal outputs, path keys) for this decision."""
         opponent, game, keys = step_features(view.state, view.viewer, self.model)
         count = len(NETWORKS)
@@ -122,7 +122,7 @@ class EnsembleAgent(Agent):
         return self.last_weights @ probs[: len(STYLE_NAMES)]
 
     def act(self, view: MatchState) -> Action:
-        probs, legal, keys = self.policies(view)
+        probs, legal, keys = self.network_outputs(view)
         policy = self.combined(probs, keys)
         output = int(np.argmax(np.where(legal, policy, -np.inf)))
         return output_action(view.state, output)
