@@ -13,14 +13,17 @@ when there is one.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import torch
 
-from acpc_arena.agents.base import pot_size_raise_to, valid_or_call
+from acpc_arena.agents.base import Policy, pot_size_raise_to, valid_or_call
 from acpc_arena.agents.dqn import QAgent
+from acpc_arena.models.encoding import encode
 from acpc_arena.protocol.game import Game
-from acpc_arena.protocol.state import RAISE, Action, ActionKind
+from acpc_arena.protocol.state import RAISE, Action, ActionKind, State
 from acpc_arena.protocol.wire import MatchState
 
 
@@ -49,7 +52,32 @@ class PokerCNNAgent(QAgent):
             kind = int(self.rng.choice(3, p=weights / weights.sum())) if weights.sum() > 0 else int(ActionKind.CALL)
         else:
             kind = int(np.argmax(np.where(allowed, probabilities, -np.inf)))
+        return self._action_of(state, kind)
+
+    def _action_of(self, state: State, kind: int) -> Action:
         if kind == RAISE:
             size = pot_size_raise_to(state) if self.game.no_limit else 0
             return valid_or_call(state, Action(RAISE, size))
         return Action(ActionKind(kind))
+
+    @torch.no_grad()
+    def policies(self, views: Sequence[MatchState]) -> list[Policy]:
+        """Argmax: the Q-agents' (probability 1 on the best legal output); with ``--sample``, the
+        network's probabilities over the legal actions, renormalised, as ``act`` draws them."""
+        if not self.sample:
+            return super().policies(views)
+        out: list[Policy] = []
+        for view in views:
+            image = torch.from_numpy(encode(view.state, view.viewer))[None, None].to(self.device)
+            probabilities = self.net(image, None)[0][0, 0].cpu().numpy().astype(np.float64)
+            legal = view.state.legal_actions()
+            weights = np.where([legal.can_fold, True, legal.can_raise], probabilities, 0.0)
+            if weights.sum() <= 0:
+                out.append({Action(ActionKind.CALL): 1.0})
+                continue
+            policy: Policy = {}
+            for kind in np.flatnonzero(weights):
+                action = self._action_of(view.state, int(kind))
+                policy[action] = policy.get(action, 0.0) + float(weights[kind] / weights.sum())
+            out.append(policy)
+        return out

@@ -45,7 +45,12 @@ CASES: list[tuple[str, str, int]] = [
     ("dqn", LIMIT, 25),
     *((f"o{i}", NOLIMIT, 100) for i in range(1, 9)),
     ("o_random", NOLIMIT, 100),
+    ("poker_cnn", LIMIT, 25),
+    ("poker_cnn", NOLIMIT, 25),
 ]
+WITHOUT_POLICY = {"ensemble"}
+"""Agents that do not give ``policy`` yet (the ensemble's answer depends on its online opponent
+model, which a policy query would have to copy): ``acpc-lbr`` refuses them in one line."""
 
 
 def view_of(state: State, position: int, hole: list[int]) -> MatchState:
@@ -119,8 +124,8 @@ def test_policy_is_what_act_draws_from(name: str, game_name: str, hands: int) ->
 
 
 def test_every_shipped_agent_gives_its_policy() -> None:
-    assert {name for name, _, _ in CASES} == set(AGENTS)
-    assert all(has_policy(agent_class(name)) for name in AGENTS)
+    assert {name for name, _, _ in CASES} == set(AGENTS) - WITHOUT_POLICY
+    assert all(has_policy(agent_class(name)) == (name not in WITHOUT_POLICY) for name in AGENTS)
 
 
 def test_an_agent_without_a_policy_says_so() -> None:
