@@ -251,5 +251,5 @@ def test_first_checkpoints_load_by_name(tmp_path: Path, network: str) -> None:
     assert sorted(old.meta["opponents"]) == sorted(n.replace("cfr-improved", "cfr") for n, _ in POOLS["v1"])
     (tmp_path / "mine.pt").write_bytes((FOLDER / f"{network}-v1.pt").read_bytes())
     assert resolve_checkpoint(tmp_path / "mine.pt") == tmp_path / "mine.pt"  # a file is taken as given
-    with pytest.raises(CheckpointError, match="no description"):
-        agent_type(LIMIT, checkpoint=f"{network}-v9")  # neither a file nor a shipped name
+    with pytest.raises(ValueError, match="no description"):
+        agent_type(LIMIT, checkpoint=f"{network}-v9")  # neither a file nor a shipped name (one line for acpc-agent)
