@@ -134,7 +134,8 @@ def test_acpc_lbr_runs_on_leduc(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "mbb/hand" in done.stdout
     report = json.loads(out.read_text())
-    assert report["agent"] == "cfr" and report["deals"] == 80 and report["hands"] == 160
+    # --hands is deals per seed (two seeds), each deal played twice
+    assert report["agent"] == "cfr" and report["deals"] == 2 * 200 and report["hands"] == 2 * 2 * 200
 
 
 class Bare(Agent):
