@@ -12,16 +12,13 @@ import argparse
 import sys
 
 from acpc_arena.agents.client import ClientError, connect, play
-from acpc_arena.agents.registry import AGENTS, agent_class
+from acpc_arena.agents.registry import AGENTS, add_agent_options
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import load_game
 
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    first = argparse.ArgumentParser(prog="acpc-agent", add_help=False)
-    first.add_argument("agent", nargs="?")
-    known, _ = first.parse_known_args(argv)
     parser = argparse.ArgumentParser(prog="acpc-agent", description=__doc__.split("\n\n")[1])
     parser.add_argument("agent", choices=sorted(AGENTS), help="which agent plays")
     parser.add_argument("host")
@@ -29,10 +26,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--game", default=None, help="game definition file or shipped game name")
     parser.add_argument("--seed", type=int, default=None, help="seed of the agent's random choices")
     parser.add_argument("--name", default=None, help="name shown in the agent's messages")
-    cls = None
-    if known.agent in AGENTS:
-        cls = agent_class(known.agent)
-        cls.add_arguments(parser.add_argument_group(f"options of {known.agent}"))
+    cls = add_agent_options(parser, argv)
     args = parser.parse_args(argv)
     assert cls is not None
     options = {k: v for k, v in vars(args).items() if k not in ("agent", "host", "port", "game", "seed", "name")}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib
 
 from acpc_arena.agents.base import Agent
@@ -37,3 +38,18 @@ def agent_class(name: str) -> type[Agent]:
         raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}") from None
     module, _, attribute = target.partition(":")
     return getattr(importlib.import_module(module), attribute)
+
+
+def add_agent_options(parser: argparse.ArgumentParser, argv: list[str]) -> type[Agent] | None:
+    """Add the options of the agent that ``argv`` names first (as its first positional) to ``parser``.
+
+    Returns that agent's class, or None when ``argv`` names no known agent (``parser`` then reports it).
+    """
+    first = argparse.ArgumentParser(add_help=False)
+    first.add_argument("agent", nargs="?")
+    known, _ = first.parse_known_args(argv)
+    if known.agent not in AGENTS:
+        return None
+    cls = agent_class(known.agent)
+    cls.add_arguments(parser.add_argument_group(f"options of {known.agent}"))
+    return cls

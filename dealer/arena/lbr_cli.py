@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from acpc_arena.agents.base import has_policy
-from acpc_arena.agents.registry import AGENTS, agent_class
+from acpc_arena.agents.registry import AGENTS, add_agent_options
 from acpc_arena.dealer.arena.lbr import DEFAULT_FRACTIONS, DEFAULT_ROLLOUTS, Settings, evaluate, exact_values
 from acpc_arena.dealer.arena.match_cli import _positive, _seeds
 from acpc_arena.protocol.errors import ProtocolError
@@ -37,9 +37,6 @@ def _fractions(text: str) -> tuple[float, ...]:
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    first = argparse.ArgumentParser(prog="acpc-lbr", add_help=False)
-    first.add_argument("agent", nargs="?")
-    known, _ = first.parse_known_args(argv)
     parser = argparse.ArgumentParser(prog="acpc-lbr", description=__doc__.split("\n\n")[1])
     parser.add_argument("agent", choices=sorted(AGENTS), help="the agent to measure")
     parser.add_argument("--game", default=None, help="game file or shipped game (default: the agent's own)")
@@ -59,10 +56,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--exact", action="store_true", help="exact values by enumeration (Kuhn, Leduc)")
     parser.add_argument("--json", type=Path, default=None, help="also write the result to this file")
     parser.add_argument("--quiet", action="store_true", help="no progress on standard error")
-    cls = None
-    if known.agent in AGENTS:
-        cls = agent_class(known.agent)
-        cls.add_arguments(parser.add_argument_group(f"options of {known.agent}"))
+    cls = add_agent_options(parser, argv)
     args = parser.parse_args(argv)
     assert cls is not None
     if not has_policy(cls):

@@ -69,11 +69,7 @@ def main(argv: list[str] | None = None) -> None:
         except OSError as exc:
             problems.append(f"cannot write the plots into {args.plots}: {exc.strerror or exc}")
     if args.json:
-        try:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(json.dumps(report.to_json(), indent=2) + "\n")
-        except OSError as exc:
-            problems.append(f"cannot write {args.json}: {exc.strerror or exc}")
+        problems += _write_json(args.json, report.to_json())
     print(format_table(report))
     for match in matches:
         if match.dropped_lines:
@@ -141,16 +137,22 @@ def _main_any_logs(args: argparse.Namespace) -> None:
             print(f"acpc-report: {exc}", file=sys.stderr)
             sys.exit(2)
         if args.json:
-            try:
-                args.json.parent.mkdir(parents=True, exist_ok=True)
-                args.json.write_text(json.dumps(report.to_json(), indent=2) + "\n")
-            except OSError as exc:
-                failures.append(f"cannot write {args.json}: {exc.strerror or exc}")
+            failures += _write_json(args.json, report.to_json())
         print(format_player_table(report))
     for line in printer.summary() + failures:
         print(f"acpc-report: {line}", file=sys.stderr)
     if failures:
         sys.exit(1)
+
+
+def _write_json(path: Path, document: object) -> list[str]:
+    """Write ``document`` as JSON to ``path``; the problem (one line) in a list, empty when it was written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(document, indent=2) + "\n")
+    except OSError as exc:
+        return [f"cannot write {path}: {exc.strerror or exc}"]
+    return []
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from acpc_arena.models.cfr.tree import BettingTree
+from acpc_arena.models.cfr.tree import BettingTree, node_arrays
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
@@ -200,15 +200,8 @@ def build_nolimit_tree(game: Game, bets: BetAbstraction) -> NoLimitTree:
             queue.append((child, node, slot, level + 1, 0 if child.round != state.round else counted))
     return NoLimitTree(
         game=game,
-        parent=np.array(parent, dtype=np.int32),
-        depth=np.array(depth, dtype=np.int32),
-        player=np.array(player, dtype=np.int8),
-        round=np.array(round_, dtype=np.int8),
-        children=np.array(children, dtype=np.int32),
-        spent=np.array(spent, dtype=np.int64),
-        folded=np.array(folded, dtype=bool),
-        showdown=np.array(showdown, dtype=np.int32),
         sequences=tuple(sequences),
+        **node_arrays(parent, depth, player, round_, children, spent, folded, showdown),
         bets=bets,
         raise_to=np.array(raise_to, dtype=np.int64),
         round_raises=np.array(capped, dtype=np.int32),

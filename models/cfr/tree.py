@@ -119,15 +119,28 @@ def build_tree(game: Game) -> BettingTree:
             child = state.copy()
             child.apply(Action(kind))
             queue.append((child, node, kind, level + 1))
-    return BettingTree(
-        game=game,
-        parent=np.array(parent, dtype=np.int32),
-        depth=np.array(depth, dtype=np.int32),
-        player=np.array(player, dtype=np.int8),
-        round=np.array(round_, dtype=np.int8),
-        children=np.array(children, dtype=np.int32),
-        spent=np.array(spent, dtype=np.int64),
-        folded=np.array(folded, dtype=bool),
-        showdown=np.array(showdown, dtype=np.int32),
-        sequences=tuple(sequences),
-    )
+    arrays = node_arrays(parent, depth, player, round_, children, spent, folded, showdown)
+    return BettingTree(game=game, sequences=tuple(sequences), **arrays)
+
+
+def node_arrays(
+    parent: list[int],
+    depth: list[int],
+    player: list[int],
+    round_: list[int],
+    children: list[list[int]],
+    spent: list[list[int]],
+    folded: list[list[bool]],
+    showdown: list[int],
+) -> dict[str, np.ndarray]:
+    """A betting tree's per-node lists (built breadth first) as the arrays its dataclass holds."""
+    return {
+        "parent": np.array(parent, dtype=np.int32),
+        "depth": np.array(depth, dtype=np.int32),
+        "player": np.array(player, dtype=np.int8),
+        "round": np.array(round_, dtype=np.int8),
+        "children": np.array(children, dtype=np.int32),
+        "spent": np.array(spent, dtype=np.int64),
+        "folded": np.array(folded, dtype=bool),
+        "showdown": np.array(showdown, dtype=np.int32),
+    }
