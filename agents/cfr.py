@@ -106,8 +106,9 @@ class CFRAgent(Agent):
         self.rng = np.random.default_rng(seed)
         self.translations: dict[tuple[int, int], int] = {}
         """The current hand's translated opponent raises, by (round, action index)."""
-        self.keys: dict[int, int] = {}
-        """The current hand's card keys by round (E[HS^2] costs a few thousand showdowns)."""
+        self.keys: tuple[tuple[int, ...], dict[tuple[int, ...], int]] = ((), {})
+        """The board (round 0: none) and the card keys of the holdings seen with it (E[HS^2] costs a few
+        thousand showdowns; LBR asks for the same holdings on one board many times)."""
         self.hand_id: int | None = None
 
     def begin_hand(self, view: MatchState) -> None:
@@ -116,7 +117,6 @@ class CFRAgent(Agent):
     def _start_hand(self, hand_id: int) -> None:
         self.hand_id = hand_id
         self.translations.clear()
-        self.keys.clear()
 
     @classmethod
     def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
@@ -151,11 +151,7 @@ class CFRAgent(Agent):
             return Action(RAISE, legal.max_raise_to) if legal.can_raise else CALL_ACTION
         if tree.player[node] != view.viewer or tree.round[node] != state.round:
             return CALL_ACTION
-        key = self.keys.get(state.round)
-        if key is None:
-            key = self.keys[state.round] = policy.abstraction.key(
-                state.hole_cards[view.viewer], state.visible_board(), state.round
-            )
+        key = int(self._card_keys([state.hole_cards[view.viewer]], state.visible_board(), state.round)[0])
         probabilities = policy.strategy[policy.base[policy.decision_row[node]] + key].copy()
         probabilities[FOLD_SLOT] *= legal.can_fold
         probabilities[2:] *= legal.can_raise
@@ -209,11 +205,24 @@ class CFRAgent(Agent):
     def _rows(self, views: Sequence[MatchState], node: int) -> np.ndarray:
         """The average strategy at ``node`` for each view's cards."""
         checkpoint, state = self.checkpoint, views[0].state
-        board = state.visible_board()
-        holes = np.array([[view.state.hole_cards[view.viewer]] for view in views], dtype=np.uint8)
-        boards = np.array([board] * len(views), dtype=np.uint8).reshape(len(views), len(board))
-        keys = checkpoint.abstraction.keys(Worlds(holes, boards, np.ones(len(views))), 0, state.round)
+        keys = self._card_keys(
+            [view.state.hole_cards[view.viewer] for view in views], state.visible_board(), state.round
+        )
         return checkpoint.strategy[checkpoint.base[checkpoint.decision_row[node]] + keys]
+
+    def _card_keys(self, holes: list[list[int]], board: list[int], round_: int) -> np.ndarray:
+        """The abstraction's key of each hole on ``board`` in ``round_``, each holding computed once a board."""
+        seen = (round_, *board)
+        if self.keys[0] != seen:
+            self.keys = (seen, {})
+        known = self.keys[1]
+        missing = list({tuple(hole) for hole in holes} - known.keys())
+        if missing:
+            cards = np.array(missing, dtype=np.uint8).reshape(len(missing), 1, -1)
+            boards = np.array([board] * len(missing), dtype=np.uint8).reshape(len(missing), len(board))
+            new = self.checkpoint.abstraction.keys(Worlds(cards, boards, np.ones(len(missing))), 0, round_)
+            known.update(zip(missing, new.tolist(), strict=True))
+        return np.array([known[tuple(hole)] for hole in holes], dtype=np.int64)
 
     def _slot_policy(self, row: np.ndarray, allowed: np.ndarray, action_of: Callable[[int], Action]) -> Policy:
         """The real actions of the slots of ``row`` restricted to ``allowed`` (renormalised; argmax with --argmax)."""
