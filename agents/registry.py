@@ -16,6 +16,7 @@ AGENTS: dict[str, str] = {
     "cfr": "acpc_arena.agents.cfr:CFRAgent",
     "lstm_dqn": "acpc_arena.agents.dqn:LSTMDQNAgent",
     "dqn": "acpc_arena.agents.dqn:DQNAgent",
+    "nfq": "acpc_arena.agents.nfq:NFQAgent",
     "poker_cnn": "acpc_arena.agents.poker_cnn:PokerCNNAgent",
     "o1": "acpc_arena.agents.styles:O1Agent",
     "o2": "acpc_arena.agents.styles:O2Agent",

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import copy
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -128,6 +129,37 @@ def config_for(network: str, preset: str, pool: str = "sound", **overrides: Any)
     return replace(TrainConfig(network=network, preset=preset), **PRESETS[preset], **opponents, **overrides)
 
 
+def build_opponents(game: Game, entries: Sequence[tuple[str, float]], seed: int) -> dict[str, Agent]:
+    """The agents of a pool's entries by name (``OPPONENTS``; ``self`` is left to the trainer); one that
+    cannot be built for ``game`` (e.g. no CFR checkpoint) is left out with a message."""
+    from acpc_arena.agents.registry import agent_class
+
+    agents: dict[str, Agent] = {}
+    for name, _ in entries:
+        if name == "self":
+            continue
+        agent, options = OPPONENTS.get(name, (name, {}))
+        try:
+            agents[name] = agent_class(agent)(game, seed=seed, **options)
+        except (ValueError, OSError) as exc:
+            print(f"opponent {name} left out: {exc}")
+    return agents
+
+
+def advance(state: State, learner: int, opponent: Agent | None) -> str:
+    """Play ``opponent``'s moves until the hand is over ('done') or a network must choose: the
+    learner's ('learner'), or the other seat's when ``opponent`` is None, a snapshot ('self')."""
+    while not state.finished:
+        player = state.current_player
+        if player == learner:
+            return "learner"
+        if opponent is None:
+            return "self"
+        action = opponent.act(MatchState(player, state))
+        state.apply(state.validate_action(action, try_fixing=True) or CALL_ACTION)
+    return "done"
+
+
 class EpisodeReplay:
     """Whole hands of the learner: observations, actions, legal moves and the final reward."""
 
@@ -208,18 +240,7 @@ class Trainer:
         self.losses: list[float] = []
 
     def _opponents(self) -> dict[str, Agent]:
-        from acpc_arena.agents.registry import agent_class
-
-        agents: dict[str, Agent] = {}
-        for name, _ in self.config.opponents:
-            if name == "self":
-                continue
-            agent, options = OPPONENTS.get(name, (name, {}))
-            try:
-                agents[name] = agent_class(agent)(self.game, seed=self.config.seed, **options)
-            except (ValueError, OSError) as exc:  # e.g. no CFR checkpoint for this game
-                print(f"opponent {name} left out: {exc}")
-        return agents
+        return build_opponents(self.game, self.config.opponents, self.config.seed)
 
     # -- playing -------------------------------------------------------------
 
@@ -248,17 +269,7 @@ class Trainer:
 
     def _advance(self, table: _Table) -> str:
         """Play the opponent's moves until the learner or the snapshot must choose: 'learner' or 'self'."""
-        state = table.state
-        while not state.finished:
-            player = state.current_player
-            if player == table.learner:
-                return "learner"
-            if table.opponent == "self":
-                return "self"
-            agent = self.opponents[table.opponent]
-            action = agent.act(MatchState(player, state))
-            state.apply(state.validate_action(action, try_fixing=True) or CALL_ACTION)
-        return "done"
+        return advance(table.state, table.learner, self.opponents.get(table.opponent))
 
     @torch.no_grad()
     def _decide(self, net: QNetwork, tables: list[_Table], memory: dict[int, Any], explore: bool) -> list[int]:

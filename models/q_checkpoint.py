@@ -1,5 +1,9 @@
 """Q-network checkpoints: torch weights (``.pt``) and a JSON sidecar (config, hands, opponents, commit).
 
+The sidecar names the network class (``network``) and the arguments that build it
+(``planes`` for seed 000's networks, ``arguments`` for others such as NFQ's, which
+load through ``load_module`` with their own table of classes).
+
 Weights are loaded with ``torch.load(weights_only=True)`` onto the GPU when there
 is one and the CPU otherwise. A missing, damaged or mismatched checkpoint raises
 ``CheckpointError`` with the reason.
@@ -9,22 +13,33 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
+from torch import nn
 
 from acpc_arena.models.cfr.checkpoint import CheckpointError, git_commit
 from acpc_arena.models.networks import NETWORKS, QNetwork
 
 FORMAT = 1
+M = TypeVar("M", bound=nn.Module)
 
 
 def default_device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def save_network(path: str | Path, network: QNetwork, kind: str, planes: int, meta: dict[str, Any]) -> Path:
+def save_network(
+    path: str | Path,
+    network: nn.Module,
+    kind: str,
+    planes: int | None,
+    meta: dict[str, Any],
+    arguments: dict[str, Any] | None = None,
+) -> Path:
+    """Save the weights and the sidecar; ``planes`` or ``arguments`` are what rebuild ``kind``."""
     path = Path(path).with_suffix(".pt")
     path.parent.mkdir(parents=True, exist_ok=True)
     state = {name: tensor.detach().cpu() for name, tensor in network.state_dict().items()}
@@ -33,7 +48,8 @@ def save_network(path: str | Path, network: QNetwork, kind: str, planes: int, me
         "format": FORMAT,
         "kind": "q-network",
         "network": kind,
-        "planes": planes,
+        **({"planes": planes} if planes is not None else {}),
+        **({"arguments": arguments} if arguments is not None else {}),
         "git_commit": git_commit(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         **meta,
@@ -44,6 +60,13 @@ def save_network(path: str | Path, network: QNetwork, kind: str, planes: int, me
 
 def load_network(path: str | Path, device: torch.device | None = None) -> tuple[QNetwork, dict[str, Any]]:
     """The network in evaluation mode on ``device`` (default: GPU if any), and its sidecar."""
+    return load_module(path, NETWORKS, device)
+
+
+def load_module(
+    path: str | Path, networks: Mapping[str, Callable[..., M]], device: torch.device | None = None
+) -> tuple[M, dict[str, Any]]:
+    """``load_network`` for the classes of ``networks`` (by the sidecar's ``network`` name)."""
     path = Path(path).with_suffix(".pt")
     device = device or default_device()
     try:
@@ -52,9 +75,15 @@ def load_network(path: str | Path, device: torch.device | None = None) -> tuple[
         raise CheckpointError(f"{path.with_suffix('.json')}: no description beside the checkpoint") from None
     except (OSError, json.JSONDecodeError) as exc:
         raise CheckpointError(f"{path.with_suffix('.json')}: unreadable description ({exc})") from None
-    if meta.get("format") != FORMAT or meta.get("kind") != "q-network" or meta.get("network") not in NETWORKS:
+    if meta.get("format") != FORMAT or meta.get("kind") != "q-network" or meta.get("network") not in networks:
         raise CheckpointError(f"{path.with_suffix('.json')}: not a Q-network checkpoint of format {FORMAT}")
-    network = NETWORKS[meta["network"]](planes=int(meta["planes"]))
+    try:
+        arguments = meta["arguments"] if "arguments" in meta else {"planes": int(meta["planes"])}
+        network = networks[meta["network"]](**arguments)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(
+            f"{path.with_suffix('.json')}: cannot build a {meta['network']} network ({exc})"
+        ) from None
     try:
         state = torch.load(path, map_location=device, weights_only=True)
     except FileNotFoundError:

@@ -1,0 +1,99 @@
+"""Seed 003's agent ``nfq``: the NFQ Q-network over the window of the player's last n observations.
+
+Each decision replays the viewer's decisions of the hand so far (``agents.dqn``'s
+``_decision_states``), builds the observation at each (``models.nfq.features``: round,
+pot, chips to call, hand strength, raises and calls per player, position, raises left),
+feeds the window of the last n to the network and takes the legal action with the
+highest Q value (fold is never chosen with nothing owed, nor raise when no raise is
+left). No search at play time: the UCT of training is not run here. Hand strengths
+are cached by cards, so a decision costs one strength computation and one small
+network pass.
+
+``policy`` is that argmax (probability 1) for any hole cards; it changes nothing
+(``act`` keeps no state between decisions but the strength cache, a pure function of
+the cards). ``--checkpoint`` takes a ``.pt`` file or a shipped checkpoint's name
+(``nfq``, the default, or the ablations ``nfq-chips``, ``nfq-lambda0``, ``nfq-n1``).
+The network loads onto the GPU when there is one.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from acpc_arena.agents.base import Agent, Policy
+from acpc_arena.agents.dqn import _decision_states, resolve_checkpoint
+from acpc_arena.models.cfr.checkpoint import CheckpointError
+from acpc_arena.models.checkpoints import FOLDER
+from acpc_arena.models.nfq.features import FEATURES, check_game, hand_strength, observation, window
+from acpc_arena.models.nfq.network import NFQNetwork
+from acpc_arena.models.q_checkpoint import default_device, load_module
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.state import Action, ActionKind, State
+from acpc_arena.protocol.wire import MatchState
+
+
+class NFQAgent(Agent):
+    name = "nfq"
+
+    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
+        super().__init__(game, seed, **options)
+        check_game(game)
+        torch.set_num_threads(int(options.get("threads") or 1))
+        path = resolve_checkpoint(options.get("checkpoint")) or FOLDER / "nfq.pt"
+        self.device = default_device()
+        try:
+            self.net, self.meta = load_module(path, {"nfq": NFQNetwork}, self.device)
+        except CheckpointError as exc:
+            raise ValueError(str(exc)) from None  # acpc-agent prints it as one line
+        self.window = int(self.meta.get("window", 0))
+        if self.meta.get("features") != FEATURES or self.window * FEATURES != self.net.inputs:
+            raise ValueError(f"{path}: its inputs do not match this version's observation ({FEATURES} features)")
+        if self.meta.get("game_definition") != game.to_text():
+            raise ValueError(f"{path} was trained on another game ({self.meta.get('game')})")
+        self._strength = lru_cache(maxsize=65536)(self._compute_strength)
+
+    @classmethod
+    def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
+        parser.add_argument("--checkpoint", type=Path, default=None, help="an NFQ checkpoint (.pt) or a shipped name")
+        parser.add_argument("--threads", type=int, default=1, help="torch threads (1 suits one decision at a time)")
+
+    def _compute_strength(self, hole: tuple[int, ...], board: tuple[int, ...]) -> tuple[float, float]:
+        return hand_strength(self.game, hole, board)
+
+    def state_vector(self, view: MatchState) -> np.ndarray:
+        """The network's input at ``view``: the window of the viewer's observations this hand."""
+        hole = tuple(view.state.hole_cards[view.viewer])
+        observations = [
+            observation(s, view.viewer, self._strength(hole, tuple(s.visible_board()))) for s in _decision_states(view)
+        ]
+        return window(observations, self.window)
+
+    @torch.no_grad()
+    def q_values(self, views: Sequence[MatchState]) -> np.ndarray:
+        x = torch.from_numpy(np.stack([self.state_vector(v) for v in views])).to(self.device)
+        return self.net(x).cpu().numpy()
+
+    def act(self, view: MatchState) -> Action:
+        return best_action(view.state, self.q_values([view])[0])
+
+    def policy(self, view: MatchState) -> Policy:
+        return self.policies([view])[0]
+
+    def policies(self, views: Sequence[MatchState]) -> list[Policy]:
+        if not views:
+            return []
+        return [{best_action(v.state, q): 1.0} for v, q in zip(views, self.q_values(views), strict=True)]
+
+
+def best_action(state: State, q: np.ndarray) -> Action:
+    """The legal action with the highest Q value (limit games: a raise has no size)."""
+    legal = state.legal_actions()
+    allowed = np.array([legal.can_fold, True, legal.can_raise])
+    return Action(ActionKind(int(np.argmax(np.where(allowed, q, -np.inf)))))
