@@ -53,10 +53,10 @@ match: install
 	$(VENV)/bin/acpc-match --a $(A) --b $(B) --seeds $(SEEDS) --hands $(HANDS) --game $(GAME) \
 		$(if $(OUT),--out $(OUT)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(MATCH_ARGS)
 
-# `make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|poker_cnn|ensemble` retrains that agent's shipped checkpoints (TRAIN_ARGS
+# `make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|nfq|poker_cnn|ensemble` retrains that agent's shipped checkpoints (TRAIN_ARGS
 # adds options). poker_cnn learns from the decision records that `make data` writes first.
 train: install
-	@test -n "$(AGENT)" || { echo "usage: make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|poker_cnn|ensemble [TRAIN_ARGS='--iterations N']"; exit 2; }
+	@test -n "$(AGENT)" || { echo "usage: make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|nfq|poker_cnn|ensemble [TRAIN_ARGS='--iterations N']"; exit 2; }
 	$(PY) -m acpc_arena.models.train $(AGENT) $(TRAIN_ARGS)
 
 # `make data`: Poker-CNN's training set, the teacher's decisions in ACPC logs of its matches (runs/poker_cnn/;

@@ -24,6 +24,10 @@
   never fold and lose table 4-2 (README), so the shipped ``lstm_dqn`` and ``dqn``
   are still the ``v1`` networks; ``--pool v1 --hands 120000`` rebuilds
   ``lstm_dqn-v1`` and ``dqn-v1``, ``--out`` saying where).
+- ``nfq``: seed 003's NFQ agent (``models/nfq/training.py``): online Q(lambda) with
+  traces and the UCT reward against the ``sound`` pool (``--hands``, default
+  ``NFQ_HANDS``; ``--reward chips`` drops the UCT reward, ``--lam`` and ``--window``
+  set lambda and n: the README's ablations; ``--seed``, ``--out``).
 - ``poker_cnn``: seed 004's Poker-CNN on the decision records of ``make data``
   (``models/poker_cnn/training.py``; ``--data``, ``--epochs``, ``--records``,
   ``--test-records``, ``--seed``, ``--out``).
@@ -117,6 +121,28 @@ def train_q(
     print(f"saved {path}: {stats}")
 
 
+NFQ_HANDS = 6_000
+"""NFQ's training hands: about four minutes on one free core with the UCT reward."""
+
+
+def train_nfq(args: argparse.Namespace) -> None:
+    from acpc_arena.models.nfq.training import config_for, train
+
+    overrides = {
+        "hands": args.hands or NFQ_HANDS,
+        "reward": "chips" if args.reward == "chips" else "uct",
+        "seed": args.seed,
+        **({"lam": args.lam} if args.lam is not None else {}),
+        **({"window": args.window} if args.window is not None else {}),
+    }
+    try:
+        config = config_for(args.pool, **overrides)
+    except ValueError as exc:
+        sys.exit(f"error: {exc}")
+    path, stats = train(config, args.out or checkpoint_path("nfq").with_suffix(".pt"), save_every=2000)
+    print(f"saved {path}: {stats}")
+
+
 def train_poker_cnn(
     data: str | None, epochs: int | None, records: int | None, test_records: int | None, seed: int, out: str | None
 ) -> None:
@@ -150,7 +176,7 @@ def train_ensemble(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m acpc_arena.models.train", description=__doc__.split("\n\n")[0])
-    parser.add_argument("agent", choices=["cfr", "cfr-nl", "lstm_dqn", "dqn", "poker_cnn", "ensemble"])
+    parser.add_argument("agent", choices=["cfr", "cfr-nl", "lstm_dqn", "dqn", "nfq", "poker_cnn", "ensemble"])
     parser.add_argument(
         "--iterations", type=int, default=None, help=f"9-bucket CFR iterations (default 8000; cfr-nl {NL_ITERATIONS})"
     )
@@ -172,7 +198,11 @@ def main(argv: list[str] | None = None) -> None:
         help=f"Q-network training hands (default lstm_dqn {Q_HANDS['lstm_dqn']}, dqn {Q_HANDS['dqn']})",
     )
     parser.add_argument("--pool", choices=["sound", "v1"], default="sound", help="Q-network training opponents")
-    parser.add_argument("--reward", choices=["mcts", "chips"], default="mcts", help="Q-network reward")
+    parser.add_argument(
+        "--reward", choices=["mcts", "chips"], default="mcts", help="Q-network reward (nfq: mcts is its UCT reward)"
+    )
+    parser.add_argument("--lam", type=float, default=None, help="NFQ's trace decay lambda (default 0.7)")
+    parser.add_argument("--window", type=int, default=None, help="NFQ's window of observations n (default 3)")
     parser.add_argument("--seed", type=int, default=1, help="Q-network training seed (the shipped ones: 1)")
     parser.add_argument("--threads", type=int, default=2, help="Q-network training's torch threads (default 2)")
     parser.add_argument("--data", default=None, help="Poker-CNN records (default runs/poker_cnn/records.npz)")
@@ -189,6 +219,8 @@ def main(argv: list[str] | None = None) -> None:
         train_cfr(args.iterations or 8000, args.deals or 64, args.ehs2_iterations, args.only)
     elif args.agent == "cfr-nl":
         train_cfr_nl(args.iterations or NL_ITERATIONS, args.deals or 256)
+    elif args.agent == "nfq":
+        train_nfq(args)
     elif args.agent == "poker_cnn":
         train_poker_cnn(args.data, args.epochs, args.records, args.test_records, args.seed, args.out)
     elif args.agent == "ensemble":

@@ -402,7 +402,7 @@ print(json.dumps([seconds, peak / 1024]))
 
 
 def bench_dqn() -> Iterator[Row]:
-    """Decision latency of the Q-network agents (CPU, or GPU when present) and training throughput."""
+    """Decision latency of the Q-network agents (seed 000's, NFQ's; CPU, or GPU if any) and training throughput."""
     import torch
 
     from acpc_arena.agents.dqn import DQNAgent, LSTMDQNAgent
@@ -418,6 +418,14 @@ def bench_dqn() -> Iterator[Row]:
             f"{1 / times.mean():,.0f} decisions/s",
             f"p50 {1000 * np.percentile(times, 50):.2f} ms, p99 {1000 * np.percentile(times, 99):.2f} ms",
         )
+    from acpc_arena.agents.nfq import NFQAgent
+
+    times = _decision_times(NFQAgent(game), game)
+    yield (
+        f"nfq agent, one decision ({device}, no search)",
+        f"{1 / times.mean():,.0f} decisions/s",
+        f"p50 {1000 * np.percentile(times, 50):.2f} ms, p99 {1000 * np.percentile(times, 99):.2f} ms",
+    )
     for network in ("lstm_dqn", "dqn"):
         trainer = Trainer(config_for(network, "tuned", hands=3000, reward="chips"), show_progress=False)
         stats = trainer.run()

@@ -43,6 +43,7 @@ CASES: list[tuple[str, str, int]] = [
     ("cfr", "kuhn.limit.2p", 300),
     ("lstm_dqn", LIMIT, 25),
     ("dqn", LIMIT, 25),
+    ("nfq", LIMIT, 25),
     *((f"o{i}", NOLIMIT, 100) for i in range(1, 9)),
     ("o_random", NOLIMIT, 100),
     ("poker_cnn", LIMIT, 25),
