@@ -121,8 +121,8 @@ def train_q(
     print(f"saved {path}: {stats}")
 
 
-NFQ_HANDS = 6_000
-"""NFQ's training hands: about four minutes on one free core with the UCT reward."""
+NFQ_HANDS = 2_000
+"""NFQ's training hands: about a minute and a half on a free core with the UCT reward."""
 
 
 def train_nfq(args: argparse.Namespace) -> None:

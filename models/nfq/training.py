@@ -48,7 +48,7 @@ from acpc_arena.protocol.state import CALL_ACTION, Action, ActionKind, State
 @dataclass(frozen=True)
 class NFQConfig:
     game: str = "holdem.limit.2p.reverse_blinds"
-    hands: int = 6_000
+    hands: int = 2_000
     window: int = 3
     hidden: int = 64
     alpha: float = 0.01

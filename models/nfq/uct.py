@@ -7,8 +7,11 @@ come) are drawn from the unseen cards, uniformly. It then descends the tree of b
 from ``state``: at the player's own nodes, a 3-armed bandit (one arm per legal action)
 picks ``ucb_choice``; at the opponent's, an action is drawn from the ACPC example
 player's probabilities (``models.mcts``, as seed 000's search). The first node not yet
-in the tree is added, the hand is played out by the example player's probabilities for
-both seats, and the terminal payoff (chips over ``scale``) is backed up along the path.
+in the tree is added, the hand is played out (the opponent as before, the player checking
+and calling: with the example player's 6% folds and 47% raises in its own seat as well,
+as in seed 000's rollouts, every arm but fold came out below its worth and the first
+network trained on them raised less with aces than with nothing), and the terminal
+payoff (chips over ``scale``) is backed up along the path.
 The value of each root arm is the mean return over the worlds that went through it.
 """
 
@@ -96,8 +99,9 @@ def action_values(
             node = node.children.setdefault(kind, _Node())
             path.append(node)
             world.apply(_ACTIONS[kind])
-        while not world.finished:
-            world.apply(_ACTIONS[example_kind(world, rng.random())])
+        while not world.finished:  # the rollout: the player checks and calls down, the opponent as above
+            own = world.current_player == viewer
+            world.apply(_ACTIONS[CALL] if own else _ACTIONS[example_kind(world, rng.random())])
         value = world.value(viewer) / scale
         root.visits += 1
         root.total += value
