@@ -103,7 +103,7 @@ def test_trace_update_matches_a_hand_computation_on_a_tiny_network() -> None:
         z = [lam * zi + gi for zi, gi in zip(z, g, strict=True)]
         with torch.no_grad():
             for p, zi in zip(reference.parameters(), z, strict=True):
-                p += alpha * delta * zi
+                p.add_(alpha * delta * zi)
         _, gradients = q_gradients(net, x[None], torch.tensor([action]))
         traces.accumulate(row, gradients, lam)
         traces.apply(row, torch.tensor([delta], dtype=torch.float64), alpha)

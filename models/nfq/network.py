@@ -74,4 +74,4 @@ class EligibilityTraces:
     def apply(self, rows: torch.Tensor, delta: torch.Tensor, alpha: float) -> None:
         """w <- w + alpha * sum over ``rows`` of delta_i * z_i."""
         for p, z in zip(self.net.parameters(), self.z, strict=True):
-            p += alpha * torch.tensordot(delta.to(z.dtype), z[rows], dims=1)
+            p.add_(alpha * torch.tensordot(delta.to(z.dtype), z[rows], dims=1))

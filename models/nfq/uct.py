@@ -44,7 +44,7 @@ def example_kind(state: State, u: float) -> ActionKind:
 
 def legal_arms(state: State) -> list[int]:
     """The valid action kinds at ``state``, in ``ActionKind`` order."""
-    return [FOLD] * state.can_fold() + [CALL] + [RAISE] * (state.raise_range() is not None)
+    return [int(FOLD)] * state.can_fold() + [int(CALL)] + [int(RAISE)] * (state.raise_range() is not None)
 
 
 def ucb_choice(visits: Sequence[int], totals: Sequence[float], arms: Sequence[int], c: float) -> int:
