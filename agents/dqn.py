@@ -83,7 +83,11 @@ class QAgent(Agent):
         return q[0, 0].cpu().numpy()
 
     def act(self, view: MatchState) -> Action:
-        return self._best_action(view.state, self.q_values(view))
+        """The policy's one action: the hand's decisions replayed from an empty memory, as ``policies``
+        does, so that ``act`` and ``policy`` never part on a near tie (one LSTM step at a time and the
+        whole sequence at once round differently)."""
+        (action,) = self.policies([view])[0]
+        return action
 
     def policy(self, view: MatchState) -> Policy:
         return self.policies([view])[0]
