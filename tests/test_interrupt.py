@@ -34,11 +34,6 @@ def _gone(pid: int) -> bool:
     return status.rsplit(")", 1)[1].split()[0] == "Z"
 
 
-def _finished(log: Path) -> bool:
-    """An ACPC log ends with its ``SCORE`` line once the match is over."""
-    return log.exists() and "\nSCORE:" in log.read_text()
-
-
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_an_interrupted_run_keeps_its_finished_matches(tmp_path: Path, signum: signal.Signals) -> None:
     run = tmp_path / "run"
@@ -47,14 +42,15 @@ def test_an_interrupted_run_keeps_its_finished_matches(tmp_path: Path, signum: s
          "--concurrency", "1", "--quiet", "--no-plots", "--out", str(run)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
-    first = run / "seed1-a1.log"
+    names = ["seed1-a1", "seed1-a2", "seed2-a1", "seed2-a2"]
     deadline = time.monotonic() + 120
-    while not _finished(first):
-        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
-        time.sleep(0.05)
-    # The second match is being played (its log has hands) by two fresh agents.
-    second = run / "seed1-a2.log"
-    while not (second.exists() and "\nSTATE:" in second.read_text()) or len(agents := _children(process.pid)) < 2:
+    # One match finished, the next one being played (its log has hands) by two fresh agents.
+    while True:
+        texts = {name: (run / f"{name}.log").read_text() for name in names if (run / f"{name}.log").exists()}
+        finished = [name for name, text in texts.items() if "\nSCORE:" in text]
+        playing = [name for name, text in texts.items() if "\nSTATE:" in text and name not in finished]
+        if finished and playing and len(agents := _children(process.pid)) >= 2:
+            break
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
         time.sleep(0.02)
     if signum == signal.SIGINT:
@@ -66,7 +62,8 @@ def test_an_interrupted_run_keeps_its_finished_matches(tmp_path: Path, signum: s
     assert process.returncode == 128 + signum, err
     assert "Traceback" not in err and "Traceback" not in out
     assert err.strip().splitlines() == [
-        f"acpc-match: interrupted by {signum.name}: 1 of 4 matches finished; the report covers those (marked partial)"
+        f"acpc-match: interrupted by {signum.name}: {len(finished)} of 4 matches finished; "
+        "the report covers those (marked partial)"
     ]
     deadline = time.monotonic() + 10
     while not all(_gone(pid) for pid in agents):
@@ -75,10 +72,12 @@ def test_an_interrupted_run_keeps_its_finished_matches(tmp_path: Path, signum: s
 
     report = json.loads((run / "report.json").read_text())
     assert report["partial"] is True and report["interrupted_by"] == signum.name
-    assert [(m["seed"], m["a_seat"], m["hands"], m["finished"]) for m in report["matches"]] == [(1, 1, HANDS, True)]
-    assert report["unfinished_matches"] == ["seed1-a2", "seed2-a1", "seed2-a2"]
+    reported = [(f"seed{m['seed']}-a{m['a_seat']}", m["hands"], m["finished"]) for m in report["matches"]]
+    assert reported == [(name, HANDS, True) for name in finished]
+    assert report["unfinished_matches"] == [name for name in names if name not in finished]
     # The interrupted match's log keeps the hands it played, whole lines, without a SCORE line.
-    interrupted = (run / "seed1-a2.log").read_text()
+    (interrupted_name,) = playing
+    interrupted = (run / f"{interrupted_name}.log").read_text()
     assert interrupted.endswith("\n") and "\nSCORE:" not in interrupted
     assert interrupted.count("\nSTATE:") < HANDS
-    assert "seed1-a1" in out  # the table of the finished match
+    assert f"\n{len(finished)} matches, " in out  # the table of the finished match

@@ -103,7 +103,7 @@ class RunSpec:
     connect_timeout: float = 120.0
     """Seconds the started agents have to connect."""
     external_timeout: float = 600.0
-    """Seconds a match with an external bot waits for it to connect."""
+    """Seconds an external bot has to connect."""
 
     def __post_init__(self) -> None:
         if not self.game_file.isascii() or any(c.isspace() for c in self.game_file):
@@ -274,15 +274,14 @@ async def _connect(
 ) -> tuple[list[SeatChannel], str | None]:
     """Accept every seat's connection: the channels, or an error if an agent exits first or is too slow."""
     connections: list[socket.socket | None] = [None] * len(seats)
-    external = any(c.external for c in seats)
-    timeout = spec.external_timeout if external else spec.connect_timeout
-    deadline = trio.current_time() + timeout
+    timeouts = [spec.external_timeout if c.external else spec.connect_timeout for c in seats]
+    deadlines = [trio.current_time() + timeout for timeout in timeouts]
     error: str | None = None
 
     async with trio.open_nursery() as nursery:
 
         async def take(seat: int) -> None:
-            connections[seat] = await accept(listeners[seat], deadline)
+            connections[seat] = await accept(listeners[seat], deadlines[seat])
 
         async def watch(contestant: Contestant, process: trio.Process) -> None:
             nonlocal error
@@ -306,12 +305,12 @@ async def _connect(
     for connection in connections:
         if connection is not None:
             connection.close()
-    missing = ", ".join(
-        f"{seats[seat].name} (port {listeners[seat].getsockname()[1]})"
+    missing = "; ".join(
+        f"{seats[seat].name} did not connect to port {listeners[seat].getsockname()[1]} within {timeouts[seat]:g} s"
         for seat, c in enumerate(connections)
         if c is None
     )
-    return [], error or f"{missing} did not connect within {timeout:g} s"
+    return [], error or missing
 
 
 async def _reap(processes: Sequence[tuple[Contestant, trio.Process, Path]], grace: float = 10.0) -> None:
