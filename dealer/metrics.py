@@ -41,7 +41,7 @@ from acpc_arena.protocol.state import Action, State
 
 # A ``_created`` timestamp beside every counter and histogram doubles the series and says
 # nothing a dashboard uses; prometheus_client makes this a process-wide switch.
-disable_created_metrics()
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 _ACTION_NAMES = ("fold", "call", "raise")
 _RESPONSE_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)

@@ -33,7 +33,7 @@ def _exported_names() -> set[str]:
     registry, dealer = CollectorRegistry(), CollectorRegistry()
     RunMetrics(registry)
     DealerMetrics(dealer)  # acpc-dealer's, with its response histogram
-    names = set()
+    names: set[str] = set()
     suffixes = {"counter": ["_total"], "gauge": [""], "histogram": ["_bucket", "_count", "_sum"], "info": ["_info"]}
     for source in (registry, dealer):
         for family in source.collect():

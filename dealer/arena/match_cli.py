@@ -1,14 +1,16 @@
 """``acpc-match``: a duplicate run between two agents, with a report, a table and plots.
 
     acpc-match --a AGENT --b AGENT [--seeds 1,234,6666] [--hands 3000] [--game GAME]
-               [--out DIR] [--concurrency N] [--metrics-port PORT]
-               [--a-args ARGS] [--b-args ARGS] [--a-cmd CMD] [--b-cmd CMD]
-               [--a-external] [--b-external]
+               [--out DIR] [--concurrency N] [--metrics-port PORT] [--metrics-linger S]
+               [--metrics-push GATEWAY] [--a-args ARGS] [--b-args ARGS] [--a-cmd CMD]
+               [--b-cmd CMD] [--a-external] [--b-external] [--external-timeout S]
 
 For every seed, A plays B once in each seat with the same cards; each match starts
 its agents afresh and plays over TCP with this process's dealer. The output
 folder gets every match's ACPC log, ``report.json``, PNG plots, and the agents'
-standard error under ``agents/``; the table is printed at the end.
+standard error under ``agents/``; the table is printed at the end. Ctrl-C or
+SIGTERM ends the run: the finished matches are reported (``report.json`` marked
+partial) and every agent is stopped.
 """
 
 from __future__ import annotations
