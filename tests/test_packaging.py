@@ -9,6 +9,8 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 FOLDERS = ("protocol", "dealer", "agents", "models")
 
@@ -136,3 +138,25 @@ def test_console_scripts_are_declared() -> None:
     assert not [d for d in core if d.split(">")[0].split("=")[0] in OPTIONAL]
     assert any(d.startswith("torch") for d in extras["agents"])
     assert any(d.startswith("matplotlib") for d in extras["plots"])
+
+
+@pytest.mark.slow
+def test_a_core_install_in_a_fresh_venv_has_no_torch_and_plays(tmp_path: Path) -> None:
+    """``pip install acpc-arena`` without extras, in a venv of its own (no system site-packages):
+    pip resolves the core dependencies (from its cache or index), and a run and its report work."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
+    done = subprocess.run([*pip, str(REPO)], capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stderr[-3000:]
+    probe = "import importlib.util as u; print([n for n in ('torch', 'matplotlib') if u.find_spec(n)])"
+    found = subprocess.run([venv / "bin" / "python", "-c", probe], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "[]"
+    run = tmp_path / "run"
+    done = subprocess.run(
+        [venv / "bin" / "acpc-match", "--a", "rule", "--b", "random", "--seeds", "1", "--hands", "50", "--quiet",
+         "--out", str(run)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (run / "report.json").exists() and "matplotlib is not installed" in done.stderr
