@@ -6,7 +6,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install test test-slow lint match bench train data clean
+.PHONY: help install test test-slow lint match bench train data clean
+
+# `make help` lists the targets: the text after `##` on each target's line.
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 # `make match` plays a short duplicate run on shipped agents; override any of these:
 #   make match A=rule B=random SEEDS=1,234,6666 HANDS=3000 GAME=holdem.limit.2p.reverse_blinds
@@ -17,18 +21,30 @@ HANDS ?= 500
 GAME ?= holdem.limit.2p.reverse_blinds
 MATCH_ARGS ?=
 
-install: $(STAMP)
+# The torch that `make install` puts in .venv (when it has none): TORCH is the requirement,
+# TORCH_INDEX the package index it comes from (empty: pip's own settings, which find the
+# CPU wheel of /opt/wheels here). For example, CUDA 12.4 wheels:
+#   make install TORCH_INDEX=https://download.pytorch.org/whl/cu124
+# or CPU wheels from the PyTorch index: TORCH_INDEX=https://download.pytorch.org/whl/cpu.
+# TORCH=none installs no torch (the dealer, runner and report work without it).
+TORCH ?= torch==2.13.0
+TORCH_INDEX ?=
+
+install: $(STAMP) ## make .venv: the project (editable) with every extra, and torch (TORCH, TORCH_INDEX)
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@$(PY) -c 'import torch' 2>/dev/null || $(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[test,bench]'
+	@if [ "$(TORCH)" != none ]; then $(PY) -c 'import torch' 2>/dev/null \
+		|| $(PY) -m pip install --quiet '$(TORCH)' $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)); fi
+	$(PY) -m pip install --quiet -e '.[$(if $(filter none,$(TORCH)),plots,all),test,bench]'
+	@$(PY) -c 'import torch; print("make install: torch", torch.__version__, "with CUDA " + torch.version.cuda if torch.version.cuda else "(CPU only)")' \
+		2>/dev/null || echo "make install: no torch (TORCH=none): the neural agents are not available"
 	@touch $(STAMP)
 
-test: install
+test: install ## the test suite (a few minutes)
 	$(PY) -m pytest -q
 
-test-slow: install
+test-slow: install ## the long exhaustive tests
 	$(PY) -m pytest -q -m slow
 
 # `make lint` also type-checks (mypy, settings in pyproject.toml) the four packages, tests/
@@ -40,7 +56,7 @@ test-slow: install
 TYPECHECK := $(VENV)/typecheck
 PACKAGES := protocol dealer agents models
 
-lint: install
+lint: install ## ruff (check, format) and mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	@mkdir -p $(TYPECHECK)/acpc_arena
@@ -49,23 +65,24 @@ lint: install
 		README.md > $(TYPECHECK)/readme_doctests.py
 	MYPYPATH=$(TYPECHECK) $(VENV)/bin/mypy --explicit-package-bases $(TYPECHECK)/acpc_arena tests $(TYPECHECK)/readme_doctests.py
 
-match: install
+match: install ## a short duplicate run: A=rule B=random SEEDS=1,234 HANDS=500 GAME=... OUT=...
 	$(VENV)/bin/acpc-match --a $(A) --b $(B) --seeds $(SEEDS) --hands $(HANDS) --game $(GAME) \
 		$(if $(OUT),--out $(OUT)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(MATCH_ARGS)
 
-# `make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|nfq|poker_cnn|ensemble` retrains that agent's shipped checkpoints (TRAIN_ARGS
-# adds options). poker_cnn learns from the decision records that `make data` writes first.
-train: install
-	@test -n "$(AGENT)" || { echo "usage: make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|nfq|poker_cnn|ensemble [TRAIN_ARGS='--iterations N']"; exit 2; }
-	$(PY) -m acpc_arena.models.train $(AGENT) $(TRAIN_ARGS)
+# `make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|nfq|poker_cnn|ensemble` retrains that agent's checkpoints into runs/train/
+# (TRAIN_ARGS adds options); INSTALL=1 writes over the shipped ones in models/checkpoints/ instead.
+# poker_cnn learns from the decision records that `make data` writes first.
+train: install ## retrain an agent's checkpoints into runs/train: AGENT=cfr|... [INSTALL=1] [TRAIN_ARGS=...]
+	@test -n "$(AGENT)" || { echo "usage: make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|nfq|poker_cnn|ensemble [INSTALL=1] [TRAIN_ARGS='--iterations N']"; exit 2; }
+	$(VENV)/bin/acpc-train $(AGENT) $(if $(filter 1,$(INSTALL)),--install) $(TRAIN_ARGS)
 
 # `make data`: Poker-CNN's training set, the teacher's decisions in ACPC logs of its matches (runs/poker_cnn/;
 # DATA_ARGS adds options, e.g. DATA_ARGS='--logs LOG... --imitate NAME' to read other logs instead).
-data: install
+data: install ## Poker-CNN's training records (runs/poker_cnn/)
 	$(PY) -m acpc_arena.models.poker_cnn.data $(DATA_ARGS)
 
-bench: install
+bench: install ## benchmarks: SECTIONS='dealer runner ...' (default all)
 	$(PY) -m tests.bench $(SECTIONS)
 
-clean:
+clean: ## remove .venv and the caches
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache

@@ -26,7 +26,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--game", default=None, help="game definition file or shipped game name")
     parser.add_argument("--seed", type=int, default=None, help="seed of the agent's random choices")
     parser.add_argument("--name", default=None, help="name shown in the agent's messages")
-    cls = add_agent_options(parser, argv)
+    try:
+        cls = add_agent_options(parser, argv)
+    except ValueError as exc:  # an agent whose dependencies are not installed
+        sys.exit(f"ERROR: {exc}")
     args = parser.parse_args(argv)
     assert cls is not None
     options = {k: v for k, v in vars(args).items() if k not in ("agent", "host", "port", "game", "seed", "name")}

@@ -38,7 +38,14 @@ def agent_class(name: str) -> type[Agent]:
     except KeyError:
         raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}") from None
     module, _, attribute = target.partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    try:
+        return getattr(importlib.import_module(module), attribute)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.startswith("acpc_arena"):
+            raise
+        raise ValueError(
+            f"agent {name!r} needs {exc.name}, which is not installed (pip install 'acpc-arena[agents]')"
+        ) from None
 
 
 def add_agent_options(parser: argparse.ArgumentParser, argv: list[str]) -> type[Agent] | None:

@@ -8,7 +8,7 @@ file off/on (off by default), ``-a`` append to the log and transaction files (an
 replay the transaction file), ``--t_response MS``, ``--t_hand MS``,
 ``--t_per_hand MS``, ``--start_timeout MS``. Extras: ``--host`` (bind address,
 default 127.0.0.1; ``0.0.0.0`` to listen everywhere as the C dealer does),
-``--metrics-port PORT``, ``--log-format text|json|console``, ``--max-invalid N``,
+``--metrics-port PORT``, ``--metrics-linger SECONDS``, ``--log-format text|json|console``, ``--max-invalid N``,
 ``--batch-messages`` (hold the messages to a seat that is not to act until it
 must act: fewer system calls, but not when the C dealer sends them).
 
@@ -25,11 +25,13 @@ import os
 import re
 import socket
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
 import trio
+from prometheus_client import CollectorRegistry
 
 from acpc_arena.dealer.console import ConsoleObserver
 from acpc_arena.dealer.events import EventObserver, make_logger
@@ -65,6 +67,7 @@ USAGE = """usage: dealer matchName gameDefFile #Hands rngSeed p1name p2name ... 
 extras of acpc-dealer:
   --host ADDRESS bind address [default 127.0.0.1]
   --metrics-port PORT serve Prometheus metrics on /metrics
+  --metrics-linger SECONDS keep serving the final metrics this long after the match [default 0]
   --log-format text|json|console standard error as the C dealer's lines [text] or structured events
   --max-invalid N end the match after N invalid actions by one seat [default unlimited]
   --batch-messages hold messages to a seat until it must act [default: send each at once]
@@ -91,6 +94,11 @@ class Options:
     metrics_port: int | None
     log_format: str
     batch_messages: bool = False
+    metrics_linger: float = 0.0
+
+
+class HelpRequested(Exception):
+    """``-h`` or ``--help``: the usage goes to standard output and the exit status is 0."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -150,7 +158,19 @@ def _ports(text: str) -> list[int]:
     return ports
 
 
+def _seconds(text: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"invalid {what} {text}") from None
+    if not 0 <= value < math.inf:
+        raise UsageError(f"invalid {what} {text}")
+    return value
+
+
 def parse_args(argv: list[str]) -> Options:
+    if any(arg in ("-h", "--help") for arg in argv):
+        raise HelpRequested
     parser = _Parser(prog="acpc-dealer", add_help=False)
     parser.add_argument("positional", nargs="*")
     parser.add_argument("-f", dest="fixed", action="store_true")
@@ -167,6 +187,7 @@ def parse_args(argv: list[str]) -> Options:
     parser.add_argument("--start_timeout", default="-1")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--metrics-port", dest="metrics_port", default=None)
+    parser.add_argument("--metrics-linger", dest="metrics_linger", default="0")
     parser.add_argument("--log-format", dest="log_format", default="text", choices=["text", "json", "console"])
     parser.add_argument("--max-invalid", dest="max_invalid", default=str(UINT32_MAX))
     parser.add_argument("--batch-messages", dest="batch_messages", action="store_true")
@@ -221,6 +242,7 @@ def parse_args(argv: list[str]) -> Options:
         metrics_port=None if args.metrics_port is None else _uint(args.metrics_port, "--metrics-port", high=65535),
         log_format=args.log_format,
         batch_messages=args.batch_messages,
+        metrics_linger=_seconds(args.metrics_linger, "--metrics-linger"),
     )
 
 
@@ -348,7 +370,7 @@ async def serve(options: Options) -> int:
 
 def _serve_metrics(port: int, host: str, listeners: list[socket.socket]) -> MetricsObserver:
     """Start the Prometheus endpoint; on failure close the listeners and raise ``_StartError``."""
-    metrics = DealerMetrics()
+    metrics = DealerMetrics(CollectorRegistry())
     try:
         metrics.serve(port, host)
     except OSError as exc:
@@ -362,6 +384,9 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     try:
         options = parse_args(argv)
+    except HelpRequested:
+        sys.stdout.write(f"{__doc__.strip()}\n\n{USAGE}")
+        sys.exit(0)
     except UsageError as exc:
         if str(exc):
             print(f"ERROR: {exc}", file=sys.stderr)
@@ -370,6 +395,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(1)
     try:
         status = trio.run(serve, options)
+        if options.metrics_port is not None and options.metrics_linger > 0:
+            time.sleep(options.metrics_linger)  # a last scrape of the final values
     except KeyboardInterrupt:
         status = 130
     sys.exit(status)

@@ -1,7 +1,11 @@
 """``make train AGENT=...``: retrain a shipped checkpoint from scratch with this project's own code.
 
-    python -m acpc_arena.models.train cfr [--iterations N] [--deals K]
-    python -m acpc_arena.models.train cfr-nl [--iterations N] [--deals K]
+    acpc-train cfr [--iterations N] [--deals K]          (the same as python -m acpc_arena.models.train)
+    acpc-train cfr-nl [--iterations N] [--deals K]
+
+The checkpoints are written under ``--out-dir`` (default ``runs/train``), never over the
+shipped ones unless ``--install`` is given (``make train AGENT=... INSTALL=1``); the
+command prints how to install what it wrote.
 
 - ``cfr``: chance-sampled CFR+ (``mccfr``) on ``holdem.limit.2p.reverse_blinds``:
   ``cfr-ehs2`` (the default agent: ``ehs2-50-50-50``, ``--ehs2-iterations``,
@@ -41,8 +45,22 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from acpc_arena.models.checkpoints import checkpoint_path
+from acpc_arena.models import checkpoints
+
+OUT_DIR: Path | None = Path("runs/train")
+"""Where training writes its checkpoints; None: over the shipped ones (``--install``). Set by ``main``."""
+
+
+def checkpoint_path(name: str) -> Path:
+    """Where training writes checkpoint ``name`` (``.npz``; the networks change the suffix)."""
+    shipped = checkpoints.checkpoint_path(name)
+    if OUT_DIR is None:
+        return shipped
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    return OUT_DIR / shipped.name
+
 
 HOLDEM = "holdem.limit.2p.reverse_blinds"
 EHS2_ITERATIONS = 8000
@@ -175,7 +193,8 @@ def train_ensemble(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m acpc_arena.models.train", description=__doc__.split("\n\n")[0])
+    global OUT_DIR
+    parser = argparse.ArgumentParser(prog="acpc-train", description=__doc__.split("\n\n")[0])
     parser.add_argument("agent", choices=["cfr", "cfr-nl", "lstm_dqn", "dqn", "nfq", "poker_cnn", "ensemble"])
     parser.add_argument(
         "--iterations", type=int, default=None, help=f"9-bucket CFR iterations (default 8000; cfr-nl {NL_ITERATIONS})"
@@ -213,8 +232,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--generations", type=int, default=None, help="ensemble generations per network (16)")
     parser.add_argument("--base-deals", type=int, default=None, help="ensemble base network's deals per opponent (24)")
     parser.add_argument("--library-hands", type=int, default=None, help="ensemble library hands per style (2000)")
-    parser.add_argument("--out", default=None, help="where to save (default: the shipped checkpoint)")
+    parser.add_argument("--out", default=None, help="where to save (default: under --out-dir)")
+    parser.add_argument(
+        "--out-dir", type=Path, default=OUT_DIR, help="folder of the checkpoints trained (default runs/train)"
+    )
+    parser.add_argument(
+        "--install", action="store_true", help="write over the shipped checkpoints in models/checkpoints/"
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    OUT_DIR = None if args.install else args.out_dir
+    redirected = OUT_DIR is not None and args.out is None
+    if args.agent == "ensemble" and redirected:
+        args.out = str(OUT_DIR)
     if args.agent == "cfr":
         train_cfr(args.iterations or 8000, args.deals or 64, args.ehs2_iterations, args.only)
     elif args.agent == "cfr-nl":
@@ -227,6 +256,11 @@ def main(argv: list[str] | None = None) -> None:
         train_ensemble(args)
     else:
         train_q(args.agent, args.preset, args.hands, args.reward, args.out, args.seed, args.pool, args.threads)
+    if redirected:
+        print(
+            f"the shipped checkpoints are unchanged; to use these, copy them from {OUT_DIR}/ into "
+            f"{checkpoints.FOLDER}/ or train again with --install (make train AGENT={args.agent} INSTALL=1)"
+        )
 
 
 if __name__ == "__main__":

@@ -622,6 +622,9 @@ SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
 
 def main(argv: list[str]) -> None:
     chosen = argv or list(SECTIONS)
+    unknown = [name for name in chosen if name not in SECTIONS]
+    if unknown:
+        sys.exit(f"bench: no section {', '.join(unknown)}; the sections: {' '.join(SECTIONS)}")
     rows: list[Row] = []
     for name in chosen:
         for row in SECTIONS[name]():

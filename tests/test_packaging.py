@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FOLDERS = ("protocol", "dealer", "agents", "models")
@@ -59,3 +63,100 @@ def test_generic_names_are_not_importable_outside_the_repository(tmp_path: Path)
         [sys.executable, "-c", "import acpc_arena.protocol.game"], cwd=tmp_path, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
+
+
+CORE_MODULES = (
+    "acpc_arena.dealer.cli",
+    "acpc_arena.dealer.metrics",
+    "acpc_arena.dealer.arena.match_cli",
+    "acpc_arena.dealer.arena.runner",
+    "acpc_arena.dealer.arena.report_cli",
+    "acpc_arena.agents.cli",
+    "acpc_arena.agents.baselines",
+)
+OPTIONAL = ("torch", "matplotlib")
+
+
+def test_the_core_modules_import_neither_torch_nor_matplotlib() -> None:
+    probe = (
+        "import importlib, sys\n"
+        "for name in sys.argv[1:]: importlib.import_module(name)\n"
+        f"print(sorted(n for n in {OPTIONAL!r} if n in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", probe, *CORE_MODULES], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def _without_extras(tmp_path: Path) -> dict[str, str]:
+    """An environment whose Python finds neither torch nor matplotlib (as installed without the extras)."""
+    blocker = tmp_path / "blocker"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text(
+        f"import sys\nfor name in {OPTIONAL!r}:\n    sys.modules[name] = None  # importing it: ModuleNotFoundError\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(blocker)}
+    for name in OPTIONAL:
+        probe = subprocess.run([sys.executable, "-c", f"import {name}"], env=env, capture_output=True, text=True)
+        assert probe.returncode == 1 and "ModuleNotFoundError" in probe.stderr
+    return env
+
+
+def test_dealer_runner_and_report_work_without_torch_and_matplotlib(tmp_path: Path) -> None:
+    env = _without_extras(tmp_path)
+    bin_dir = Path(sys.executable).parent
+    run = tmp_path / "run"
+    done = subprocess.run(
+        [bin_dir / "acpc-match", "--a", "rule", "--b", "random", "--seeds", "1", "--hands", "50", "--quiet",
+         "--out", str(run)],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "acpc-match: no plots: matplotlib is not installed (pip install 'acpc-arena[plots]')\n"
+    assert "report and logs in" in done.stdout and (run / "report.json").exists()
+    assert not list(run.glob("*.png"))
+    logs = sorted(str(path) for path in run.glob("*.log"))
+    done = subprocess.run([bin_dir / "acpc-report", *logs], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "duplicate" in done.stdout
+    done = subprocess.run([bin_dir / "acpc-dealer", "--help"], env=env, capture_output=True, text=True)
+    assert done.returncode == 0 and "matchName" in done.stdout
+
+
+def test_a_neural_agent_without_torch_names_the_extra(tmp_path: Path) -> None:
+    env = _without_extras(tmp_path)
+    agent = Path(sys.executable).parent / "acpc-agent"
+    done = subprocess.run([agent, "dqn", "127.0.0.1", "1"], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr == "ERROR: agent 'dqn' needs torch, which is not installed (pip install 'acpc-arena[agents]')\n"
+
+
+def test_console_scripts_are_declared() -> None:
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["acpc-train"] == "acpc_arena.models.train:main"
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    core = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert not [d for d in core if d.split(">")[0].split("=")[0] in OPTIONAL]
+    assert any(d.startswith("torch") for d in extras["agents"])
+    assert any(d.startswith("matplotlib") for d in extras["plots"])
+
+
+@pytest.mark.slow
+def test_a_core_install_in_a_fresh_venv_has_no_torch_and_plays(tmp_path: Path) -> None:
+    """``pip install acpc-arena`` without extras, in a venv of its own (no system site-packages):
+    pip resolves the core dependencies (from its cache or index), and a run and its report work."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
+    done = subprocess.run([*pip, str(REPO)], capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stderr[-3000:]
+    probe = "import importlib.util as u; print([n for n in ('torch', 'matplotlib') if u.find_spec(n)])"
+    found = subprocess.run([venv / "bin" / "python", "-c", probe], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "[]"
+    run = tmp_path / "run"
+    done = subprocess.run(
+        [venv / "bin" / "acpc-match", "--a", "rule", "--b", "random", "--seeds", "1", "--hands", "50", "--quiet",
+         "--out", str(run)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (run / "report.json").exists() and "matplotlib is not installed" in done.stderr

@@ -1,14 +1,16 @@
 """``acpc-match``: a duplicate run between two agents, with a report, a table and plots.
 
     acpc-match --a AGENT --b AGENT [--seeds 1,234,6666] [--hands 3000] [--game GAME]
-               [--out DIR] [--concurrency N] [--metrics-port PORT]
-               [--a-args ARGS] [--b-args ARGS] [--a-cmd CMD] [--b-cmd CMD]
-               [--a-external] [--b-external]
+               [--out DIR] [--concurrency N] [--metrics-port PORT] [--metrics-linger S]
+               [--metrics-push GATEWAY] [--a-args ARGS] [--b-args ARGS] [--a-cmd CMD]
+               [--b-cmd CMD] [--a-external] [--b-external] [--external-timeout S]
 
 For every seed, A plays B once in each seat with the same cards; each match starts
 its agents afresh and plays over TCP with this process's dealer. The output
 folder gets every match's ACPC log, ``report.json``, PNG plots, and the agents'
-standard error under ``agents/``; the table is printed at the end.
+standard error under ``agents/``; the table is printed at the end. Ctrl-C or
+SIGTERM ends the run: the finished matches are reported (``report.json`` marked
+partial) and every agent is stopped.
 """
 
 from __future__ import annotations
@@ -19,17 +21,27 @@ import json
 import os
 import platform
 import shlex
+import signal
 import sys
 import time
 from importlib import metadata
 from pathlib import Path
 
+import numpy as np
 import trio
+from prometheus_client import CollectorRegistry
 from tqdm import tqdm
 
 from acpc_arena.agents.registry import AGENTS
-from acpc_arena.dealer.arena.plots import plot_run
-from acpc_arena.dealer.arena.report import LoggedMatch, Report, build_report, format_table, read_log
+from acpc_arena.dealer.arena.report import (
+    Estimate,
+    LoggedMatch,
+    Report,
+    build_report,
+    estimate,
+    format_table,
+    read_log,
+)
 from acpc_arena.dealer.arena.runner import Contestant, MatchOutcome, MatchSpec, RunObserver, RunSpec, run_matches
 from acpc_arena.dealer.match import (
     DEFAULT_T_HAND_MS,
@@ -56,9 +68,32 @@ def _seeds(text: str) -> tuple[int, ...]:
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number above 0: {text!r}") from None
     if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text}")
+        raise argparse.ArgumentTypeError(f"must be a whole number above 0: {text!r}")
+    return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535: {text!r}") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535: {text!r}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more: {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more: {text!r}")
     return value
 
 
@@ -77,7 +112,27 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--game", default="holdem.limit.2p.reverse_blinds", help="game file or shipped game")
     p.add_argument("--out", type=Path, default=None, help="output folder (default matches/<time>-<a>-vs-<b>)")
     p.add_argument("--concurrency", type=_positive, default=max(1, os.cpu_count() or 1), help="matches at once")
-    p.add_argument("--metrics-port", type=int, default=None, help="serve Prometheus metrics on this port")
+    p.add_argument("--metrics-port", type=_port, default=None, help="serve Prometheus metrics on this port")
+    p.add_argument(
+        "--metrics-linger",
+        type=_seconds,
+        default=0.0,
+        metavar="SECONDS",
+        help="keep serving the final metrics this long after the run, for a last scrape",
+    )
+    p.add_argument(
+        "--metrics-push",
+        metavar="GATEWAY",
+        default=None,
+        help="push the final metrics to this Prometheus Pushgateway (host:port or URL) as job acpc-match",
+    )
+    p.add_argument(
+        "--external-timeout",
+        type=_seconds,
+        default=600.0,
+        metavar="SECONDS",
+        help="how long an --a-external/--b-external match waits for its bots to connect (default 600)",
+    )
     p.add_argument("--host", default="127.0.0.1", help="address the dealer listens on")
     p.add_argument(
         "--t-response", type=_positive, default=DEFAULT_T_RESPONSE_MS, help="ms per response (ACPC --t_response)"
@@ -111,15 +166,20 @@ class _Progress(MatchObserver):
 
     def __init__(self, run: CliObserver, match: MatchSpec) -> None:
         self.run = run
+        self.match = match
         self.a_seat = match.a_seat
 
     def hand_finished(self, config: MatchConfig, state: State, values: list[float], totals: list[float]) -> None:
-        self.run.hand(values[config.player_of_seat(state.hand_id, self.a_seat)])
+        self.run.hand(self.match, values[config.player_of_seat(state.hand_id, self.a_seat)])
 
     def action_taken(self, seat: int, action: Action, seconds: float) -> None:
         if self.run.metrics is not None:
             name = self.run.names[0] if seat == self.a_seat else self.run.names[1]
             self.run.metrics.action.labels(name).observe(seconds)
+
+
+DUPLICATE_EVERY = 100
+"""The duplicate gauges are recomputed every this many new hand pairs (and set from the report at the end)."""
 
 
 class CliObserver(RunObserver):
@@ -135,8 +195,15 @@ class CliObserver(RunObserver):
         self.chips = 0.0
         self.big_blind = spec.game.big_blind
         self.failures: list[str] = []
+        self.finished: list[MatchOutcome] = []
+        self._notes_told: set[str] = set()
+        self._a_values: dict[tuple[int, int], list[float]] = {}
+        self._pairs: list[float] = []
+        self._pairs_shown = 0
+        if metrics is not None:
+            metrics.start(*self.names, spec.game_file, spec.seeds, spec.hands, len(spec.matches()))
 
-    def hand(self, value_a: float) -> None:
+    def hand(self, match: MatchSpec, value_a: float) -> None:
         self.hands += 1
         self.chips += value_a
         mbb = 1000 * self.chips / self.hands / self.big_blind
@@ -146,23 +213,47 @@ class CliObserver(RunObserver):
         if self.metrics is not None:
             self.metrics.hands.labels(*self.names).inc()
             self.metrics.mbb.labels(*self.names).set(mbb)
+            self._pair(match, value_a)
+
+    def _pair(self, match: MatchSpec, value_a: float) -> None:
+        """Hand *i* of a seed's two seatings makes a duplicate pair once both are played."""
+        mine = self._a_values.setdefault((match.seed, match.a_seat), [])
+        other = self._a_values.get((match.seed, 1 - match.a_seat), [])
+        mine.append(value_a)
+        index = len(mine) - 1
+        if index < len(other):
+            self._pairs.append((value_a + other[index]) / 2)
+        if len(self._pairs) - self._pairs_shown >= DUPLICATE_EVERY:
+            self.set_duplicate(estimate(np.array(self._pairs), self.big_blind))
+
+    def set_duplicate(self, figure: Estimate) -> None:
+        """The duplicate gauges: A's mbb/h, its 95% interval and the number of pairs."""
+        assert self.metrics is not None
+        self._pairs_shown = figure.samples
+        self.metrics.duplicate_pairs.labels(*self.names).set(figure.samples)
+        if figure.samples:
+            self.metrics.duplicate.labels(*self.names).set(figure.mbb_per_hand)
+            self.metrics.duplicate_low.labels(*self.names).set(figure.ci95[0])
+            self.metrics.duplicate_high.labels(*self.names).set(figure.ci95[1])
 
     def match_started(self, match: MatchSpec, config: MatchConfig) -> list[MatchObserver]:
         observers: list[MatchObserver] = [_Progress(self, match)]
         if self.metrics is not None:
             self.metrics.running.labels(*self.names).inc()
-            observers.append(MetricsObserver(self.metrics.dealer))
+            observers.append(MetricsObserver(self.metrics.dealer, forget=True))
         return observers
 
     def external_waiting(self, match: MatchSpec, contestant: Contestant, host: str, port: int) -> None:
         tqdm.write(
             f"{contestant.name}: connect an ACPC bot to {host} {port} "
-            f"(match {match.name}, {contestant.label.upper()} in seat {match.seat_of(contestant.label) + 1})",
+            f"(match {match.name}, {contestant.label.upper()} in seat {match.seat_of(contestant.label) + 1}; "
+            f"waiting up to {self.spec.external_timeout:g} s, --external-timeout)",
             file=sys.stdout,
         )
         sys.stdout.flush()
 
     def match_finished(self, outcome: MatchOutcome) -> None:
+        self.finished.append(outcome)
         result: MatchResult | None = outcome.result
         if self.metrics is not None:
             if result is not None:
@@ -176,10 +267,13 @@ class CliObserver(RunObserver):
                 if result.error.kind == "timeout":
                     self.metrics.timeouts.labels(agent).inc()
         if outcome.error is not None:
-            notes = "; ".join(outcome.agent_notes)
-            text = f"match {outcome.spec.name} failed: {outcome.error}" + (f" [{notes}]" if notes else "")
+            # An agent's note (its usage text, its traceback) is told once, not once a match.
+            notes = [note for note in outcome.agent_notes if note not in self._notes_told]
+            self._notes_told.update(notes)
+            text = f"match {outcome.spec.name} failed: {outcome.error}" + (f" [{'; '.join(notes)}]" if notes else "")
             self.failures.append(text)
-            self.bar.write(text)
+            if not self.bar.disable:  # told as it happens beside the bar; the summary tells it again
+                self.bar.write(text)
 
 
 def _versions() -> dict[str, str]:
@@ -220,7 +314,7 @@ def run(argv: list[str]) -> int:
         spec = RunSpec(
             a=a, b=b, game_file=args.game, game=game, game_path=game_path, seeds=args.seeds, hands=args.hands,
             out_dir=out_dir, concurrency=concurrency, host=args.host, t_response_ms=args.t_response,
-            t_hand_ms=args.t_hand, t_per_hand_ms=args.t_per_hand,
+            t_hand_ms=args.t_hand, t_per_hand_ms=args.t_per_hand, external_timeout=args.external_timeout,
         )  # fmt: skip
         (out_dir / "agents").mkdir(parents=True, exist_ok=True)
     except ValueError as exc:
@@ -230,26 +324,65 @@ def run(argv: list[str]) -> int:
         print(f"acpc-match: cannot make the output folder {out_dir}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     metrics = None
-    if args.metrics_port is not None:
-        metrics = RunMetrics()
+    if args.metrics_port is not None or args.metrics_push:
+        metrics = RunMetrics(CollectorRegistry())
+    if metrics is not None and args.metrics_port is not None:
         try:
             metrics.serve(args.metrics_port, args.host)
         except OSError as exc:
             print(f"acpc-match: could not serve metrics on port {args.metrics_port}: {exc}", file=sys.stderr)
             return 2
     observer = CliObserver(spec, metrics, args.quiet)
+    status = _play_and_report(spec, observer, argv, args.no_plots, args.quiet)
+    if metrics is not None:
+        _last_metrics(metrics, args)
+    return status
+
+
+async def _play_run(spec: RunSpec, observer: CliObserver) -> int | None:
+    """Play the run; returns the signal (SIGINT, SIGTERM) that interrupted it, or None.
+
+    On a signal the matches being played are cancelled: their agents are stopped and
+    their logs keep the hands played; the finished matches are in ``observer.finished``.
+    """
+    interrupted: int | None = None
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                nonlocal interrupted
+                async for signum in signals:
+                    interrupted = signum
+                    nursery.cancel_scope.cancel()
+                    return
+
+            nursery.start_soon(watch)
+            await run_matches(spec, observer)
+            nursery.cancel_scope.cancel()
+    return interrupted
+
+
+def _play_and_report(spec: RunSpec, observer: CliObserver, argv: list[str], no_plots: bool, quiet: bool) -> int:
+    """Play the run, then write and print its report; returns the exit status."""
     started = time.time()
-    outcomes = trio.run(run_matches, spec, observer)
+    interrupted = trio.run(_play_run, spec, observer)
     observer.bar.close()
     elapsed = time.time() - started
-    logged = _logged_matches(outcomes, game, observer.failures)
+    order = {match: index for index, match in enumerate(spec.matches())}
+    outcomes = sorted(observer.finished, key=lambda outcome: order[outcome.spec])
+    unfinished = [match.name for match in spec.matches() if match not in {o.spec for o in outcomes}]
+    stopped = ""
+    if interrupted is not None:
+        name = signal.Signals(interrupted).name
+        stopped = f"acpc-match: interrupted by {name}: {len(outcomes)} of {len(order)} matches finished"
+    logged = _logged_matches(outcomes, spec.game, observer.failures)
     if not logged:
-        print("acpc-match: no match played a hand", file=sys.stderr)
+        print(stopped or "acpc-match: no match played a hand", file=sys.stderr)
         for failure in observer.failures:
             print(failure, file=sys.stderr)
-        return 1
+        return 128 + interrupted if interrupted is not None else 1
     report = build_report(
-        logged, a=a.name, errors={o.log: o.error for o in outcomes if o.error}, progress=not args.quiet
+        logged, a=spec.a.name, errors={o.log: o.error for o in outcomes if o.error}, progress=not quiet
     )
     hands = sum(len(match.hands) for match in logged)
     report.extra = {
@@ -257,18 +390,45 @@ def run(argv: list[str]) -> int:
         "versions": _versions(),
         "elapsed_seconds": round(elapsed, 3),
         "hands_per_second": round(hands / max(elapsed, 1e-9), 1),
-        "concurrency": concurrency,
+        "concurrency": spec.concurrency,
         "failed": observer.failures,
+        "partial": interrupted is not None,
     }
-    problems = _save(report, out_dir, plots=not args.no_plots)
+    if interrupted is not None:
+        report.extra["interrupted_by"] = signal.Signals(interrupted).name
+        report.extra["unfinished_matches"] = unfinished
+    if observer.metrics is not None:
+        observer.set_duplicate(report.duplicate)
+    problems = _save(report, spec.out_dir, plots=not no_plots)
     print(format_table(report))
-    saved = "logs" if problems else "report, logs and plots" if not args.no_plots else "report and logs"
-    print(f"\n{len(logged)} matches, {report.extra['hands_per_second']} hands/s; {saved} in {out_dir}")
+    saved = "logs" if problems else "report, logs and plots" if "plots" in report.extra else "report and logs"
+    print(f"\n{len(logged)} matches, {report.extra['hands_per_second']} hands/s; {saved} in {spec.out_dir}")
     for failure in observer.failures:
         print(failure)
     for problem in problems:
         print(problem, file=sys.stderr)
+    if interrupted is not None:
+        print(f"{stopped}; the report covers those (marked partial)", file=sys.stderr)
+        return 128 + interrupted
     return 1 if observer.failures or problems else 0
+
+
+def _last_metrics(metrics: RunMetrics, args: argparse.Namespace) -> None:
+    """The final values outlive the run: pushed to a Pushgateway, and served ``--metrics-linger`` seconds more."""
+    if args.metrics_push:
+        try:
+            metrics.push(args.metrics_push)
+        except (OSError, ValueError) as exc:
+            print(f"acpc-match: could not push the metrics to {args.metrics_push}: {exc}", file=sys.stderr)
+    if args.metrics_linger > 0:
+        print(
+            f"acpc-match: serving the final metrics on http://{args.host}:{args.metrics_port}/metrics "
+            f"for {args.metrics_linger:g} s",
+            file=sys.stderr,
+            flush=True,
+        )
+        with contextlib.suppress(KeyboardInterrupt):
+            time.sleep(args.metrics_linger)
 
 
 def _logged_matches(outcomes: list[MatchOutcome], game: Game, failures: list[str]) -> list[LoggedMatch]:
@@ -293,6 +453,14 @@ def _save(report: Report, out_dir: Path, plots: bool) -> list[str]:
     problems = []
     if plots:
         try:
+            from acpc_arena.dealer.arena.plots import plot_run  # matplotlib: the [plots] extra
+        except ModuleNotFoundError as exc:
+            print(
+                f"acpc-match: no plots: {exc.name} is not installed (pip install 'acpc-arena[plots]')", file=sys.stderr
+            )
+            plots = False
+    if plots:
+        try:
             report.extra["plots"] = [str(p) for p in plot_run(report, out_dir)]
         except OSError as exc:
             problems.append(f"acpc-match: could not write the plots: {exc.strerror or exc}")
@@ -304,7 +472,12 @@ def _save(report: Report, out_dir: Path, plots: bool) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    sys.exit(run(sys.argv[1:] if argv is None else argv))
+    try:
+        status = run(sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt:  # before the matches start, or while the report is built
+        print("\nacpc-match: interrupted", file=sys.stderr)
+        status = 130
+    sys.exit(status)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ import sys
 from pathlib import Path
 
 from acpc_arena.dealer.arena.phh import export_log
-from acpc_arena.dealer.arena.plots import plot_run
 from acpc_arena.dealer.arena.report import (
     build_player_report,
     build_report,
@@ -65,7 +64,11 @@ def main(argv: list[str] | None = None) -> None:
     problems = []
     if args.plots:
         try:
+            from acpc_arena.dealer.arena.plots import plot_run  # matplotlib: the [plots] extra
+
             report.extra["plots"] = [str(path) for path in plot_run(report, args.plots)]
+        except ModuleNotFoundError as exc:
+            problems.append(f"cannot write the plots: {exc.name} is not installed (pip install 'acpc-arena[plots]')")
         except OSError as exc:
             problems.append(f"cannot write the plots into {args.plots}: {exc.strerror or exc}")
     if args.json:

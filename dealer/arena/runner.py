@@ -101,6 +101,9 @@ class RunSpec:
     t_hand_ms: int = DEFAULT_T_HAND_MS
     t_per_hand_ms: int = DEFAULT_T_PER_HAND_MS
     connect_timeout: float = 120.0
+    """Seconds the started agents have to connect."""
+    external_timeout: float = 600.0
+    """Seconds an external bot has to connect."""
 
     def __post_init__(self) -> None:
         if not self.game_file.isascii() or any(c.isspace() for c in self.game_file):
@@ -186,6 +189,8 @@ async def _play_one(spec: RunSpec, match: MatchSpec, outcome: MatchOutcome, obse
     listeners = [open_listener(spec.host) for _ in seats]
     processes: list[tuple[Contestant, trio.Process, Path]] = []
     channels: list[SeatChannel] = []
+    culprit: Contestant | None = None
+    cancelled = False
     try:
         for contestant, listener in zip(seats, listeners, strict=True):
             port = listener.getsockname()[1]
@@ -194,11 +199,14 @@ async def _play_one(spec: RunSpec, match: MatchSpec, outcome: MatchOutcome, obse
                 continue
             err_path = spec.out_dir / "agents" / f"{match.name}-{contestant.label}.err"
             with open(err_path, "wb") as err:
+                # A session of its own: a Ctrl-C in the terminal reaches the runner alone,
+                # which then ends its matches and stops the agents itself.
                 process = await trio.lowlevel.open_process(
                     contestant.command_line(spec.host, port, spec.game_path, match.seed),
                     stdin=subprocess.DEVNULL,
                     stdout=err,
                     stderr=err,
+                    start_new_session=True,
                 )
             processes.append((contestant, process, err_path))
         channels, outcome.error = await _connect(spec, seats, listeners, processes)
@@ -225,18 +233,33 @@ async def _play_one(spec: RunSpec, match: MatchSpec, outcome: MatchOutcome, obse
         if outcome.result.error is not None:
             error = outcome.result.error
             outcome.error = f"{error!s} ({seats[error.seat].name})"
+            culprit = seats[error.seat]
+    except trio.Cancelled:
+        cancelled = True
+        raise
     finally:
-        for listener in listeners:
-            listener.close()
-        for channel in channels:
-            await channel.aclose()
-        await _reap(processes)
+        # Shielded: an interrupted run (Ctrl-C) still closes the connections and stops the agents.
+        with trio.CancelScope(shield=True):
+            for listener in listeners:
+                listener.close()
+            for channel in channels:
+                await channel.aclose()
+            await _reap(processes, grace=1.0 if cancelled else 10.0)
         if outcome.error is not None:
-            _note_agents(outcome, processes)
+            _note_agents(outcome, processes, culprit)
 
 
-def _note_agents(outcome: MatchOutcome, processes: Sequence[tuple[Contestant, trio.Process, Path]]) -> None:
+def _note_agents(
+    outcome: MatchOutcome, processes: Sequence[tuple[Contestant, trio.Process, Path]], culprit: Contestant | None
+) -> None:
+    """The failed agents' exit status and last lines of standard error.
+
+    When a seat's failure ended the match, only that agent is told: its opponent's
+    "connection lost" after the dealer hung up is noise.
+    """
     for contestant, process, err_path in processes:
+        if culprit is not None and contestant is not culprit:
+            continue
         tail = _tail(err_path)
         status = process.returncode
         if status not in (0, None) or tail:
@@ -251,14 +274,14 @@ async def _connect(
 ) -> tuple[list[SeatChannel], str | None]:
     """Accept every seat's connection: the channels, or an error if an agent exits first or is too slow."""
     connections: list[socket.socket | None] = [None] * len(seats)
-    external = any(c.external for c in seats)
-    deadline = float("inf") if external else trio.current_time() + spec.connect_timeout
+    timeouts = [spec.external_timeout if c.external else spec.connect_timeout for c in seats]
+    deadlines = [trio.current_time() + timeout for timeout in timeouts]
     error: str | None = None
 
     async with trio.open_nursery() as nursery:
 
         async def take(seat: int) -> None:
-            connections[seat] = await accept(listeners[seat], deadline)
+            connections[seat] = await accept(listeners[seat], deadlines[seat])
 
         async def watch(contestant: Contestant, process: trio.Process) -> None:
             nonlocal error
@@ -282,8 +305,12 @@ async def _connect(
     for connection in connections:
         if connection is not None:
             connection.close()
-    missing = ", ".join(seats[seat].name for seat, c in enumerate(connections) if c is None)
-    return [], error or f"{missing} did not connect within {spec.connect_timeout:g} s"
+    missing = "; ".join(
+        f"{seats[seat].name} did not connect to port {listeners[seat].getsockname()[1]} within {timeouts[seat]:g} s"
+        for seat, c in enumerate(connections)
+        if c is None
+    )
+    return [], error or missing
 
 
 async def _reap(processes: Sequence[tuple[Contestant, trio.Process, Path]], grace: float = 10.0) -> None:
