@@ -494,6 +494,7 @@ def _allin_valuation(cache: Path) -> Row:
             boards = unseen[equity._index_combinations(len(unseen), 5)]
             equity.expected_showdown_values(rank_hands_of_players(boards, holes), [20000, 20000], [False, False])
 
+    equity._index_combinations(48, 5)  # built once per process, in neither figure
     t_plain = _best_of(1, enumerate_boards) / len(deals)
     t_first = _best_of(1, lambda: [equity.PreflopTable(game).equity(d[:2], d[2:]) for d in deals]) / len(deals)
     t_table = _best_of(3, lambda: [equity.PreflopTable(game).equity(d[:2], d[2:]) for d in deals]) / len(deals)
