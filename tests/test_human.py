@@ -117,3 +117,20 @@ def test_a_person_plays_three_hands_of_no_limit_through_a_terminal(tmp_path: Pat
     assert "WARNING" not in screen  # nothing sent needed fixing
     won = re.findall(r"you (won|lost) (\d+)", screen)
     assert len(won) == 3
+
+
+def test_entries_in_a_limit_game() -> None:
+    from acpc_arena.agents.human import read_entry
+    from acpc_arena.protocol.game import load_game
+    from acpc_arena.protocol.state import CALL_ACTION, LIMIT_RAISE_ACTION, State
+
+    state = State(load_game("holdem.limit.2p.reverse_blinds"))  # the small blind (5 of 10) to act
+    assert read_entry("r\n", state) == (LIMIT_RAISE_ACTION, "")
+    assert read_entry(" C \n", state) == (CALL_ACTION, "")
+    assert read_entry("r 20\n", state) == (None, "a limit game: type r to raise, without an amount")
+    state.apply(CALL_ACTION)  # the big blind owes nothing
+    assert read_entry("f\n", state) == (None, "nothing to call, so no fold: type c to check")
+    for _ in range(3):  # three raises: the pre-flop cap (maxRaises = 3 4 4 4)
+        state.apply(LIMIT_RAISE_ACTION)
+    action, why = read_entry("r\n", state)
+    assert action is None and why.startswith("no raise is allowed here")
