@@ -3,7 +3,7 @@
     acpc-match --a AGENT --b AGENT [--c AGENT] [--seeds 1,234,6666] [--hands 3000] [--game GAME]
                [--out DIR] [--concurrency N] [--metrics-port PORT]
                [--a-args ARGS] [--b-args ARGS] [--a-cmd CMD] [--b-cmd CMD]
-               [--a-external] [--b-external]
+               [--a-external] [--b-external] [--c-args ARGS] [--c-cmd CMD] [--c-external]
 
 For every seed, A plays B once in each seat with the same cards (in a three-player
 game, A, B and C play the seed's three rotations of the seats); each match starts
