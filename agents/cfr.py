@@ -51,7 +51,7 @@ from acpc_arena.models.cfr.nolimit import (
     translation_probabilities,
 )
 from acpc_arena.models.checkpoints import checkpoint_path
-from acpc_arena.protocol.game import Game, load_game
+from acpc_arena.protocol.game import Game, game_name, load_game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState
 
@@ -101,7 +101,8 @@ class CFRAgent(Agent):
             shipped = ", ".join(sorted(p.stem for p in checkpoint_path("cfr").parent.glob("cfr-*.npz")))
             raise ValueError(f"{exc} (shipped checkpoints: {shipped})") from None
         if self.checkpoint.game != game:
-            raise ValueError(f"{path} was trained for another game than the one being played")
+            trained = game_name(self.checkpoint.game)
+            raise ValueError(f"checkpoint {path.stem} is for {trained}, not for {game_name(game)}")
         self.argmax = bool(options.get("argmax", False))
         self.rng = np.random.default_rng(seed)
         self.translations: dict[tuple[int, int], int] = {}

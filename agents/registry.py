@@ -28,6 +28,7 @@ AGENTS: dict[str, str] = {
     "o8": "acpc_arena.agents.styles:O8Agent",
     "o_random": "acpc_arena.agents.styles:RandomStyleAgent",
     "ensemble": "acpc_arena.agents.ensemble:EnsembleAgent",
+    "human": "acpc_arena.agents.human:HumanAgent",
 }
 
 

@@ -303,3 +303,12 @@ def load_game(name_or_path: str | Path) -> Game:
         line = data[: exc.start].count(b"\n") + 1
         raise ProtocolError(f"could not read game definition {path}, line {line}: not UTF-8 text") from None
     return parse_game(text, str(path))
+
+
+def game_name(game: Game) -> str:
+    """The name of the shipped game equal to ``game``, else a short description of it."""
+    for name in SHIPPED_GAMES:
+        if load_game(name) == game:
+            return name
+    betting = "no-limit" if game.no_limit else "limit"
+    return f"a {game.num_players}-player {betting} game of {game.num_rounds} rounds ({game.num_ranks} ranks)"

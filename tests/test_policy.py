@@ -49,8 +49,8 @@ CASES: list[tuple[str, str, int]] = [
     ("poker_cnn", LIMIT, 25),
     ("poker_cnn", NOLIMIT, 25),
 ]
-WITHOUT_POLICY = {"ensemble"}
-"""Agents that do not give ``policy`` yet (the ensemble's answer depends on its online opponent
+WITHOUT_POLICY = {"ensemble", "human"}
+"""Agents that do not give ``policy``: a person (``human``), and the ensemble (its answer depends on its online opponent
 model, which a policy query would have to copy): ``acpc-lbr`` refuses them in one line."""
 
 

@@ -1,11 +1,13 @@
-"""``acpc-match``: a duplicate run between two agents, with a report, a table and plots.
+"""``acpc-match``: a duplicate run between two agents (or more), with a report, a table and plots.
 
-    acpc-match --a AGENT --b AGENT [--seeds 1,234,6666] [--hands 3000] [--game GAME]
+    acpc-match --a AGENT --b AGENT [--c AGENT] [--seeds 1,234,6666] [--hands 3000] [--game GAME]
                [--out DIR] [--concurrency N] [--metrics-port PORT] [--metrics-linger S]
                [--metrics-push GATEWAY] [--a-args ARGS] [--b-args ARGS] [--a-cmd CMD]
-               [--b-cmd CMD] [--a-external] [--b-external] [--external-timeout S]
+               [--b-cmd CMD] [--a-external] [--b-external] [--c-args ARGS] [--c-cmd CMD]
+               [--c-external] [--external-timeout S]
 
-For every seed, A plays B once in each seat with the same cards; each match starts
+For every seed, A plays B once in each seat with the same cards (in a three-player
+game, A, B and C play the seed's three rotations of the seats); each match starts
 its agents afresh and plays over TCP with this process's dealer. The output
 folder gets every match's ACPC log, ``report.json``, PNG plots, and the agents'
 standard error under ``agents/``; the table is printed at the end. Ctrl-C or
@@ -36,13 +38,24 @@ from acpc_arena.agents.registry import AGENTS
 from acpc_arena.dealer.arena.report import (
     Estimate,
     LoggedMatch,
+    MultiReport,
     Report,
+    build_multi_report,
     build_report,
     estimate,
+    format_multi_table,
     format_table,
     read_log,
 )
-from acpc_arena.dealer.arena.runner import Contestant, MatchOutcome, MatchSpec, RunObserver, RunSpec, run_matches
+from acpc_arena.dealer.arena.runner import (
+    Contestant,
+    MatchOutcome,
+    MatchSpec,
+    RunObserver,
+    RunSpec,
+    check_agent,
+    run_matches,
+)
 from acpc_arena.dealer.match import (
     DEFAULT_T_HAND_MS,
     DEFAULT_T_PER_HAND_MS,
@@ -65,6 +78,10 @@ def _seeds(text: str) -> tuple[int, ...]:
     if not seeds or any(not 0 <= s < 2**32 for s in seeds) or len(set(seeds)) != len(seeds):
         raise argparse.ArgumentTypeError(f"seeds must be distinct numbers from 0 to 2**32-1: {text!r}")
     return seeds
+
+
+SIDES = ("a", "b", "c")
+"""The contestants' options: --a, --b, and --c for three-player games."""
 
 
 def _positive(text: str) -> int:
@@ -99,8 +116,8 @@ def _seconds(text: str) -> float:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="acpc-match", description=__doc__.split("\n\n")[0])
-    for side in ("a", "b"):
-        group = p.add_argument_group(f"agent {side.upper()}")
+    for side in SIDES:
+        group = p.add_argument_group(f"agent {side.upper()}" + (" (three-player games)" if side == "c" else ""))
         group.add_argument(f"--{side}", help=f"shipped agent ({', '.join(sorted(AGENTS))}) or a label for --{side}-cmd")
         group.add_argument(f"--{side}-args", default="", help="options for the shipped agent, e.g. '--threshold 0.7'")
         group.add_argument(f"--{side}-cmd", help="command line of any ACPC bot; {host} {port} {game} {seed} filled in")
@@ -146,6 +163,20 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _sides(args: argparse.Namespace, game: Game) -> tuple[str, ...]:
+    """The sides the game seats: a and b, and c in a three-player game."""
+    if not 2 <= game.num_players <= len(SIDES):
+        raise ValueError(f"acpc-match plays games of 2 or 3 players; {args.game} has {game.num_players}")
+    sides = SIDES[: game.num_players]
+    for side in SIDES:
+        given = getattr(args, side) or getattr(args, f"{side}_cmd") or getattr(args, f"{side}_external")
+        if side in sides and not given:
+            raise ValueError(f"{args.game} has {game.num_players} players: give --{side} (or --{side}-cmd)")
+        if side not in sides and given:
+            raise ValueError(f"--{side} is for games of {SIDES.index(side) + 1} players; {args.game} has 2")
+    return sides
+
+
 def _contestant(args: argparse.Namespace, side: str) -> Contestant:
     agent = getattr(args, side)
     command = getattr(args, f"{side}_cmd")
@@ -155,6 +186,11 @@ def _contestant(args: argparse.Namespace, side: str) -> Contestant:
         raise SystemExit(f"acpc-match: --{side}-cmd and --{side}-external exclude each other")
     if command or external:
         return Contestant(side, command=command, external=external, title=agent)
+    if agent == "human":
+        raise SystemExit(
+            f"acpc-match: a person plays through --{side}-external: run acpc-match with --{side}-external "
+            f"and connect 'acpc-agent human HOST PORT --game GAME' to the port it prints"
+        )
     if agent not in AGENTS:
         known = ", ".join(sorted(AGENTS))
         raise SystemExit(f"acpc-match: --{side} must name a shipped agent ({known}), or use --{side}-cmd: {agent!r}")
@@ -168,14 +204,14 @@ class _Progress(MatchObserver):
         self.run = run
         self.match = match
         self.a_seat = match.a_seat
+        self.seat_names = [c.name for c in match.seating(run.spec.contestants)]
 
     def hand_finished(self, config: MatchConfig, state: State, values: list[float], totals: list[float]) -> None:
         self.run.hand(self.match, values[config.player_of_seat(state.hand_id, self.a_seat)])
 
     def action_taken(self, seat: int, action: Action, seconds: float) -> None:
         if self.run.metrics is not None:
-            name = self.run.names[0] if seat == self.a_seat else self.run.names[1]
-            self.run.metrics.action.labels(name).observe(seconds)
+            self.run.metrics.action.labels(self.seat_names[seat]).observe(seconds)
 
 
 DUPLICATE_EVERY = 100
@@ -185,7 +221,8 @@ DUPLICATE_EVERY = 100
 class CliObserver(RunObserver):
     def __init__(self, spec: RunSpec, metrics: RunMetrics | None, quiet: bool) -> None:
         self.spec = spec
-        self.names = (spec.a.name, spec.b.name)
+        self.names = (spec.a.name, "+".join(c.name for c in spec.contestants[1:]))
+        """A and its opponents (the metrics' labels)."""
         self.metrics = metrics
         total = len(spec.matches()) * spec.hands
         self.bar = tqdm(
@@ -261,8 +298,7 @@ class CliObserver(RunObserver):
             status = "finished" if outcome.error is None else "failed"
             self.metrics.matches.labels(*self.names, status).inc()
             if result is not None and result.error is not None:
-                seat_names = self.names if outcome.spec.a_seat == 0 else self.names[::-1]
-                agent = seat_names[result.error.seat]
+                agent = outcome.spec.seating(self.spec.contestants)[result.error.seat].name
                 self.metrics.errors.labels(*self.names, agent, result.error.kind).inc()
                 if result.error.kind == "timeout":
                     self.metrics.timeouts.labels(agent).inc()
@@ -289,7 +325,7 @@ def _join_option_values(argv: list[str]) -> list[str]:
     joined: list[str] = []
     items = iter(argv)
     for item in items:
-        if item in ("--a-args", "--b-args", "--a-cmd", "--b-cmd"):
+        if item in [f"--{side}-{kind}" for side in SIDES for kind in ("args", "cmd")]:
             joined.append(f"{item}={next(items, '')}")
         else:
             joined.append(item)
@@ -299,22 +335,25 @@ def _join_option_values(argv: list[str]) -> list[str]:
 def run(argv: list[str]) -> int:
     args = parser().parse_args(_join_option_values(argv))
     try:
-        a, b = _contestant(args, "a"), _contestant(args, "b")
         game = load_game(args.game)
         game_path = resolve_game_path(args.game).resolve()
+        sides = _sides(args, game)
+        contestants = [_contestant(args, side) for side in sides]
+        for contestant in contestants:
+            check_agent(contestant, game, args.game)
     except (ProtocolError, ValueError) as exc:
         print(f"acpc-match: {exc}", file=sys.stderr)
         return 2
-    if game.num_players != 2:
-        print(f"acpc-match: duplicate runs need a two-player game; {args.game} has {game.num_players}", file=sys.stderr)
-        return 2
-    concurrency = 1 if (a.external or b.external) else args.concurrency
-    out_dir = args.out or Path("matches") / f"{time.strftime('%Y%m%d-%H%M%S')}-{a.name}-vs-{b.name}"
+    a, b, *more = contestants
+    concurrency = 1 if any(c.external for c in contestants) else args.concurrency
+    vs = "-vs-".join(c.name for c in contestants)
+    out_dir = args.out or Path("matches") / f"{time.strftime('%Y%m%d-%H%M%S')}-{vs}"
     try:
         spec = RunSpec(
-            a=a, b=b, game_file=args.game, game=game, game_path=game_path, seeds=args.seeds, hands=args.hands,
-            out_dir=out_dir, concurrency=concurrency, host=args.host, t_response_ms=args.t_response,
-            t_hand_ms=args.t_hand, t_per_hand_ms=args.t_per_hand, external_timeout=args.external_timeout,
+            a=a, b=b, more=tuple(more), game_file=args.game, game=game, game_path=game_path, seeds=args.seeds,
+            hands=args.hands, out_dir=out_dir, concurrency=concurrency, host=args.host,
+            t_response_ms=args.t_response, t_hand_ms=args.t_hand, t_per_hand_ms=args.t_per_hand,
+            external_timeout=args.external_timeout,
         )  # fmt: skip
         (out_dir / "agents").mkdir(parents=True, exist_ok=True)
     except ValueError as exc:
@@ -381,14 +420,21 @@ def _play_and_report(spec: RunSpec, observer: CliObserver, argv: list[str], no_p
         for failure in observer.failures:
             print(failure, file=sys.stderr)
         return 128 + interrupted if interrupted is not None else 1
-    report = build_report(
-        logged, a=spec.a.name, errors={o.log: o.error for o in outcomes if o.error}, progress=not quiet
-    )
+    scoring_started = time.time()
+    errors = {o.log: o.error for o in outcomes if o.error}
+    report: Report | MultiReport
+    if spec.more:
+        report = build_multi_report(logged, errors)
+    else:
+        report = build_report(logged, a=spec.a.name, errors=errors, progress=not quiet)
+    scoring = time.time() - scoring_started  # the all-in valuation's share is counted in the run's time
     hands = sum(len(match.hands) for match in logged)
+    elapsed += scoring
     report.extra = {
         "command": " ".join(shlex.quote(part) for part in [Path(sys.argv[0]).name, *argv]),
         "versions": _versions(),
         "elapsed_seconds": round(elapsed, 3),
+        "scoring_seconds": round(scoring, 3),
         "hands_per_second": round(hands / max(elapsed, 1e-9), 1),
         "concurrency": spec.concurrency,
         "failed": observer.failures,
@@ -397,10 +443,10 @@ def _play_and_report(spec: RunSpec, observer: CliObserver, argv: list[str], no_p
     if interrupted is not None:
         report.extra["interrupted_by"] = signal.Signals(interrupted).name
         report.extra["unfinished_matches"] = unfinished
-    if observer.metrics is not None:
+    if observer.metrics is not None and isinstance(report, Report):
         observer.set_duplicate(report.duplicate)
     problems = _save(report, spec.out_dir, plots=not no_plots)
-    print(format_table(report))
+    print(format_table(report) if isinstance(report, Report) else format_multi_table(report))
     saved = "logs" if problems else "report, logs and plots" if "plots" in report.extra else "report and logs"
     print(f"\n{len(logged)} matches, {report.extra['hands_per_second']} hands/s; {saved} in {spec.out_dir}")
     for failure in observer.failures:
@@ -448,7 +494,7 @@ def _logged_matches(outcomes: list[MatchOutcome], game: Game, failures: list[str
     return logged
 
 
-def _save(report: Report, out_dir: Path, plots: bool) -> list[str]:
+def _save(report: Report | MultiReport, out_dir: Path, plots: bool) -> list[str]:
     """Write the plots and ``report.json``; returns what could not be written."""
     problems = []
     if plots:

@@ -1,4 +1,14 @@
-"""PNG plots of a run: A's cumulative winnings, per seed and for the whole run."""
+"""PNG plots of a run: the cumulative winnings, per seed and for the whole run.
+
+Two players: A's winnings in each seating, and the duplicate line (the mean of
+both seatings) inside its 95% band; where the all-in adjustment changes anything,
+the adjusted duplicate line is drawn dashed beside it. Three or more players: each
+player's duplicate line (the mean over the seed's rotations) inside its band.
+
+The band after k hands is the cumulative sum ± 1.96 × s × √k, s the standard
+deviation of the first k duplicate samples: the 95% interval of the mean per hand
+so far, times k.
+"""
 
 from __future__ import annotations
 
@@ -9,52 +19,123 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-from acpc_arena.dealer.arena.report import Report
+from acpc_arena.dealer.arena.report import Z95, MultiReport, Report
 
 
-def plot_run(report: Report, out_dir: Path) -> list[Path]:
-    """One PNG per seed (each seating and the duplicate mean) and one overview; returns their paths."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+def cumulative_band(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cumulative sum of ``samples`` and its 95% band (low, high) after each sample."""
+    k = np.arange(1, len(samples) + 1)
+    total = np.cumsum(samples)
+    mean = total / k
+    second = np.cumsum(samples * samples) / k
+    variance = np.maximum(second - mean * mean, 0.0) * k / np.maximum(k - 1, 1)  # sample variance
+    half = Z95 * np.sqrt(variance) * np.sqrt(k)
+    half[0] = 0.0
+    return total, total - half, total + half
+
+
+def _band(ax: Axes, samples: np.ndarray, label: str, **style: object) -> None:
+    total, low, high = cumulative_band(samples)
+    (line,) = ax.plot(total, label=label, **style)  # type: ignore[arg-type]
+    ax.fill_between(np.arange(len(samples)), low, high, color=line.get_color(), alpha=0.15, linewidth=0)
+
+
+def duplicate_samples(report: Report, seed: int, adjusted: bool = False) -> np.ndarray | None:
+    """A's duplicate samples of ``seed`` in big blinds (all-in adjusted if asked); None unless both seatings ran."""
+    seats = {
+        f.a_seat: f.allin_a if adjusted else f.match.values_of(report.a) for f in report.matches if f.match.seed == seed
+    }
+    if len(seats) != 2 or any(v is None for v in seats.values()):
+        return None
+    first, second = seats[0], seats[1]
+    assert first is not None and second is not None
+    n = min(len(first), len(second))
+    return (first[:n] + second[:n]) / 2 / report.game.big_blind
+
+
+def seed_figure(report: Report, seed: int) -> Figure:
+    """One seed: A in each seating, the duplicate line in its band, the all-in-adjusted line if it differs."""
     big = report.game.big_blind
-    paths = []
-    by_seed: dict[int, dict[int, np.ndarray]] = {}
-    for figure in report.matches:
-        by_seed.setdefault(figure.match.seed, {})[figure.a_seat] = figure.match.values_of(report.a) / big
-    overview, ax_all = plt.subplots(figsize=(8, 4.5), dpi=110)
-    for seed in sorted(by_seed):
-        seats = by_seed[seed]
-        fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
-        for seat in sorted(seats):
-            ax.plot(np.cumsum(seats[seat]), label=f"{report.a} in seat {seat + 1}", linewidth=1)
-        if len(seats) == 2:
-            n = min(len(seats[0]), len(seats[1]))
-            duplicate = np.cumsum((seats[0][:n] + seats[1][:n]) / 2)
-            ax.plot(duplicate, label="duplicate (mean of both seatings)", color="black", linewidth=1.8)
-            ax_all.plot(duplicate, label=f"seed {seed}", linewidth=1.2)
-        ax.axhline(0, color="grey", linewidth=0.6)
-        ax.set_title(f"{report.a} vs {report.b}, seed {seed}: {report.a}'s cumulative winnings")
-        ax.set_xlabel("hand")
-        ax.set_ylabel("big blinds won")
-        ax.legend(loc="best", fontsize=8)
-        fig.tight_layout()
-        path = out_dir / f"cumulative-seed-{seed}.png"
-        fig.savefig(path)
-        plt.close(fig)
-        paths.append(path)
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+    for figure in sorted((f for f in report.matches if f.match.seed == seed), key=lambda f: f.a_seat):
+        values = figure.match.values_of(report.a) / big
+        ax.plot(np.cumsum(values), label=f"{report.a} in seat {figure.a_seat + 1}", linewidth=1)
+    duplicate = duplicate_samples(report, seed)
+    if duplicate is not None:
+        _band(ax, duplicate, "duplicate (mean of both seatings), 95% band", color="black", linewidth=1.8)
+        adjusted = duplicate_samples(report, seed, adjusted=True)
+        if adjusted is not None and not np.allclose(adjusted, duplicate):
+            ax.plot(np.cumsum(adjusted), label="duplicate, all-in adjusted", color="tab:red", linestyle="--")
+    ax.axhline(0, color="grey", linewidth=0.6)
+    ax.set_title(f"{report.a} vs {report.b}, seed {seed}: {report.a}'s cumulative winnings")
+    ax.set_xlabel("hand")
+    ax.set_ylabel("big blinds won")
+    ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def overview_figure(report: Report) -> Figure:
+    """Every seed's duplicate line in its band, the run's estimate in the title."""
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+    for seed in report.seeds:
+        duplicate = duplicate_samples(report, seed)
+        if duplicate is not None:
+            _band(ax, duplicate, f"seed {seed}", linewidth=1.2)
     main = report.duplicate if report.duplicate_pairs else report.per_hand
-    ax_all.axhline(0, color="grey", linewidth=0.6)
-    ax_all.set_title(
+    ax.axhline(0, color="grey", linewidth=0.6)
+    ax.set_title(
         f"{report.a} vs {report.b} ({report.game_file}): "
         f"{main.mbb_per_hand:+.0f} mbb/h [{main.ci95[0]:+.0f}, {main.ci95[1]:+.0f}]"
     )
-    ax_all.set_xlabel("hand")
-    ax_all.set_ylabel(f"big blinds won by {report.a} (duplicate)")
-    if by_seed:
-        ax_all.legend(loc="best", fontsize=8)
-    overview.tight_layout()
-    path = out_dir / "cumulative.png"
-    overview.savefig(path)
-    plt.close(overview)
-    paths.append(path)
+    ax.set_xlabel("hand")
+    ax.set_ylabel(f"big blinds won by {report.a} (duplicate, 95% band)")
+    if report.duplicate_pairs:
+        ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def multi_figure(report: MultiReport) -> Figure:
+    """Each player's duplicate line over all seeds (the rotations' mean), in its band."""
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+    big = report.game.big_blind
+    for name in report.players:
+        parts = [
+            np.mean([m.values_of(name)[: entry["hands"]] for m in report.matches if m.seed == entry["seed"]], axis=0)
+            for entry in report.per_seed
+            if "duplicate" in entry
+        ]
+        if parts:
+            est = report.duplicate[name]
+            label = f"{name}: {est.mbb_per_hand:+.0f} mbb/h [{est.ci95[0]:+.0f}, {est.ci95[1]:+.0f}]"
+            _band(ax, np.concatenate(parts) / big, label, linewidth=1.2)
+    ax.axhline(0, color="grey", linewidth=0.6)
+    ax.set_title(f"{', '.join(report.players)} ({report.game_file}), seeds one after another")
+    ax.set_xlabel("hand")
+    ax.set_ylabel("big blinds won (duplicate over the rotations, 95% band)")
+    if report.duplicate_samples:
+        ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _save(fig: Figure, path: Path) -> Path:
+    try:
+        fig.savefig(path)
+    finally:
+        plt.close(fig)
+    return path
+
+
+def plot_run(report: Report | MultiReport, out_dir: Path) -> list[Path]:
+    """One PNG per seed and one overview (one overview for three or more players); returns their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if isinstance(report, MultiReport):
+        return [_save(multi_figure(report), out_dir / "cumulative.png")]
+    paths = [_save(seed_figure(report, seed), out_dir / f"cumulative-seed-{seed}.png") for seed in report.seeds]
+    paths.append(_save(overview_figure(report), out_dir / "cumulative.png"))
     return paths

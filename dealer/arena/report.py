@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import math
 from array import array
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -248,6 +249,8 @@ class MatchFigures:
     hands_won_a: int
     hands_lost_a: int
     error: str | None = None
+    allin_a: np.ndarray | None = None
+    """A's result in every hand, all-in hands at their expected value (chips)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -374,6 +377,7 @@ def build_report(
         values = match.values_of(a)
         adjusted = allin_adjusted_values(match, a, bar)
         figures.append(_match_figures(match, match.seat_of(a), values, errors.get(match.path)))
+        figures[-1].allin_a = adjusted
         plain.append(values)
         plain_adjusted.append(adjusted)
         by_seed.setdefault(match.seed, {})[match.seat_of(a)] = (values, adjusted)
@@ -727,4 +731,149 @@ def format_player_table(report: PlayerReport) -> str:
         lines.append("  ".join(cells).rstrip())
         if k == 0:
             lines.append("  ".join("-" * w for w in widths[:6]) + "  " + "-" * 4)
+    return "\n".join(lines)
+
+
+# -- three or more players: every rotation of the seats with the same cards -------
+
+
+@dataclass
+class MultiReport:
+    """Each player's figures over matches of one game of three or more players.
+
+    A seed is duplicated when its matches put every player in every seat equally
+    often (``acpc-match`` plays the N rotations): a player's duplicate sample for
+    hand *i* is the mean of its results in hand *i* of those matches, which got
+    the same cards. The players' samples of a hand sum to zero.
+    """
+
+    players: list[str]
+    game: Game
+    game_file: str
+    matches: list[LoggedMatch]
+    errors: dict[Path, str]
+    duplicate: dict[str, Estimate]
+    per_hand: dict[str, Estimate]
+    duplicate_samples: int
+    per_seed: list[dict[str, Any]]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def seeds(self) -> list[int]:
+        return sorted({m.seed for m in self.matches})
+
+    def main(self, player: str) -> Estimate:
+        """The duplicate estimate where seeds were duplicated, else the per-hand one."""
+        return self.duplicate[player] if self.duplicate_samples else self.per_hand[player]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "players": self.players,
+            "game": self.game_file,
+            "seeds": self.seeds,
+            "hands": max((m.planned_hands for m in self.matches), default=0),
+            "big_blind": self.game.big_blind,
+            "estimate": "duplicate" if self.duplicate_samples else "per-hand",
+            "mbb_per_hand": {name: self.main(name).mbb_per_hand for name in self.players},
+            "ci95": {name: list(self.main(name).ci95) for name in self.players},
+            "duplicate": {name: est.to_json() for name, est in self.duplicate.items()},
+            "per_hand": {name: est.to_json() for name, est in self.per_hand.items()},
+            "duplicate_samples": self.duplicate_samples,
+            "hands_played": sum(len(m.hands) for m in self.matches),
+            "per_seed": self.per_seed,
+            "matches": [
+                {
+                    "seed": m.seed,
+                    "seats": list(m.seat_names),
+                    "hands": len(m.hands),
+                    "chips": {name: float(m.values_of(name).sum()) for name in m.seat_names},
+                    "finished": m.score is not None,
+                    "error": self.errors.get(m.path),
+                    "dropped_lines": m.dropped_lines,
+                    "log": str(m.path),
+                }
+                for m in self.matches
+            ],
+            **self.extra,
+        }
+
+
+def build_multi_report(matches: list[LoggedMatch], errors: dict[Path, str] | None = None) -> MultiReport:
+    """Every player's duplicate and per-hand figures over logs of one game of three or more players."""
+    if not matches:
+        raise ProtocolError("no logs to score")
+    game = matches[0].game
+    for match in matches:
+        if match.game != game:
+            raise ProtocolError(f"{match.path} is a different game from {matches[0].path}")
+        if sorted(match.seat_names) != sorted(matches[0].seat_names):
+            raise ProtocolError(f"{match.path} has other players than {matches[0].path}")
+    players = list(matches[0].seat_names)
+    by_seed: dict[int, list[LoggedMatch]] = {}
+    for match in matches:
+        by_seed.setdefault(match.seed, []).append(match)
+    samples: dict[str, list[np.ndarray]] = {name: [] for name in players}
+    per_seed = []
+    for seed in sorted(by_seed):
+        group = by_seed[seed]
+        entry: dict[str, Any] = {"seed": seed, "matches": len(group)}
+        if _every_seat_equally(group, players):
+            n = min(len(m.hands) for m in group)
+            entry["hands"] = n
+            entry["duplicate"] = {}
+            for name in players:
+                sample = np.mean([m.values_of(name)[:n] for m in group], axis=0)
+                samples[name].append(sample)
+                entry["duplicate"][name] = estimate(sample, game.big_blind).to_json()
+        per_seed.append(entry)
+    duplicate = {name: estimate(_joined(samples[name]), game.big_blind) for name in players}
+    per_hand = {
+        name: estimate(np.concatenate([m.values_of(name) for m in matches]), game.big_blind) for name in players
+    }
+    return MultiReport(
+        players,
+        game,
+        matches[0].game_file,
+        matches,
+        errors or {},
+        duplicate,
+        per_hand,
+        duplicate[players[0]].samples,
+        per_seed,
+    )
+
+
+def _every_seat_equally(group: list[LoggedMatch], players: list[str]) -> bool:
+    """Whether every player sits in every seat of ``group``'s matches the same number of times."""
+    seats = Counter((name, m.seat_of(name)) for m in group for name in players)
+    return len(seats) == len(players) ** 2 and len(set(seats.values())) == 1
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.array([])
+
+
+def format_multi_table(report: MultiReport) -> str:
+    """One row per match, then one per player: duplicate mbb/h with its 95% interval, and per hand."""
+    rows = [("seed", "seats", "hands", "chips by seat", "note")]
+    for match in sorted(report.matches, key=lambda m: (m.seed, str(m.path))):
+        chips = " ".join(_signed(float(match.values_of(name).sum()), 0).rjust(7) for name in match.seat_names)
+        error = report.errors.get(match.path)
+        note = f"unfinished: {error}" if error else "" if match.score is not None else "unfinished"
+        rows.append((str(match.seed), " ".join(match.seat_names), str(len(match.hands)), chips, note))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = [f"players {', '.join(report.players)}, game {report.game_file}, big blind {report.game.big_blind}"]
+    for k, row in enumerate(rows):
+        lines.append("  ".join(cell.rjust(widths[i]) if i < 4 else cell for i, cell in enumerate(row)).rstrip())
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 4)
+    lines.append("")
+    name_width = max(len(name) for name in report.players)
+    kind = "duplicate" if report.duplicate_samples else "per hand"
+    for name in report.players:
+        main, plain = report.main(name), report.per_hand[name]
+        lines.append(
+            f"{name.ljust(name_width)}  {_signed(main.mbb_per_hand):>8} mbb/h  {_ci_note(kind, main)} over "
+            f"{main.samples} hands; per hand {_signed(plain.mbb_per_hand)}"
+        )
     return "\n".join(lines)

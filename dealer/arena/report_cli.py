@@ -3,6 +3,9 @@
 Any ACPC dealer's logs can be scored (ours or the C dealer's): chips, mbb/h and
 win rate per match, and, for matches of the same seed with the seats exchanged,
 the duplicate estimate with its 95% interval, plus the all-in-adjusted figures.
+Logs of three or more players give every player's figures, duplicate over the
+matches of a seed that put every player in every seat equally often (the
+rotations ``acpc-match`` plays).
 
 ``--player NAME`` scores one player by name over any ACPC logs, the competitions'
 published ones included (``.log``, ``.log.gz``, ``.log.bz2``), whatever their seat
@@ -20,8 +23,12 @@ from pathlib import Path
 
 from acpc_arena.dealer.arena.phh import export_log
 from acpc_arena.dealer.arena.report import (
+    MultiReport,
+    Report,
+    build_multi_report,
     build_player_report,
     build_report,
+    format_multi_table,
     format_player_table,
     format_table,
     read_log,
@@ -57,7 +64,13 @@ def main(argv: list[str] | None = None) -> None:
     try:
         game = load_game(args.game) if args.game else None
         matches = [read_log(path, game) for path in args.logs]
-        report = build_report(matches, a=args.a)
+        report: Report | MultiReport
+        if matches[0].game.num_players > 2:
+            if args.a is not None:
+                raise ProtocolError("--a picks the player of two-player logs; these give every player's figures")
+            report = build_multi_report(matches)
+        else:
+            report = build_report(matches, a=args.a)
     except ProtocolError as exc:
         print(f"acpc-report: {exc}", file=sys.stderr)
         sys.exit(2)
@@ -73,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
             problems.append(f"cannot write the plots into {args.plots}: {exc.strerror or exc}")
     if args.json:
         problems += _write_json(args.json, report.to_json())
-    print(format_table(report))
+    print(format_table(report) if isinstance(report, Report) else format_multi_table(report))
     for match in matches:
         if match.dropped_lines:
             print(f"acpc-report: {match.path}: incomplete last line left out (cut while written)", file=sys.stderr)

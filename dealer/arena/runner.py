@@ -1,4 +1,5 @@
-"""Duplicate runs: for every seed, A against B in both seatings, matches played concurrently.
+"""Duplicate runs: for every seed, A against B in both seatings (with more players, every
+rotation of the seats), matches played concurrently.
 
 Every match gets its own listening sockets and freshly started agent processes (no
 memory from one match to the next), and is played by ``play_match`` over TCP; up
@@ -7,12 +8,18 @@ shipped agent (``acpc-agent``), any command line (as ``play_match.pl`` starts
 players: ``{host}``, ``{port}``, ``{game}`` and ``{seed}`` are filled in), or an
 external bot that connects by itself to a printed port.
 
+With N players (A, B, C, ...) a seed is played N times: in rotation r contestant k
+sits in seat (k + r) mod N, so each contestant gets each seat, and the cards dealt
+to it, once, the others keeping their order around the table. (All N! orders
+would also balance who acts after whom, at (N-1)! times the cost.)
+
 A match whose agent crashes, misbehaves or runs out of time ends on its own; its
 finished hands stay in its log and the run goes on with the others.
 """
 
 from __future__ import annotations
 
+import argparse
 import shlex
 import socket
 import subprocess
@@ -20,9 +27,11 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 import trio
 
+from acpc_arena.agents.registry import agent_class
 from acpc_arena.dealer.logfiles import MatchLog
 from acpc_arena.dealer.match import (
     DEFAULT_T_HAND_MS,
@@ -53,7 +62,7 @@ class Contestant:
     """One side of a run."""
 
     label: str
-    """``a`` or ``b``."""
+    """``a``, ``b``, ``c``, ... in seat order of the first rotation."""
     agent: str | None = None
     """A shipped agent's name (``acpc-agent`` runs it)."""
     command: str | None = None
@@ -78,10 +87,40 @@ class Contestant:
         fill = {"host": host, "port": str(port), "game": str(game_path), "seed": str(seed)}
         if self.command is not None:
             return [part.format(**fill) for part in shlex.split(self.command)]
-        agent_seed = seed * 100 + (1 if self.label == "a" else 2)
+        agent_seed = seed * 100 + ord(self.label) - ord("a") + 1
         program = str(Path(sys.executable).parent / "acpc-agent")
         seed_option = ["--seed", str(agent_seed)]
         return [program, str(self.agent), host, str(port), "--game", str(game_path), *seed_option, *self.args]
+
+
+class _RaisingParser(argparse.ArgumentParser):
+    """A parser whose errors are ValueErrors, not an exit."""
+
+    def error(self, message: str) -> NoReturn:
+        raise ValueError(message)
+
+
+def check_agent(contestant: Contestant, game: Game, game_file: str) -> None:
+    """Build a shipped agent once for ``game`` with its options, as ``acpc-agent`` would, before any match.
+
+    Raises ValueError, one line naming the agent and the game, when it cannot play it
+    (an unknown or bad option, a checkpoint for another game, the wrong input planes).
+    Commands and external bots are not checked.
+    """
+    if contestant.agent is None:
+        return
+    cls = agent_class(contestant.agent)
+    parser = _RaisingParser(prog=f"acpc-agent {contestant.agent}", add_help=False)
+    parser.add_argument("--name", default=None)
+    cls.add_arguments(parser)
+    given = " ".join([contestant.agent, *contestant.args])
+    try:
+        options = vars(parser.parse_args(list(contestant.args)))
+        options.pop("name")
+        cls(game, 0, **options)
+    except Exception as exc:  # any agent's failure to start is reported in the same one line
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"agent {contestant.name} ({given}) cannot play {game_file}: {reason}") from None
 
 
 @dataclass(frozen=True)
@@ -104,6 +143,8 @@ class RunSpec:
     """Seconds the started agents have to connect."""
     external_timeout: float = 600.0
     """Seconds an external bot has to connect."""
+    more: tuple[Contestant, ...] = ()
+    """Contestants C, ... of a game of more than two players."""
 
     def __post_init__(self) -> None:
         if not self.game_file.isascii() or any(c.isspace() for c in self.game_file):
@@ -112,23 +153,34 @@ class RunSpec:
                 "give it without spaces or non-ASCII characters (rename or link the file)"
             )
 
+    @property
+    def contestants(self) -> tuple[Contestant, ...]:
+        """A, B and any more, in their seat order of the first rotation."""
+        return (self.a, self.b, *self.more)
+
     def matches(self) -> list[MatchSpec]:
-        return [MatchSpec(seed, a_seat) for seed in self.seeds for a_seat in (0, 1)]
+        players = len(self.contestants)
+        return [MatchSpec(seed, a_seat, players) for seed in self.seeds for a_seat in range(players)]
 
 
 @dataclass(frozen=True)
 class MatchSpec:
     seed: int
     a_seat: int
-    """A's seat, 0 or 1 (B has the other); shown from 1, as in the match name."""
+    """A's seat, from 0 (shown from 1, as in the match name): the rotation of the seats."""
+    players: int = 2
 
     @property
     def name(self) -> str:
         return f"seed{self.seed}-a{self.a_seat + 1}"
 
     def seat_of(self, label: str) -> int:
-        """The seat (from 0) of side ``label`` (``a`` or ``b``)."""
-        return self.a_seat if label == "a" else 1 - self.a_seat
+        """The seat (from 0) of side ``label`` (``a``, ``b``, ...): A's seat plus the label's place."""
+        return (ord(label) - ord("a") + self.a_seat) % self.players
+
+    def seating(self, contestants: Sequence[Contestant]) -> list[Contestant]:
+        """``contestants`` (A, B, ...) by seat in this match."""
+        return sorted(contestants, key=lambda c: self.seat_of(c.label))
 
 
 @dataclass
@@ -185,7 +237,7 @@ async def _run_one(
 
 
 async def _play_one(spec: RunSpec, match: MatchSpec, outcome: MatchOutcome, observer: RunObserver) -> None:
-    seats = [spec.a, spec.b] if match.a_seat == 0 else [spec.b, spec.a]
+    seats = match.seating(spec.contestants)
     listeners = [open_listener(spec.host) for _ in seats]
     processes: list[tuple[Contestant, trio.Process, Path]] = []
     channels: list[SeatChannel] = []
