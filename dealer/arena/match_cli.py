@@ -26,8 +26,10 @@ import shlex
 import signal
 import sys
 import time
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import trio
@@ -80,38 +82,30 @@ def _seeds(text: str) -> tuple[int, ...]:
     return seeds
 
 
+_N = TypeVar("_N", int, float)
+
 SIDES = ("a", "b", "c")
 """The contestants' options: --a, --b, and --c for three-player games."""
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number above 0: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a whole number above 0: {text!r}")
-    return value
+def _number(parse: Callable[[str], _N], fits: Callable[[_N], bool], what: str) -> Callable[[str], _N]:
+    """An argparse type: ``parse`` the text and check it ``fits``, else one line saying it must be ``what``."""
+
+    def convert(text: str) -> _N:
+        try:
+            value = parse(text)
+        except ValueError:
+            value = None
+        if value is None or not fits(value):
+            raise argparse.ArgumentTypeError(f"must be {what}: {text!r}")
+        return value
+
+    return convert
 
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535: {text!r}") from None
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535: {text!r}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more: {text!r}") from None
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more: {text!r}")
-    return value
+_positive = _number(int, lambda v: v > 0, "a whole number above 0")
+_port = _number(int, lambda v: 1 <= v <= 65535, "a port number from 1 to 65535")
+_seconds = _number(float, lambda v: 0 <= v < float("inf"), "a number of seconds, 0 or more")
 
 
 def parser() -> argparse.ArgumentParser:
