@@ -111,7 +111,10 @@ def test_prometheus_scrapes_a_run_and_keeps_its_final_values(tmp_path: Path) -> 
         deadline = time.monotonic() + 90
         while True:
             try:
-                if _query(prometheus_port, f"acpc_match_hands_total == {4 * HANDS}"):
+                # both series of the final scrape: the last hand is counted before its match is
+                if _query(prometheus_port, f"acpc_match_hands_total == {4 * HANDS}") and _query(
+                    prometheus_port, 'acpc_match_matches_total{status="finished"} == 4'
+                ):
                     break
             except OSError:
                 pass  # Prometheus still starting
