@@ -31,7 +31,7 @@ import torch
 from acpc_arena.agents.base import Agent, Policy, pot_size_raise_to, valid_or_call
 from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.checkpoints import FOLDER
-from acpc_arena.models.encoding import encode, num_planes
+from acpc_arena.models.encoding import encode, images, num_planes, observe
 from acpc_arena.models.q_checkpoint import default_device, load_network
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import RAISE, Action, ActionKind, State
@@ -97,13 +97,16 @@ class QAgent(Agent):
         """One network pass over every view's replayed decisions (the views share the betting)."""
         if not views:
             return []
-        steps = [_decision_states(view) for view in views]
-        if not self.net.recurrent:
-            steps = [s[-1:] for s in steps]
-        images = np.stack(
-            [np.stack([encode(s, view.viewer) for s in seq]) for seq, view in zip(steps, views, strict=True)]
-        )
-        q, _ = self.net(torch.from_numpy(images).to(self.device), None)
+        first = views[0]
+        steps = _decision_states(first) if self.net.recurrent else [first.state]
+        shared = np.stack([observe(s, first.viewer) for s in steps])  # (T, fields); the hole cards come first
+        observations = np.repeat(shared[None], len(views), axis=0)
+        for i, view in enumerate(views):
+            _check_same_betting(first, view)
+            observations[i, :, : self.game.num_hole_cards] = view.state.hole_cards[view.viewer]
+        planes = images(self.game, observations.reshape(-1, shared.shape[1]))
+        batch = torch.from_numpy(planes.reshape(len(views), len(steps), *planes.shape[1:])).to(self.device)
+        q, _ = self.net(batch, None)
         q_last = q[:, -1].cpu().numpy()
         return [{self._best_action(view.state, row): 1.0} for view, row in zip(views, q_last, strict=True)]
 
@@ -126,6 +129,13 @@ class LSTMDQNAgent(QAgent):
 class DQNAgent(QAgent):
     name = "dqn"
     network = "dqn"
+
+
+def _check_same_betting(first: MatchState, view: MatchState) -> None:
+    """``policies`` batches views that differ only in the viewer's hole cards."""
+    a, b = first.state, view.state
+    if view.viewer != first.viewer or a.actions != b.actions or a.visible_board() != b.visible_board():
+        raise ValueError("policies: the views must share the viewer, the betting and the board")
 
 
 def _decision_states(view: MatchState) -> list[State]:

@@ -8,6 +8,9 @@ on the last 5 steps of the hand (``models/ensemble/features.py``). Each
 network's policy is the softmax of its scores over the legal outputs; the
 action is the legal output of highest combined probability (deterministic),
 its raise size clamped into the legal range, so it is always valid.
+``policy`` is that choice with probability 1, for any hole cards in the view:
+``policies`` runs the networks on all the views at once, and neither changes
+the opponent model (it grows only at the end of a hand).
 
 ``--mode`` selects the paper's rows (table 3):
 
@@ -28,13 +31,14 @@ Checkpoints: ``models/checkpoints/ensemble-networks.pt`` (+ ``.json``) and
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from acpc_arena.agents.base import Agent
+from acpc_arena.agents.base import Agent, Policy
 from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.ensemble.checkpoint import (
     LIBRARY_PATH,
@@ -96,18 +100,26 @@ class EnsembleAgent(Agent):
         parser.add_argument("--library", type=Path, default=None, help="the feature library (ensemble-library.json)")
         parser.add_argument("--threads", type=int, default=1, help="torch threads")
 
-    @torch.no_grad()
     def network_outputs(self, view: MatchState) -> tuple[np.ndarray, np.ndarray, list[str]]:
         """(probabilities (9, 10) of the nine networks, legal outputs, path keys) for this decision."""
-        opponent, game, keys = step_features(view.state, view.viewer, self.model)
+        probs, legal, keys = self.batch_outputs([view])
+        return probs[:, 0], legal, keys
+
+    @torch.no_grad()
+    def batch_outputs(self, views: Sequence[MatchState]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """(probabilities (9, B, 10), legal outputs, path keys) of B views with the same betting and seat."""
+        features = [step_features(view.state, view.viewer, self.model) for view in views]
         count = len(NETWORKS)
-        x_opponent = torch.from_numpy(opponent).to(self.device).expand(count, 1, *opponent.shape)
-        x_game = torch.from_numpy(game).to(self.device).expand(count, 1, *game.shape)
-        scores = forward(self.params, self.config, x_opponent, x_game)[:, 0].cpu().numpy()
-        legal = legal_outputs(view.state)
-        return probabilities(scores, legal), legal, keys
+        opponent = torch.from_numpy(np.stack([f[0] for f in features])).to(self.device)
+        game = torch.from_numpy(np.stack([f[1] for f in features])).to(self.device)
+        x_opponent = opponent.expand(count, *opponent.shape)
+        x_game = game.expand(count, *game.shape)
+        scores = forward(self.params, self.config, x_opponent, x_game).cpu().numpy()
+        legal = legal_outputs(views[0].state)
+        return probabilities(scores, legal), legal, features[0][2]
 
     def combined(self, probs: np.ndarray, keys: list[str]) -> np.ndarray:
+        """The mode's combination of the networks' probabilities (9, ..., 10) -> (..., 10)."""
         self.last_weights = None
         if self.mode == "a_tar":
             return probs[self.target]
@@ -119,13 +131,27 @@ class EnsembleAgent(Agent):
             return probs[BASE]
         distances = [self.model.distance(self.library[s], keys) for s in STYLE_NAMES]
         self.last_weights = similarity_weights(distances)
-        return self.last_weights @ probs[: len(STYLE_NAMES)]
+        return np.tensordot(self.last_weights, probs[: len(STYLE_NAMES)], axes=1)
 
     def act(self, view: MatchState) -> Action:
         probs, legal, keys = self.network_outputs(view)
         policy = self.combined(probs, keys)
         output = int(np.argmax(np.where(legal, policy, -np.inf)))
         return output_action(view.state, output)
+
+    def policy(self, view: MatchState) -> Policy:
+        return self.policies([view])[0]
+
+    def policies(self, views: Sequence[MatchState]) -> list[Policy]:
+        """The deterministic choice of ``act`` at each view (the same betting, any hole cards)."""
+        if not views:
+            return []
+        probs, legal, keys = self.batch_outputs(views)
+        kept = self.last_weights
+        combined = self.combined(probs, keys)
+        self.last_weights = kept
+        outputs = np.argmax(np.where(legal, combined, -np.inf), axis=-1)
+        return [{output_action(view.state, int(output)): 1.0} for view, output in zip(views, outputs, strict=True)]
 
     def end_hand(self, view: MatchState) -> None:
         state = view.state

@@ -8,7 +8,10 @@ calls and raises must match the sums of the policy's probabilities (a z-score
 per kind, the variance that of a sum of independent draws). A second copy of the
 agent, with the same seed, is asked for policies of random other hole cards
 before each decision: its actions must be the first copy's, so ``policy``
-changes nothing (random generators, LSTM memory, cached strengths).
+changes nothing (random generators, LSTM memory, cached strengths, the
+ensemble's opponent model, which grows from each hand's end over the 60 hands,
+so its A* mode decides both with the base network and with the weighted
+counters).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import pytest
 
 from acpc_arena.agents.base import Agent, Policy, has_policy
 from acpc_arena.agents.baselines import RandomAgent
+from acpc_arena.agents.ensemble import EnsembleAgent
 from acpc_arena.agents.registry import AGENTS, agent_class
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import Game, load_game
@@ -48,10 +52,10 @@ CASES: list[tuple[str, str, int]] = [
     ("o_random", NOLIMIT, 100),
     ("poker_cnn", LIMIT, 25),
     ("poker_cnn", NOLIMIT, 25),
+    ("ensemble", NOLIMIT, 60),
 ]
-WITHOUT_POLICY = {"ensemble", "human"}
-"""Agents that do not give ``policy``: a person (``human``), and the ensemble (its answer depends on its online opponent
-model, which a policy query would have to copy): ``acpc-lbr`` refuses them in one line."""
+WITHOUT_POLICY = {"human"}
+"""Agents that do not give ``policy``: a person (``human``): ``acpc-lbr`` refuses it in one line."""
 
 
 def view_of(state: State, position: int, hole: list[int]) -> MatchState:
@@ -92,16 +96,13 @@ def play(agent: Agent, shadow: Agent, game: Game, hands: int) -> list[tuple[Poli
             assert state.validate_action(action) == action
             seen.append((policy, action))
             state.apply(action)
+        for a in (agent, shadow):  # agents that learn from the hand (the ensemble's opponent model) see its end
+            a.end_hand(view_of(state, seat, deal.hole_cards[seat]))
     return seen
 
 
-@pytest.mark.parametrize(("name", "game_name", "hands"), CASES, ids=[f"{n}-{g.split('.')[0]}" for n, g, _ in CASES])
-def test_policy_is_what_act_draws_from(name: str, game_name: str, hands: int) -> None:
-    game = load_game(game_name)
-    cls = agent_class(name)
-    agent, shadow = cls(game, seed=3), cls(game, seed=3)
-    seen = play(agent, shadow, game, hands)
-    assert len(seen) >= hands // 2
+def check(seen: list[tuple[Policy, Action]]) -> None:
+    """The actions taken are draws from the policies given (each possible; counts by kind within 4 sigma)."""
     expected = np.zeros(3)
     variance = np.zeros(3)
     counts = np.zeros(3)
@@ -122,6 +123,26 @@ def test_policy_is_what_act_draws_from(name: str, game_name: str, hands: int) ->
     assert (abs(z) < 4.0).all(), {
         ActionKind(k).name: (counts[k], round(expected[k], 1)) for k in range(3) if stochastic[k]
     }
+
+
+@pytest.mark.parametrize(("name", "game_name", "hands"), CASES, ids=[f"{n}-{g.split('.')[0]}" for n, g, _ in CASES])
+def test_policy_is_what_act_draws_from(name: str, game_name: str, hands: int) -> None:
+    game = load_game(game_name)
+    cls = agent_class(name)
+    agent, shadow = cls(game, seed=3), cls(game, seed=3)
+    seen = play(agent, shadow, game, hands)
+    assert len(seen) >= hands // 2
+    check(seen)
+
+
+def test_ensemble_policy_with_the_counters_weighted() -> None:
+    """The ensemble's ``a_int`` mode: every decision weighs the counters by the opponent model (A* uses the base
+    network until a node was seen 30 times), so ``policy`` reads the model without changing it."""
+    game = load_game(NOLIMIT)
+    agent, shadow = EnsembleAgent(game, seed=3, mode="a_int"), EnsembleAgent(game, seed=3, mode="a_int")
+    seen = play(agent, shadow, game, 30)
+    assert agent.last_weights is not None
+    check(seen)
 
 
 def test_every_shipped_agent_gives_its_policy() -> None:

@@ -296,7 +296,8 @@ def play_hand(
             lbr.observe(state, fixed)
             action = fixed
         state.apply(action)
-    agent.end_hand(MatchState(seat, state))
+    shown = not any(state.folded)  # as the dealer's last message: LBR's cards only at a showdown
+    agent.end_hand(MatchState(seat, state) if shown else agent_view(state, seat, own_cards))
     return HandRecord(state.value(lbr_position), decisions)
 
 
