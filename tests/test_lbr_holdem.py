@@ -11,12 +11,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from acpc_arena.agents.base import Policy, limit_policy
 from acpc_arena.agents.baselines import CallAgent, RaiseAgent
 from acpc_arena.dealer.arena.lbr import Settings, play_hand
 from acpc_arena.protocol.cards import CARD_STRINGS
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import load_game
-from acpc_arena.protocol.state import RAISE, Action, State
+from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action, State
+from acpc_arena.protocol.wire import MatchState
 
 eval7 = pytest.importorskip("eval7")
 
@@ -111,3 +113,31 @@ def test_lbr_finds_the_raise_bots_exploitability() -> None:
         taken += edge if action == Action(RAISE, NOLIMIT.stack[me]) else 0.0
     assert flops == 40
     assert taken >= 0.95 * available, (taken, available)
+
+
+def test_the_agent_sees_lbrs_cards_only_at_a_showdown() -> None:
+    """As from the dealer (``docs/acpc-reference.md``: hole cards are shown only at a showdown): the last
+    message of a hand LBR won by a fold hides LBR's cards from the agent; a showdown shows them."""
+    game = LIMIT
+    ends: list[tuple[bool, list[int]]] = []
+
+    class Recording(CallAgent):
+        def end_hand(self, view: MatchState) -> None:
+            ends.append((any(view.state.folded), list(view.state.hole_cards[1 - view.viewer])))
+
+    class Folding(Recording):
+        def act(self, view: MatchState) -> Action:
+            return FOLD_ACTION if view.state.legal_actions().can_fold else CALL_ACTION
+
+        def policy(self, view: MatchState) -> Policy:
+            return limit_policy(view.state, fold=1.0, call=0.0, raise_=0.0)
+
+    rng = np.random.default_rng(1)
+    for agent_type in (Recording, Folding):
+        for deal in deal_hands(game, 21, 20):
+            play_hand(agent_type(game), deal, 0, Settings(), rng)
+    folded = [cards for fold, cards in ends if fold]
+    shown = [cards for fold, cards in ends if not fold]
+    assert folded and shown
+    assert all(cards == [] for cards in folded)
+    assert all(len(cards) == 2 for cards in shown)
