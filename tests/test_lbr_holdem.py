@@ -8,6 +8,8 @@ evaluator): Monte Carlo on the flop, exact on the turn and river.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pytest
 
@@ -141,3 +143,30 @@ def test_the_agent_sees_lbrs_cards_only_at_a_showdown() -> None:
     assert folded and shown
     assert all(cards == [] for cards in folded)
     assert all(len(cards) == 2 for cards in shown)
+
+
+def test_a_near_tie_rounded_the_other_way_in_a_batch_keeps_the_real_holding() -> None:
+    """An argmax agent's batch of 1,326 views can round a near-tie unlike ``act``'s batch of one. Here the
+    range's batch says the real holding raises before the flop and calls after it, every other holding the
+    reverse, while ``act`` always calls: without the floor the real holding leaves the range at the first call
+    and the call on the flop is one no holding left would make."""
+    game = LIMIT
+    deal = next(iter(deal_hands(game, 21, 1)))
+    real = sorted(deal.hole_cards[1])
+
+    class Flaky(CallAgent):
+        def policies(self, views: Sequence[MatchState]) -> list[Policy]:
+            if len(views) == 1:
+                return [{CALL_ACTION: 1.0}]
+            out = []
+            for view in views:
+                mine = sorted(view.state.hole_cards[view.viewer]) == real
+                raises = mine == (view.state.round == 0)
+                out.append(limit_policy(view.state, fold=0.0, call=float(not raises), raise_=float(raises)))
+            return out
+
+        def policy(self, view: MatchState) -> Policy:
+            return self.policies([view])[0]
+
+    record = play_hand(Flaky(game), deal, 0, Settings(), np.random.default_rng(1))
+    assert record.decisions > 0

@@ -7,7 +7,12 @@ bots" (2017). LBR plays the agent using nothing but the agent's ``policy``:
   starts uniform over the holdings that do not share a card with LBR's own;
   after each action of the agent every holding's weight is multiplied by the
   probability the agent's policy gives that action with those cards (Bayes'
-  rule). Holdings that share a card with the board drop out as it comes.
+  rule), floored at ``ZERO_FLOOR`` (1e-9): an argmax agent's near-tie can
+  round one way in ``act``'s batch of one view and the other in the range's
+  batch of 1,326, and the floor keeps the agent's real holding in the range
+  (at a weight too small to move any value) instead of emptying it. An action
+  that no holding left in the range gives any probability is an error.
+  Holdings that share a card with the board drop out as it comes.
 - At each of its decisions LBR computes ``wp``, its chance of winning (ties
   half) a showdown against the range with the board completed at random (every
   completion where there are at most ``rollouts`` of them, else ``rollouts``
@@ -68,6 +73,8 @@ from acpc_arena.protocol.state import (
 )
 from acpc_arena.protocol.wire import MatchState, format_betting
 
+ZERO_FLOOR = 1e-9
+"""The least factor a holding's weight is multiplied by when the agent acts (see the module docstring)."""
 DEFAULT_FRACTIONS = (0.5, 1.0)
 """No-limit raises LBR considers besides all-in: half a pot and a pot (after calling, on top of the call)."""
 DEFAULT_ROLLOUTS = 100
@@ -202,13 +209,14 @@ class LocalBestResponse:
     def observe(self, state: State, action: Action) -> None:
         """The agent took ``action`` at ``state``: weigh each holding by the probability of it."""
         live, policies = self.range_policies(state)
-        kept = np.zeros_like(self.weights)
-        kept[live] = self.weights[live] * np.array([policy.get(action, 0.0) for policy in policies])
-        self.weights = kept
-        if self.weights.sum() <= 0:
+        chances = np.array([policy.get(action, 0.0) for policy in policies])
+        if not (chances > 0).any():
             raise ValueError(
                 f"agent {self.agent.name!r} took {action} where its policy gives it probability 0 with every holding"
             )
+        kept = np.zeros_like(self.weights)
+        kept[live] = self.weights[live] * np.maximum(chances, ZERO_FLOOR)
+        self.weights = kept
 
     def candidates(self, state: State) -> list[Action]:
         """Fold (where legal), call, and the raises LBR considers at ``state``."""
