@@ -21,6 +21,7 @@ probabilities summing to 1), for any hole cards in ``view``, not only the ones
 dealt, and without changing the agent's state: sampling it is drawing ``act``.
 Local best response (``acpc-lbr``) needs nothing else; ``policies`` asks for many
 views at once (the same betting, different hole cards) and is the place to batch.
+Those views share their betting lists, so an agent reads a view and never changes it.
 """
 
 from __future__ import annotations

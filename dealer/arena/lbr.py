@@ -122,6 +122,20 @@ def agent_view(state: State, position: int, hole: Sequence[int]) -> MatchState:
     return MatchState(position, view)
 
 
+def range_views(state: State, position: int, holdings: Sequence[Sequence[int]]) -> list[MatchState]:
+    """``agent_view`` with each of ``holdings``, built once and shared: the views differ only in their
+    ``hole_cards`` (agents read views and never change them; a copy each was most of LBR's time)."""
+    base = agent_view(state, position, []).state
+    views = []
+    for hole in holdings:
+        view = State.__new__(State)
+        for slot in State.__slots__:
+            setattr(view, slot, getattr(base, slot))
+        view.hole_cards = [list(hole) if p == position else [] for p in range(state.game.num_players)]
+        views.append(MatchState(position, view))
+    return views
+
+
 def win_probability(
     game: Game,
     hole: Sequence[int],
@@ -203,7 +217,7 @@ class LocalBestResponse:
     def range_policies(self, state: State) -> tuple[np.ndarray, list[Policy]]:
         """The live holdings and the agent's policy with each, at ``state`` (the agent to act)."""
         live = self._live(state)
-        views = [agent_view(state, self.opponent, self.cards[i].tolist()) for i in live]
+        views = range_views(state, self.opponent, self.cards[live].tolist())
         return live, self.agent.policies(views)
 
     def observe(self, state: State, action: Action) -> None:
