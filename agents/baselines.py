@@ -30,7 +30,7 @@ equity is all it looks at, which makes it a fixed, hand-strength-only opponent.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from math import comb
 from typing import Any
 
@@ -53,6 +53,24 @@ EXACT_SHOWDOWNS = 50_000
 def card_seeded_rng(seed: int | None, hole: Sequence[int], board: Sequence[int]) -> np.random.Generator:
     """A generator seeded by the agent's seed and the cards: the same cards always draw the same samples."""
     return np.random.default_rng([seed or 0, len(hole), *hole, *board])
+
+
+class CardMemo:
+    """Values that depend on the cards alone (``rule``'s and ``equity``'s strengths), each computed once
+    per board: a policy asked for 1,326 holdings several times a street (LBR) computes each once."""
+
+    def __init__(self) -> None:
+        self.board: tuple[int, ...] | None = None
+        self.values: dict[tuple[tuple[int, ...], int], float] = {}
+
+    def get(self, hole: Sequence[int], board: Sequence[int], extra: int, compute: Callable[[], float]) -> float:
+        """The value of ``hole`` on ``board`` (``extra``: anything else it depends on), computed when new."""
+        if tuple(board) != self.board:
+            self.board, self.values = tuple(board), {}
+        key = (tuple(hole), extra)
+        if key not in self.values:
+            self.values[key] = compute()
+        return self.values[key]
 
 
 class RandomAgent(Agent):
@@ -158,6 +176,7 @@ class RuleAgent(Agent):
         self.rng = np.random.default_rng(seed)
         self.threshold = float(options.get("threshold", 0.6))
         self.samples = int(options.get("samples", 400))
+        self.strengths = CardMemo()
 
     @classmethod
     def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
@@ -167,8 +186,12 @@ class RuleAgent(Agent):
     def hand_strength(self, view: MatchState) -> float:
         state = view.state
         hole, board = state.hole_cards[view.viewer], state.visible_board()
-        rng = card_seeded_rng(self.seed, hole, board)
-        return equity_vs_random(self.game, hole, board, 1, self.samples, rng)
+        return self.strengths.get(
+            hole,
+            board,
+            0,
+            lambda: equity_vs_random(self.game, hole, board, 1, self.samples, card_seeded_rng(self.seed, hole, board)),
+        )
 
     def choices(self, view: MatchState) -> list[tuple[Action, float]]:
         """(action, probability) of the raise, the call and the fold branches, each made valid."""
@@ -203,6 +226,7 @@ class EquityAgent(Agent):
         self.samples = int(options.get("samples", 1000))
         if not 0 <= self.call_at <= self.raise_at <= 1:
             raise ValueError(f"need 0 <= --call-at <= --raise-at <= 1, not {self.call_at} and {self.raise_at}")
+        self.equities = CardMemo()
 
     @classmethod
     def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
@@ -212,9 +236,13 @@ class EquityAgent(Agent):
 
     def equity(self, view: MatchState) -> float:
         """Share of the pot this hand wins at a showdown against a random hand per opponent still in."""
-        state, game = view.state, self.game
+        state = view.state
         hole, board = state.hole_cards[view.viewer], state.visible_board()
-        opponents = game.num_players - state.num_folded - 1
+        opponents = self.game.num_players - state.num_folded - 1
+        return self.equities.get(hole, board, opponents, lambda: self._equity(hole, board, opponents))
+
+    def _equity(self, hole: list[int], board: list[int], opponents: int) -> float:
+        game = self.game
         unseen = len(game.deck) - len(hole) - len(board)
         missing = game.total_board_cards - len(board)
         showdowns = comb(unseen, missing) * comb(unseen - missing, game.num_hole_cards)
