@@ -15,13 +15,14 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.cfr import CFRAgent
-from acpc_arena.agents.registry import AGENTS
+from acpc_arena.agents.registry import AGENTS, agent_class
 from acpc_arena.dealer.arena import lbr_cli
 from acpc_arena.dealer.arena.lbr import Settings, evaluate, exact_values, win_probability
 from acpc_arena.models.cfr.abstraction import ExactCards, all_deals
@@ -77,6 +78,29 @@ def test_lbr_comes_close_on_random_policies(tmp_path: Path, seed: int) -> None:
     # measured (chips per hand, LBR of best response): seed 1 2.521 of 2.936 (86%), seed 2 2.418 of 2.649
     # (91%), seed 3 2.528 of 2.935 (86%)
     assert exact.lbr_mean >= 0.8 * exact.exploitability
+
+
+@pytest.mark.parametrize("name", ["call", "raise"])
+def test_deterministic_bots_lbr_is_below_openspiels_best_response(name: str, openspiel: Any) -> None:
+    """``call`` and ``raise`` never take some actions, so parts of the tree are never reached (LBR's range
+    is empty there); their exploitability is OpenSpiel's NashConv of the same pure policy, halved (both
+    seats playing it break even by symmetry)."""
+    from open_spiel.python import policy as spiel_policy
+    from open_spiel.python.algorithms import exploitability
+
+    spiel = openspiel("leduc.limit.2p").spiel
+    table = spiel_policy.TabularPolicy(spiel)
+    legal = table.legal_actions_mask.astype(bool)
+    wanted = 2 if name == "raise" else 1  # universal_poker's actions: 0 fold, 1 call, 2 raise
+    table.action_probability_array[:] = 0.0
+    table.action_probability_array[:, 1] = ~legal[:, wanted]
+    table.action_probability_array[:, wanted] = legal[:, wanted]
+    expected = exploitability.nash_conv(spiel, table) / 2
+    exact = exact_values(agent_class(name)(LEDUC, seed=1), LEDUC)
+    assert exact.exploitability == pytest.approx(expected, abs=1e-9)
+    for lbr, best in zip(exact.lbr, exact.best_response, strict=True):
+        assert lbr <= best + 1e-9
+    assert exact.lbr_mean > 0.5 * exact.exploitability
 
 
 def test_play_through_the_engine_agrees_with_the_exact_value(tmp_path: Path) -> None:

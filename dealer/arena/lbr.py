@@ -73,6 +73,11 @@ from acpc_arena.protocol.state import (
 )
 from acpc_arena.protocol.wire import MatchState, format_betting
 
+
+class ImpossibleAction(ValueError):
+    """The agent took an action its policy gives probability 0 with every holding LBR still considers."""
+
+
 ZERO_FLOOR = 1e-9
 """The least factor a holding's weight is multiplied by when the agent acts (see the module docstring)."""
 DEFAULT_FRACTIONS = (0.5, 1.0)
@@ -225,7 +230,7 @@ class LocalBestResponse:
         live, policies = self.range_policies(state)
         chances = np.array([policy.get(action, 0.0) for policy in policies])
         if not (chances > 0).any():
-            raise ValueError(
+            raise ImpossibleAction(
                 f"agent {self.agent.name!r} took {action} where its policy gives it probability 0 with every holding"
             )
         kept = np.zeros_like(self.weights)
@@ -496,12 +501,17 @@ def exact_values(agent: Agent, game: Game, settings: Settings | None = None) -> 
 
 
 def _lbr_action_at(agent: Agent, state: State, position: int, settings: Settings, rng: np.random.Generator) -> Action:
-    """LBR's action at ``state`` (its cards and the board in it), its range built by replaying the betting."""
+    """LBR's action at ``state`` (its cards and the board in it), its range built by replaying the betting.
+    Where the agent never takes the betting's actions (``call`` never raises) the node is never reached and
+    LBR's action there is worth nothing either way: it calls."""
     replay = State(state.game, state.hand_id, [list(c) for c in state.hole_cards], list(state.board_cards))
     lbr = LocalBestResponse(agent, position, replay, settings, rng)
     for round_ in range(state.round + 1):
         for action, actor in zip(state.actions[round_], state.acting_players[round_], strict=True):
             if actor != position:
-                lbr.observe(replay, action)
+                try:
+                    lbr.observe(replay, action)
+                except ImpossibleAction:
+                    return CALL_ACTION
             replay.apply(action)
     return lbr.act(replay)
