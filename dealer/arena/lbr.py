@@ -50,6 +50,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from math import comb
+from typing import TypeVar
 
 import numpy as np
 
@@ -72,6 +73,8 @@ from acpc_arena.protocol.state import (
     State,
 )
 from acpc_arena.protocol.wire import MatchState, format_betting
+
+_T = TypeVar("_T")
 
 
 class ImpossibleAction(ValueError):
@@ -343,6 +346,8 @@ class Result:
     seconds: float
     cpu_seconds: float
     """This process's CPU time (the measure on a shared machine)."""
+    agent_cpu_seconds: float = 0.0
+    """The part of ``cpu_seconds`` spent in the agent (its policies for the range, its own play)."""
 
     @property
     def mbb_per_hand(self) -> float:
@@ -367,6 +372,9 @@ class Result:
             "lbr_decisions": self.decisions,
             "seconds": round(self.seconds, 3),
             "cpu_ms_per_lbr_decision": round(1000 * self.cpu_seconds / max(self.decisions, 1), 1),
+            "lbr_own_cpu_ms_per_lbr_decision": round(
+                1000 * (self.cpu_seconds - self.agent_cpu_seconds) / max(self.decisions, 1), 1
+            ),
         }
 
 
@@ -387,8 +395,10 @@ def evaluate(
     pairs: list[float] = []
     decisions = 0
     total = len(seeds) * hands
+    timed: list[_Timed] = []
     for seed in seeds:
-        agents = [make_agent(), make_agent()]
+        agents = [_Timed(make_agent()), _Timed(make_agent())]
+        timed += agents
         rng = np.random.default_rng(seed)
         for deal in deal_hands(game, seed, hands):
             both = []
@@ -409,7 +419,42 @@ def evaluate(
         decisions,
         time.perf_counter() - start,
         time.process_time() - cpu,
+        sum(agent.cpu_seconds for agent in timed),
     )
+
+
+class _Timed(Agent):
+    """``agent``, its CPU time counted (``evaluate`` reports LBR's own work apart from the agent's)."""
+
+    def __init__(self, agent: Agent) -> None:
+        super().__init__(agent.game, agent.seed)
+        self.agent = agent
+        self.name = agent.name  # type: ignore[misc]
+        self.cpu_seconds = 0.0
+
+    def _timed(self, work: Callable[[], _T]) -> _T:
+        import time
+
+        start = time.process_time()
+        try:
+            return work()
+        finally:
+            self.cpu_seconds += time.process_time() - start
+
+    def begin_hand(self, view: MatchState) -> None:
+        self._timed(lambda: self.agent.begin_hand(view))
+
+    def act(self, view: MatchState) -> Action:
+        return self._timed(lambda: self.agent.act(view))
+
+    def end_hand(self, view: MatchState) -> None:
+        self._timed(lambda: self.agent.end_hand(view))
+
+    def policy(self, view: MatchState) -> Policy:
+        return self._timed(lambda: self.agent.policy(view))
+
+    def policies(self, views: Sequence[MatchState]) -> list[Policy]:
+        return self._timed(lambda: self.agent.policies(views))
 
 
 # -- exact values in small games ------------------------------------------------
