@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import socket
 import sys
+from collections.abc import Sequence
 from typing import TextIO
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.state import CALL_ACTION
-from acpc_arena.protocol.wire import MatchStateReader, format_action
+from acpc_arena.protocol.wire import MATCHSTATE_PREFIX, MatchState, MatchStateReader, format_action
 
 
 class ClientError(Exception):
@@ -34,37 +35,97 @@ def connect(host: str, port: int, timeout: float = 30.0) -> socket.socket:
     return sock
 
 
-def play(agent: Agent, sock: socket.socket, log: TextIO = sys.stderr) -> int:
-    """Play until the dealer closes the connection; returns the number of hands seen."""
-    game = agent.game
-    states = MatchStateReader(game)
-    reader = sock.makefile("rb", buffering=65536)
-    sock.sendall(b"VERSION:2.0.0\r\n")
-    current_hand = -1
-    hands = 0
-    for raw in reader:
-        line = raw.decode("latin-1").rstrip("\r\n")
+class ClientSession:
+    """One agent's side of a match, line by line: what ``play`` does with each dealer message.
+
+    ``receive`` follows a ``MATCHSTATE`` line (hand starts and ends told to the agent)
+    and returns the agent's view when it is to act on that line; ``reply`` then gives
+    the response line. The in-process runner drives an agent through the same object.
+    """
+
+    def __init__(self, agent: Agent, log: TextIO = sys.stderr) -> None:
+        self.agent = agent
+        self.log = log
+        self.hands = 0
+        """Hands seen so far."""
+        self._states = MatchStateReader(agent.game)
+        self._current_hand = -1
+        self._head = ""
+        """The hand (``_hand_head``) of the last line ``follow`` read."""
+
+    def receive(self, line: str) -> MatchState | None:
+        """Follow one line from the dealer (no line end); the view to act on, or None.
+
+        Comment and empty lines are skipped; an unreadable state raises ``ClientError``.
+        """
         if not line or line[0] in "#;":
-            continue
+            return None
         try:
-            view = states.parse(line)
+            view = self._states.parse(line)
         except ProtocolError as exc:
             raise ClientError(f"unreadable state from the dealer (is --game right?): {exc}") from None
         state = view.state
-        if state.hand_id != current_hand:
-            current_hand = state.hand_id
-            hands += 1
-            agent.begin_hand(view)
+        if state.hand_id != self._current_hand:
+            self._current_hand = state.hand_id
+            self.hands += 1
+            self.agent.begin_hand(view)
         if state.finished:
-            agent.end_hand(view)
-            continue
+            self.agent.end_hand(view)
+            return None
         if state.current_player != view.viewer:
-            continue
+            return None
+        return view
+
+    def follow(self, lines: Sequence[str]) -> MatchState | None:
+        """``receive`` each of ``lines`` in turn (lines sent one after the other, the dealer waiting
+        for no reply in between); the view to act on at the last one, or None.
+
+        The agent is told the same as by ``receive`` line by line, but a line that can matter to
+        it only as a step of the betting (neither the first nor the last of its hand, nor the
+        last of ``lines``, so neither a hand's start or end nor a question) is not parsed: the
+        next line read holds its actions.
+        """
+        view = None
+        last = len(lines) - 1
+        heads = [_hand_head(line) for line in lines]
+        for i, line in enumerate(lines):
+            head = heads[i]
+            if i < last and head and head == heads[i + 1] and head == self._head:
+                continue
+            self._head = head
+            view = self.receive(line)
+        return view
+
+    def reply(self, line: str, view: MatchState) -> str:
+        """The response to ``line`` (no line end): the agent's action at ``view``, made valid if it is not."""
+        agent = self.agent
+        state = view.state
         action = agent.act(view)
         fixed = state.validate_action(action, try_fixing=True)
         if fixed is None or fixed != action:
             replacement = fixed if fixed is not None else CALL_ACTION
-            print(f"WARNING: {agent.name} chose {action} in {line}; sending {replacement}", file=log)
+            print(f"WARNING: {agent.name} chose {action} in {line}; sending {replacement}", file=self.log)
             action = replacement
-        sock.sendall(f"{line}:{format_action(action, game)}\r\n".encode("ascii"))
-    return hands
+        return f"{line}:{format_action(action, agent.game)}"
+
+
+def _hand_head(line: str) -> str:
+    """``MATCHSTATE:<viewer>:<hand>:`` of a state line, the hand it belongs to ("" for anything else)."""
+    if not line.startswith(MATCHSTATE_PREFIX):
+        return ""
+    viewer_end = line.find(":", len(MATCHSTATE_PREFIX))
+    hand_end = line.find(":", viewer_end + 1) if viewer_end > 0 else -1
+    return line[: hand_end + 1] if hand_end > 0 else ""
+
+
+def play(agent: Agent, sock: socket.socket, log: TextIO = sys.stderr) -> int:
+    """Play until the dealer closes the connection; returns the number of hands seen."""
+    session = ClientSession(agent, log)
+    reader = sock.makefile("rb", buffering=65536)
+    sock.sendall(b"VERSION:2.0.0\r\n")
+    for raw in reader:
+        line = raw.decode("latin-1").rstrip("\r\n")
+        view = session.receive(line)
+        if view is not None:
+            sock.sendall(f"{session.reply(line, view)}\r\n".encode("ascii"))
+    return session.hands

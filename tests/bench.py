@@ -4,7 +4,7 @@ Each section measures ours and, where there is one, a reference in the same
 process and run, and reports the ratio; these machines are noisy, so ratios
 measured together mean more than absolute rates.
 
-    python -m tests.bench [section ...]   # evaluator engine dealer runner cfr dqn logs lbr poker_cnn ensemble
+    python -m tests.bench [section ...]   # evaluator engine dealer runner inprocess cfr dqn logs lbr poker_cnn ensemble
 """
 
 from __future__ import annotations
@@ -229,6 +229,33 @@ def bench_runner() -> Iterator[Row]:
             f"acpc-match call vs raise, 8 matches, concurrency {concurrency}",
             f"{rates[concurrency]:,.0f} hands/s",
             note,
+        )
+
+
+def bench_inprocess() -> Iterator[Row]:
+    """acpc-match with the agents inside the runner (--in-process) against the same run over TCP."""
+    import json
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    program = str(Path(sys.executable).parent / "acpc-match")
+    for a, b, seeds, hands in (("random", "call", "1,2", 2000), ("lstm_dqn", "cfr", "1,2", 500)):
+        rates = {}
+        for flag in ("", "--in-process"):
+            with tempfile.TemporaryDirectory() as out:
+                subprocess.run(
+                    [program, "--a", a, "--b", b, "--seeds", seeds, "--hands", str(hands), "--out", out,
+                     "--concurrency", "2", "--quiet", "--no-plots", *([flag] if flag else [])],
+                    check=True, capture_output=True,
+                )  # fmt: skip
+                rates[flag] = json.loads((Path(out) / "report.json").read_text())["hands_per_second"]
+        matches = 2 * len(seeds.split(","))
+        yield (f"acpc-match {a} vs {b}, {matches} matches of {hands} hands, over TCP", f"{rates['']:,.0f} hands/s", "")
+        yield (
+            "  the same --in-process",
+            f"{rates['--in-process']:,.0f} hands/s",
+            f"{rates['--in-process'] / rates['']:.1f}x over TCP",
         )
 
 
@@ -646,6 +673,7 @@ SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "engine": bench_engine,
     "dealer": bench_dealer,
     "runner": bench_runner,
+    "inprocess": bench_inprocess,
     "cfr": bench_cfr,
     "dqn": bench_dqn,
     "logs": bench_logs,

@@ -4,13 +4,15 @@
                [--out DIR] [--concurrency N] [--metrics-port PORT] [--metrics-linger S]
                [--metrics-push GATEWAY] [--a-args ARGS] [--b-args ARGS] [--a-cmd CMD]
                [--b-cmd CMD] [--a-external] [--b-external] [--c-args ARGS] [--c-cmd CMD]
-               [--c-external] [--external-timeout S]
+               [--c-external] [--external-timeout S] [--in-process]
 
 For every seed, A plays B once in each seat with the same cards (in a three-player
 game, A, B and C play the seed's three rotations of the seats); each match starts
 its agents afresh and plays over TCP with this process's dealer. The output
 folder gets every match's ACPC log, ``report.json``, PNG plots, and the agents'
-standard error under ``agents/``; the table is printed at the end. Ctrl-C or
+standard error under ``agents/``; the table is printed at the end. With
+``--in-process`` the shipped agents play inside this process instead (the same
+logs, several times the hands per second). Ctrl-C or
 SIGTERM ends the run: the finished matches are reported (``report.json`` marked
 partial) and every agent is stopped.
 """
@@ -143,6 +145,12 @@ def parser() -> argparse.ArgumentParser:
         default=600.0,
         metavar="SECONDS",
         help="how long an --a-external/--b-external match waits for its bots to connect (default 600)",
+    )
+    p.add_argument(
+        "--in-process",
+        action="store_true",
+        help="play the shipped agents inside this process, not over TCP (the same logs, faster; "
+        "--X-cmd and --X-external bots still connect over TCP)",
     )
     p.add_argument("--host", default="127.0.0.1", help="address the dealer listens on")
     p.add_argument(
@@ -347,7 +355,7 @@ def run(argv: list[str]) -> int:
             a=a, b=b, more=tuple(more), game_file=args.game, game=game, game_path=game_path, seeds=args.seeds,
             hands=args.hands, out_dir=out_dir, concurrency=concurrency, host=args.host,
             t_response_ms=args.t_response, t_hand_ms=args.t_hand, t_per_hand_ms=args.t_per_hand,
-            external_timeout=args.external_timeout,
+            external_timeout=args.external_timeout, in_process=args.in_process,
         )  # fmt: skip
         (out_dir / "agents").mkdir(parents=True, exist_ok=True)
     except ValueError as exc:
@@ -408,21 +416,16 @@ def _play_and_report(spec: RunSpec, observer: CliObserver, argv: list[str], no_p
     if interrupted is not None:
         name = signal.Signals(interrupted).name
         stopped = f"acpc-match: interrupted by {name}: {len(outcomes)} of {len(order)} matches finished"
-    logged = _logged_matches(outcomes, spec.game, observer.failures)
-    if not logged:
+    scoring_started = time.time()
+    report = score_run(spec, outcomes, observer.failures, progress=not quiet)
+    if report is None:
         print(stopped or "acpc-match: no match played a hand", file=sys.stderr)
         for failure in observer.failures:
             print(failure, file=sys.stderr)
         return 128 + interrupted if interrupted is not None else 1
-    scoring_started = time.time()
-    errors = {o.log: o.error for o in outcomes if o.error}
-    report: Report | MultiReport
-    if spec.more:
-        report = build_multi_report(logged, errors)
-    else:
-        report = build_report(logged, a=spec.a.name, errors=errors, progress=not quiet)
     scoring = time.time() - scoring_started  # the all-in valuation's share is counted in the run's time
-    hands = sum(len(match.hands) for match in logged)
+    scored = report.to_json()
+    hands, matches = scored["hands_played"], len(scored["matches"])
     elapsed += scoring
     report.extra = {
         "command": " ".join(shlex.quote(part) for part in [Path(sys.argv[0]).name, *argv]),
@@ -442,7 +445,7 @@ def _play_and_report(spec: RunSpec, observer: CliObserver, argv: list[str], no_p
     problems = _save(report, spec.out_dir, plots=not no_plots)
     print(format_table(report) if isinstance(report, Report) else format_multi_table(report))
     saved = "logs" if problems else "report, logs and plots" if "plots" in report.extra else "report and logs"
-    print(f"\n{len(logged)} matches, {report.extra['hands_per_second']} hands/s; {saved} in {spec.out_dir}")
+    print(f"\n{matches} matches, {report.extra['hands_per_second']} hands/s; {saved} in {spec.out_dir}")
     for failure in observer.failures:
         print(failure)
     for problem in problems:
@@ -469,6 +472,20 @@ def _last_metrics(metrics: RunMetrics, args: argparse.Namespace) -> None:
         )
         with contextlib.suppress(KeyboardInterrupt):
             time.sleep(args.metrics_linger)
+
+
+def score_run(
+    spec: RunSpec, outcomes: list[MatchOutcome], failures: list[str], progress: bool = False
+) -> Report | MultiReport | None:
+    """The report of a run's logs (``outcomes`` in the order of ``spec.matches()``), or None when no
+    match played a hand; a log that cannot be scored is told in ``failures``."""
+    logged = _logged_matches(outcomes, spec.game, failures)
+    if not logged:
+        return None
+    errors = {o.log: o.error for o in outcomes if o.error}
+    if spec.more:
+        return build_multi_report(logged, errors)
+    return build_report(logged, a=spec.a.name, errors=errors, progress=progress)
 
 
 def _logged_matches(outcomes: list[MatchOutcome], game: Game, failures: list[str]) -> list[LoggedMatch]:

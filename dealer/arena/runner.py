@@ -13,6 +13,12 @@ sits in seat (k + r) mod N, so each contestant gets each seat, and the cards dea
 to it, once, the others keeping their order around the table. (All N! orders
 would also balance who acts after whom, at (N-1)! times the cost.)
 
+With ``RunSpec.in_process`` the shipped agents play inside this process instead
+(``in_process.AgentChannel``: the same dealer code, each agent driven as
+``acpc-agent`` drives it, built afresh for every match with the same options and
+seed), while commands and external bots still connect over TCP: the logs are the
+same line for line, without a process and a connection per agent.
+
 A match whose agent crashes, misbehaves or runs out of time ends on its own; its
 finished hands stay in its log and the run goes on with the others.
 """
@@ -31,7 +37,9 @@ from typing import NoReturn
 
 import trio
 
+from acpc_arena.agents.base import Agent
 from acpc_arena.agents.registry import agent_class
+from acpc_arena.dealer.arena.in_process import AgentChannel
 from acpc_arena.dealer.logfiles import MatchLog
 from acpc_arena.dealer.match import (
     DEFAULT_T_HAND_MS,
@@ -83,13 +91,16 @@ class Contestant:
         default = "external" if self.external else Path(shlex.split(self.command or "cmd")[0]).name
         return f"{self.label}-{self.agent or self.title or default}"
 
+    def agent_seed(self, seed: int) -> int:
+        """The seed of a shipped agent's own random choices in the matches of deal seed ``seed``."""
+        return seed * 100 + ord(self.label) - ord("a") + 1
+
     def command_line(self, host: str, port: int, game_path: Path, seed: int) -> list[str]:
         fill = {"host": host, "port": str(port), "game": str(game_path), "seed": str(seed)}
         if self.command is not None:
             return [part.format(**fill) for part in shlex.split(self.command)]
-        agent_seed = seed * 100 + ord(self.label) - ord("a") + 1
         program = str(Path(sys.executable).parent / "acpc-agent")
-        seed_option = ["--seed", str(agent_seed)]
+        seed_option = ["--seed", str(self.agent_seed(seed))]
         return [program, str(self.agent), host, str(port), "--game", str(game_path), *seed_option, *self.args]
 
 
@@ -98,6 +109,23 @@ class _RaisingParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise ValueError(message)
+
+
+def build_agent(contestant: Contestant, game: Game, seed: int | None) -> Agent:
+    """The shipped agent ``contestant`` names, built as ``acpc-agent`` builds it: its options
+    (``contestant.args``) parsed by the agent's own parser, ``seed`` its random choices' seed.
+
+    Raises ValueError for options the agent does not take; the agent's own errors propagate.
+    """
+    if contestant.agent is None:
+        raise ValueError(f"{contestant.name} is not a shipped agent")
+    cls = agent_class(contestant.agent)
+    parser = _RaisingParser(prog=f"acpc-agent {contestant.agent}", add_help=False)
+    parser.add_argument("--name", default=None)
+    cls.add_arguments(parser)
+    options = vars(parser.parse_args(list(contestant.args)))
+    options.pop("name")
+    return cls(game, seed, **options)
 
 
 def check_agent(contestant: Contestant, game: Game, game_file: str) -> None:
@@ -109,15 +137,10 @@ def check_agent(contestant: Contestant, game: Game, game_file: str) -> None:
     """
     if contestant.agent is None:
         return
-    cls = agent_class(contestant.agent)
-    parser = _RaisingParser(prog=f"acpc-agent {contestant.agent}", add_help=False)
-    parser.add_argument("--name", default=None)
-    cls.add_arguments(parser)
+    agent_class(contestant.agent)  # a dependency not installed: told as it is (ValueError)
     given = " ".join([contestant.agent, *contestant.args])
     try:
-        options = vars(parser.parse_args(list(contestant.args)))
-        options.pop("name")
-        cls(game, 0, **options)
+        build_agent(contestant, game, 0)
     except Exception as exc:  # any agent's failure to start is reported in the same one line
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ValueError(f"agent {contestant.name} ({given}) cannot play {game_file}: {reason}") from None
@@ -145,6 +168,9 @@ class RunSpec:
     """Seconds an external bot has to connect."""
     more: tuple[Contestant, ...] = ()
     """Contestants C, ... of a game of more than two players."""
+    in_process: bool = False
+    """Play the shipped agents inside this process (``in_process.AgentChannel``) instead of as
+    ``acpc-agent`` processes over TCP; commands and external bots still connect over TCP."""
 
     def __post_init__(self) -> None:
         if not self.game_file.isascii() or any(c.isspace() for c in self.game_file):
@@ -157,6 +183,10 @@ class RunSpec:
     def contestants(self) -> tuple[Contestant, ...]:
         """A, B and any more, in their seat order of the first rotation."""
         return (self.a, self.b, *self.more)
+
+    def plays_in_process(self, contestant: Contestant) -> bool:
+        """Whether ``contestant`` plays inside this process: a shipped agent, with ``in_process``."""
+        return self.in_process and contestant.agent is not None
 
     def matches(self) -> list[MatchSpec]:
         players = len(self.contestants)
@@ -238,13 +268,16 @@ async def _run_one(
 
 async def _play_one(spec: RunSpec, match: MatchSpec, outcome: MatchOutcome, observer: RunObserver) -> None:
     seats = match.seating(spec.contestants)
-    listeners = [open_listener(spec.host) for _ in seats]
+    remote = [seat for seat, contestant in enumerate(seats) if not spec.plays_in_process(contestant)]
+    listeners = {seat: open_listener(spec.host) for seat in remote}
     processes: list[tuple[Contestant, trio.Process, Path]] = []
     channels: list[SeatChannel] = []
+    agent_logs: list[tuple[Contestant, Path]] = []
     culprit: Contestant | None = None
     cancelled = False
     try:
-        for contestant, listener in zip(seats, listeners, strict=True):
+        for seat, listener in listeners.items():
+            contestant = seats[seat]
             port = listener.getsockname()[1]
             if contestant.external:
                 observer.external_waiting(match, contestant, spec.host, port)
@@ -261,9 +294,21 @@ async def _play_one(spec: RunSpec, match: MatchSpec, outcome: MatchOutcome, obse
                     start_new_session=True,
                 )
             processes.append((contestant, process, err_path))
-        channels, outcome.error = await _connect(spec, seats, listeners, processes)
+        connected, outcome.error = await _connect(spec, seats, listeners, processes)
         if outcome.error is not None:
             return
+        for seat, contestant in enumerate(seats):
+            if seat in connected:
+                channels.append(connected[seat])
+                continue
+            err_path = spec.out_dir / "agents" / f"{match.name}-{contestant.label}.err"
+            agent_logs.append((contestant, err_path))
+            try:
+                agent = build_agent(contestant, spec.game, contestant.agent_seed(match.seed))
+            except Exception as exc:  # checked before the run (check_agent): a rare failure of this match alone
+                outcome.error = f"could not start {contestant.name}: {type(exc).__name__}: {exc}"
+                return
+            channels.append(AgentChannel(seat, agent, open(err_path, "w")))  # noqa: SIM115 (closed with the channel)
         config = MatchConfig(
             name=match.name,
             game=spec.game,
@@ -292,19 +337,23 @@ async def _play_one(spec: RunSpec, match: MatchSpec, outcome: MatchOutcome, obse
     finally:
         # Shielded: an interrupted run (Ctrl-C) still closes the connections and stops the agents.
         with trio.CancelScope(shield=True):
-            for listener in listeners:
+            for listener in listeners.values():
                 listener.close()
             for channel in channels:
                 await channel.aclose()
             await _reap(processes, grace=1.0 if cancelled else 10.0)
         if outcome.error is not None:
-            _note_agents(outcome, processes, culprit)
+            _note_agents(outcome, processes, agent_logs, culprit)
 
 
 def _note_agents(
-    outcome: MatchOutcome, processes: Sequence[tuple[Contestant, trio.Process, Path]], culprit: Contestant | None
+    outcome: MatchOutcome,
+    processes: Sequence[tuple[Contestant, trio.Process, Path]],
+    agent_logs: Sequence[tuple[Contestant, Path]],
+    culprit: Contestant | None,
 ) -> None:
-    """The failed agents' exit status and last lines of standard error.
+    """The failed agents' exit status and last lines of standard error (for an agent in this
+    process, the last lines of its log: warnings, the traceback of its failure).
 
     When a seat's failure ended the match, only that agent is told: its opponent's
     "connection lost" after the dealer hung up is noise.
@@ -316,18 +365,23 @@ def _note_agents(
         status = process.returncode
         if status not in (0, None) or tail:
             outcome.agent_notes.append(f"{contestant.name} exited with status {status}: {tail}")
+    for contestant, err_path in agent_logs:
+        tail = _tail(err_path)
+        if (culprit is None or contestant is culprit) and tail:
+            outcome.agent_notes.append(f"{contestant.name} (in process): {tail}")
 
 
 async def _connect(
     spec: RunSpec,
     seats: Sequence[Contestant],
-    listeners: Sequence[socket.socket],
+    listeners: dict[int, socket.socket],
     processes: Sequence[tuple[Contestant, trio.Process, Path]],
-) -> tuple[list[SeatChannel], str | None]:
-    """Accept every seat's connection: the channels, or an error if an agent exits first or is too slow."""
-    connections: list[socket.socket | None] = [None] * len(seats)
-    timeouts = [spec.external_timeout if c.external else spec.connect_timeout for c in seats]
-    deadlines = [trio.current_time() + timeout for timeout in timeouts]
+) -> tuple[dict[int, SeatChannel], str | None]:
+    """Accept the connection of every seat that has a listener: the channels by seat, or an error
+    if an agent exits first or is too slow."""
+    connections: dict[int, socket.socket | None] = dict.fromkeys(listeners)
+    timeouts = {seat: spec.external_timeout if seats[seat].external else spec.connect_timeout for seat in listeners}
+    deadlines = {seat: trio.current_time() + timeout for seat, timeout in timeouts.items()}
     error: str | None = None
 
     async with trio.open_nursery() as nursery:
@@ -338,31 +392,30 @@ async def _connect(
         async def watch(contestant: Contestant, process: trio.Process) -> None:
             nonlocal error
             status = await process.wait()
-            if error is None and any(c is None for c in connections):
+            if error is None and any(c is None for c in connections.values()):
                 error = f"{contestant.name} exited with status {status} before the match started"
                 nursery.cancel_scope.cancel()
 
         async def gather() -> None:
             async with trio.open_nursery() as inner:
-                for seat in range(len(seats)):
+                for seat in listeners:
                     inner.start_soon(take, seat)
             nursery.cancel_scope.cancel()
 
         nursery.start_soon(gather)
         for contestant, process, _ in processes:
             nursery.start_soon(watch, contestant, process)
-    accepted = [c for c in connections if c is not None]
+    accepted = {seat: c for seat, c in connections.items() if c is not None}
     if len(accepted) == len(connections):
-        return [SocketChannel(seat, c) for seat, c in enumerate(accepted)], None
-    for connection in connections:
-        if connection is not None:
-            connection.close()
+        return {seat: SocketChannel(seat, c) for seat, c in accepted.items()}, None
+    for connection in accepted.values():
+        connection.close()
     missing = "; ".join(
         f"{seats[seat].name} did not connect to port {listeners[seat].getsockname()[1]} within {timeouts[seat]:g} s"
-        for seat, c in enumerate(connections)
+        for seat, c in connections.items()
         if c is None
     )
-    return [], error or missing
+    return {}, error or missing
 
 
 async def _reap(processes: Sequence[tuple[Contestant, trio.Process, Path]], grace: float = 10.0) -> None:

@@ -1,0 +1,98 @@
+"""The match runner as one Python call: ``play(agents, game, seeds, hands)`` returns the report.
+
+    >>> from acpc_arena.dealer.arena import play
+    >>> report = play(("rule", "random"), "holdem.limit.2p.reverse_blinds", seeds=(1, 234), hands=1000)
+    >>> report.duplicate.mbb_per_hand, report.duplicate.ci95
+
+It is ``acpc-match`` without the command line: the same duplicate matches (each
+seed in every seating), the same dealer code and logs, and the report object that
+``report.json`` serialises (``Report``, or ``MultiReport`` for three players;
+``report.to_json()`` is that file's content). The agents play inside this
+process by default (``in_process``; ``False`` starts ``acpc-agent`` processes
+that play over TCP, as ``acpc-match`` does): the same logs either way.
+"""
+
+from __future__ import annotations
+
+import shlex
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import trio
+
+from acpc_arena.dealer.arena.match_cli import SIDES, score_run
+from acpc_arena.dealer.arena.report import MultiReport, Report
+from acpc_arena.dealer.arena.runner import Contestant, RunSpec, check_agent, run_matches
+from acpc_arena.dealer.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
+from acpc_arena.protocol.game import load_game, resolve_game_path
+
+
+def play(
+    agents: Sequence[str],
+    game: str = "holdem.limit.2p.reverse_blinds",
+    seeds: Sequence[int] = (1, 234, 6666),
+    hands: int = 3000,
+    *,
+    in_process: bool = True,
+    out_dir: str | Path | None = None,
+    concurrency: int = 1,
+    t_response_ms: int = DEFAULT_T_RESPONSE_MS,
+    t_hand_ms: int = DEFAULT_T_HAND_MS,
+    t_per_hand_ms: int = DEFAULT_T_PER_HAND_MS,
+) -> Report | MultiReport:
+    """Play shipped agents against each other in duplicate and return the run's report.
+
+    ``agents``: one per seat of ``game`` (A, B and, in a three-player game, C), each a
+    shipped agent's name followed by its options as ``acpc-agent`` takes them, e.g.
+    ``("cfr --argmax", "rule --threshold 0.7")``. ``game``: a shipped game's name or a
+    game file. ``seeds``: the deal seeds; every seed is played in every seating of
+    the agents, ``hands`` hands a match. The logs go to ``out_dir`` (default: a
+    temporary folder, removed before this returns; the report keeps what it needs).
+    ``concurrency`` matches are played at once. The time limits are the dealer's
+    (milliseconds, as ``acpc-match --t-response`` etc.).
+
+    The report's ``extra`` holds the run's failures (``failed``: a match whose agent
+    failed, ran out of time or could not start; its hands up to then are counted),
+    its time and speed. Raises ValueError, one line, for a bad argument or an agent
+    that cannot play ``game``; returns no report (ValueError) if no hand was played.
+    """
+    loaded = load_game(game)
+    if len(agents) != loaded.num_players:
+        raise ValueError(f"{game} has {loaded.num_players} seats: give as many agents, not {len(agents)}")
+    if hands < 1 or concurrency < 1:
+        raise ValueError(f"hands and concurrency must be 1 or more, not {hands} and {concurrency}")
+    if not seeds or len(set(seeds)) != len(seeds) or any(not 0 <= s < 2**32 for s in seeds):
+        raise ValueError(f"seeds must be distinct numbers from 0 to 2**32-1: {tuple(seeds)}")
+    contestants = []
+    for side, given in zip(SIDES, agents, strict=False):  # as many sides as seats (checked above)
+        name, *args = shlex.split(given) or [""]
+        if name == "human":
+            raise ValueError("a person plays through acpc-match --a-external (see the README), not play()")
+        contestant = Contestant(side, agent=name, args=tuple(args))
+        check_agent(contestant, loaded, game)
+        contestants.append(contestant)
+    a, b, *more = contestants
+    with tempfile.TemporaryDirectory(prefix="acpc-play-") as scratch:
+        spec = RunSpec(
+            a=a, b=b, more=tuple(more), game_file=game, game=loaded, game_path=resolve_game_path(game).resolve(),
+            seeds=tuple(seeds), hands=hands, out_dir=Path(out_dir) if out_dir is not None else Path(scratch),
+            concurrency=concurrency, t_response_ms=t_response_ms, t_hand_ms=t_hand_ms, t_per_hand_ms=t_per_hand_ms,
+            in_process=in_process,
+        )  # fmt: skip
+        started = time.time()
+        outcomes = trio.run(run_matches, spec)
+        failures = [f"match {o.spec.name} failed: {o.error}" for o in outcomes if o.error is not None]
+        report = score_run(spec, outcomes, failures)
+    if report is None:
+        raise ValueError(f"no match played a hand: {'; '.join(failures)}")
+    elapsed = time.time() - started
+    report.extra = {
+        "elapsed_seconds": round(elapsed, 3),
+        "hands_per_second": round(report.to_json()["hands_played"] / max(elapsed, 1e-9), 1),
+        "concurrency": concurrency,
+        "in_process": in_process,
+        "failed": failures,
+    }
+    return report

@@ -1,0 +1,268 @@
+"""In-process play (``acpc-match --in-process``, ``play``): the shipped agents inside the runner.
+
+The reference is the TCP path: the same run with ``acpc-agent`` processes over real
+sockets (itself checked against the C dealer elsewhere). For every shipped agent that
+plays hold'em, the in-process logs equal its logs line for line; a run mixing an
+in-process seat with a bot over TCP does too; each agent sees only its own view.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+import trio
+
+from acpc_arena.agents.base import Agent
+from acpc_arena.agents.baselines import CallAgent
+from acpc_arena.dealer.arena import play
+from acpc_arena.dealer.arena.in_process import AgentChannel
+from acpc_arena.dealer.arena.runner import Contestant, MatchSpec, RunSpec, run_matches
+from acpc_arena.dealer.match import MatchConfig, MatchObserver, play_match
+from acpc_arena.dealer.seat import SeatFailure
+from acpc_arena.protocol.game import load_game, resolve_game_path
+from acpc_arena.protocol.state import Action
+from acpc_arena.protocol.wire import MatchState, format_match_state
+from tests.processes import program
+
+LIMIT = "holdem.limit.2p.reverse_blinds"
+NOLIMIT = "holdem.nolimit.2p.reverse_blinds"
+
+PAIRS: list[tuple[str, str, str]] = [
+    (LIMIT, "lstm_dqn", "cfr"),
+    (LIMIT, "dqn", "nfq"),
+    (LIMIT, "poker_cnn", "rule"),
+    (LIMIT, "equity", "random"),
+    (LIMIT, "call", "raise"),
+    (NOLIMIT, "ensemble", "o_random"),
+    (NOLIMIT, "cfr", "random"),
+    (NOLIMIT, "o1", "o2"),
+    (NOLIMIT, "o3", "o4"),
+    (NOLIMIT, "o5", "o6"),
+    (NOLIMIT, "o7", "o8"),
+]
+"""Every shipped agent that plays heads-up hold'em (``human`` aside: a person), each at least once."""
+
+SEED = 7
+HANDS = 30
+
+
+class _OneSeating(RunSpec):
+    """A run of the first seating alone (A in seat 1): half the agent processes to start."""
+
+    def matches(self) -> list[MatchSpec]:
+        return super().matches()[:1]
+
+
+def _spec(game_file: str, a: Contestant, b: Contestant, out: Path, in_process: bool, cls: type = RunSpec) -> RunSpec:
+    return cls(
+        a=a, b=b, game_file=game_file, game=load_game(game_file), game_path=resolve_game_path(game_file).resolve(),
+        seeds=(SEED,), hands=HANDS, out_dir=out, concurrency=2, in_process=in_process,
+    )  # fmt: skip
+
+
+def _run_all(specs: Sequence[RunSpec]) -> None:
+    """Play every run at once in one trio loop (the agents' processes start side by side)."""
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            for spec in specs:
+                nursery.start_soon(run_matches, spec)
+
+    trio.run(main)
+
+
+def _logs(out: Path, matches: int = 2) -> dict[str, list[str]]:
+    logs = {path.name: path.read_text().splitlines() for path in sorted(out.glob("*.log"))}
+    assert len(logs) == matches and all(any(line.startswith("SCORE:") for line in lines) for lines in logs.values()), (
+        logs
+    )
+    return logs
+
+
+def test_every_shipped_holdem_agent_logs_the_same_in_process_as_over_tcp(tmp_path: Path) -> None:
+    specs = []
+    for index, (game_file, a, b) in enumerate(PAIRS):
+        for kind in ("tcp", "inproc"):
+            out = tmp_path / f"{index}-{a}-{b}-{kind}"
+            a_side, b_side = Contestant("a", agent=a), Contestant("b", agent=b)
+            specs.append(_spec(game_file, a_side, b_side, out, kind == "inproc", _OneSeating))
+    _run_all(specs)
+    for index, (_, a, b) in enumerate(PAIRS):
+        tcp, inproc = _logs(tmp_path / f"{index}-{a}-{b}-tcp", 1), _logs(tmp_path / f"{index}-{a}-{b}-inproc", 1)
+        assert sum(line.startswith("STATE:") for line in tcp["seed7-a1.log"]) == HANDS
+        assert inproc == tcp, f"{a} vs {b}"
+
+
+def test_a_seat_in_process_against_a_bot_over_tcp(tmp_path: Path) -> None:
+    """rule in this process, random as a command over TCP (its seed as the TCP path gives B: 7 * 100 + 2)."""
+    command = f"{program('acpc-agent')} random {{host}} {{port}} --game {{game}} --seed {SEED * 100 + 2}"
+    both_tcp = _spec(LIMIT, Contestant("a", agent="rule"), Contestant("b", agent="random"), tmp_path / "tcp", False)
+    mixed = _spec(
+        LIMIT, Contestant("a", agent="rule"), Contestant("b", command=command, title="random"), tmp_path / "mixed", True
+    )
+    _run_all([both_tcp, mixed])
+    assert _logs(tmp_path / "mixed") == _logs(tmp_path / "tcp")
+
+
+def test_acpc_match_in_process_writes_the_logs_and_report_of_the_tcp_run(tmp_path: Path) -> None:
+    args = ["--a", "random", "--b", "call", "--seeds", "3", "--hands", "40", "--no-plots", "--quiet"]
+    reports = {}
+    for kind, extra in (("tcp", []), ("inproc", ["--in-process"])):
+        out = tmp_path / kind
+        done = subprocess.run(
+            [program("acpc-match"), *args, *extra, "--out", str(out)], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        reports[kind] = json.loads((out / "report.json").read_text())
+    assert _logs(tmp_path / "inproc") == _logs(tmp_path / "tcp")
+    for key in ("mbb_per_hand", "ci95", "duplicate", "per_hand", "hands_played", "per_seed"):
+        assert reports["inproc"][key] == reports["tcp"][key], key
+
+
+class _Recorder(CallAgent):
+    """Calls, and keeps every view it is given."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.views: list[MatchState] = []
+
+    def begin_hand(self, view: MatchState) -> None:
+        self.views.append(view)
+
+    def act(self, view: MatchState) -> Action:
+        self.views.append(view)
+        return super().act(view)
+
+    def end_hand(self, view: MatchState) -> None:
+        self.views.append(view)
+
+
+class _Sent(MatchObserver):
+    wants_messages = True
+
+    def __init__(self) -> None:
+        self.lines: dict[int, list[str]] = {0: [], 1: []}
+
+    def message_sent(self, seat: int, stamp: float, line: str) -> None:
+        self.lines[seat].append(line.rstrip("\r\n"))
+
+
+class _Log(io.StringIO):
+    """A log that keeps its text when the channel closes it."""
+
+    text = ""
+
+    def close(self) -> None:
+        self.text = self.getvalue()
+        super().close()
+
+
+def _play(agents: Sequence[Agent], hands: int, t_response_ms: int = 600_000, observer: MatchObserver | None = None):  # type: ignore[no-untyped-def]
+    game = agents[0].game
+    config = MatchConfig(
+        name="m", game=game, game_file=LIMIT, hands=hands, seed=SEED, players=("A", "B"), t_response_ms=t_response_ms
+    )
+    logs = [_Log(), _Log()]
+    channels = [AgentChannel(seat, agent, log) for seat, (agent, log) in enumerate(zip(agents, logs, strict=True))]
+
+    async def main():  # type: ignore[no-untyped-def]
+        try:
+            return await play_match(config, channels, observer, None)
+        finally:
+            for channel in channels:
+                await channel.aclose()
+
+    return trio.run(main), logs
+
+
+def test_each_agent_sees_its_own_view_as_the_dealer_sent_it() -> None:
+    game = load_game(LIMIT)
+    agents = [_Recorder(game, 1), _Recorder(game, 2)]
+    sent = _Sent()
+    result, _ = _play(agents, 10, observer=sent)
+    assert result.ok and result.hands_played == 10
+    for seat, agent in enumerate(agents):
+        # Printed back, the views given are the dealer's own messages to that seat, in order: the
+        # first of each hand, those the seat acts on, and the last.
+        printed = [format_match_state(view.state, view.viewer) for view in agent.views]
+        printed = [line for i, line in enumerate(printed) if i == 0 or line != printed[i - 1]]
+        lines = iter(sent.lines[seat])
+        assert all(line in lines for line in printed)  # a subsequence
+        assert len(printed) >= 2 * 10
+        for view in agent.views:
+            state = view.state
+            shown = [p for p in range(2) if state.hole_cards[p]]
+            showdown = state.finished and not any(state.folded)
+            assert shown == ([0, 1] if showdown else [view.viewer]), printed
+
+
+class _Slow(CallAgent):
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.decisions = 0
+
+    def act(self, view: MatchState) -> Action:
+        self.decisions += 1
+        if self.decisions == 5:
+            time.sleep(0.3)
+        return super().act(view)
+
+
+class _Broken(CallAgent):
+    def act(self, view: MatchState) -> Action:
+        if view.state.hand_id == 3:
+            raise RuntimeError("out of memory")
+        return super().act(view)
+
+
+def test_an_in_process_agent_out_of_time_loses_its_seat_as_over_tcp() -> None:
+    game = load_game(LIMIT)
+    result, _ = _play([CallAgent(game, 1), _Slow(game, 2)], 50, t_response_ms=200)
+    assert result.error is not None and result.error.seat == 1 and result.error.kind == SeatFailure.TIMEOUT
+    assert 0 < result.hands_played < 50
+
+
+def test_an_in_process_agent_that_raises_loses_its_seat_with_the_traceback_logged() -> None:
+    game = load_game(LIMIT)
+    result, logs = _play([CallAgent(game, 1), _Broken(game, 2)], 50)
+    assert result.error is not None and result.error.seat == 1 and result.error.kind == SeatFailure.DISCONNECT
+    assert "RuntimeError: out of memory" in str(result.error)
+    assert result.hands_played == 3
+    assert "Traceback" in logs[1].text and "out of memory" in logs[1].text
+
+
+def test_play_returns_the_report_acpc_match_writes(tmp_path: Path) -> None:
+    out = tmp_path / "tcp"
+    done = subprocess.run(
+        [program("acpc-match"), "--a", "rule", "--b", "random", "--seeds", "5,6", "--hands", "30", "--out", str(out),
+         "--no-plots", "--quiet"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    expected = json.loads((out / "report.json").read_text())
+    report = play(("rule", "random"), LIMIT, seeds=(5, 6), hands=30)
+    got = report.to_json()
+    for key in ("a", "b", "game", "seeds", "hands", "mbb_per_hand", "ci95", "duplicate", "per_seed", "hands_played"):
+        assert got[key] == expected[key], key
+    assert got["failed"] == [] and got["in_process"] is True
+
+
+@pytest.mark.parametrize(
+    ("agents", "game", "message"),
+    [
+        (("rule",), LIMIT, "has 2 seats"),
+        (("rule", "nobody"), LIMIT, "unknown agent 'nobody'"),
+        (("rule --threshold high", "call"), LIMIT, "cannot play"),
+        (("human", "call"), LIMIT, "--a-external"),
+    ],
+)
+def test_play_refuses_bad_arguments_in_one_line(agents: tuple[str, ...], game: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message) as info:
+        play(agents, game, seeds=(1,), hands=10)
+    assert "\n" not in str(info.value)
