@@ -23,9 +23,9 @@ from acpc_arena.agents.baselines import CallAgent
 from acpc_arena.dealer.arena import play
 from acpc_arena.dealer.arena.in_process import AgentChannel
 from acpc_arena.dealer.arena.runner import Contestant, MatchSpec, RunSpec, run_matches
-from acpc_arena.dealer.match import MatchConfig, MatchObserver, play_match
+from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, play_match
 from acpc_arena.dealer.seat import SeatFailure
-from acpc_arena.protocol.game import load_game, resolve_game_path
+from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 from acpc_arena.protocol.state import Action
 from acpc_arena.protocol.wire import MatchState, format_match_state
 from tests.processes import program
@@ -128,8 +128,8 @@ def test_acpc_match_in_process_writes_the_logs_and_report_of_the_tcp_run(tmp_pat
 class _Recorder(CallAgent):
     """Calls, and keeps every view it is given."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, game: Game, seed: int) -> None:
+        super().__init__(game, seed)
         self.views: list[MatchState] = []
 
     def begin_hand(self, view: MatchState) -> None:
@@ -163,7 +163,10 @@ class _Log(io.StringIO):
         super().close()
 
 
-def _play(agents: Sequence[Agent], hands: int, t_response_ms: int = 600_000, observer: MatchObserver | None = None):  # type: ignore[no-untyped-def]
+def _play(
+    agents: Sequence[Agent], hands: int, t_response_ms: int = 600_000, observer: MatchObserver | None = None
+) -> tuple[MatchResult, list[_Log]]:
+    """A match of ``agents``, each in this process (``AgentChannel``); the result and each seat's log."""
     game = agents[0].game
     config = MatchConfig(
         name="m", game=game, game_file=LIMIT, hands=hands, seed=SEED, players=("A", "B"), t_response_ms=t_response_ms
@@ -171,7 +174,7 @@ def _play(agents: Sequence[Agent], hands: int, t_response_ms: int = 600_000, obs
     logs = [_Log(), _Log()]
     channels = [AgentChannel(seat, agent, log) for seat, (agent, log) in enumerate(zip(agents, logs, strict=True))]
 
-    async def main():  # type: ignore[no-untyped-def]
+    async def main() -> MatchResult:
         try:
             return await play_match(config, channels, observer, None)
         finally:
@@ -203,8 +206,8 @@ def test_each_agent_sees_its_own_view_as_the_dealer_sent_it() -> None:
 
 
 class _Slow(CallAgent):
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, game: Game, seed: int) -> None:
+        super().__init__(game, seed)
         self.decisions = 0
 
     def act(self, view: MatchState) -> Action:
