@@ -20,6 +20,7 @@ import trio
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.baselines import CallAgent
+from acpc_arena.agents.client import ClientSession
 from acpc_arena.dealer.arena import play
 from acpc_arena.dealer.arena.in_process import AgentChannel
 from acpc_arena.dealer.arena.runner import Contestant, MatchSpec, RunSpec, run_matches
@@ -27,7 +28,7 @@ from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, pla
 from acpc_arena.dealer.seat import SeatFailure
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 from acpc_arena.protocol.state import Action
-from acpc_arena.protocol.wire import MatchState, format_match_state
+from acpc_arena.protocol.wire import MatchState, format_match_state, parse_match_state
 from tests.processes import program
 
 LIMIT = "holdem.limit.2p.reverse_blinds"
@@ -203,6 +204,37 @@ def test_each_agent_sees_its_own_view_as_the_dealer_sent_it() -> None:
             shown = [p for p in range(2) if state.hole_cards[p]]
             showdown = state.finished and not any(state.folded)
             assert shown == ([0, 1] if showdown else [view.viewer]), printed
+
+
+def test_following_lines_in_batches_tells_the_agent_what_line_by_line_does() -> None:
+    """``ClientSession.follow`` skips the lines that are only betting steps; the agent's calls are
+    those ``receive`` makes line by line (as ``acpc-agent``), with the same views."""
+    game = load_game(NOLIMIT)
+    sent = _Sent()
+    result, _ = _play([_Recorder(game, 1), _Recorder(game, 2)], 30, observer=sent)
+    assert result.ok
+    for seat in (0, 1):
+        one_by_one, batched = _Recorder(game, 3), _Recorder(game, 3)
+        single, batches = ClientSession(one_by_one), ClientSession(batched)
+        pending: list[str] = []
+        for line in sent.lines[seat]:
+            view = single.receive(line)
+            replies = [single.reply(line, view)] if view is not None else []
+            pending.append(line)
+            if _asks(line, game):
+                view = batches.follow(pending)
+                assert view is not None and [batches.reply(line, view)] == replies
+                pending = []
+            else:
+                assert replies == []
+        assert batches.follow(pending) is None
+        printed = [[format_match_state(v.state, v.viewer) for v in r.views] for r in (one_by_one, batched)]
+        assert printed[0] == printed[1] and len(printed[0]) > 60
+
+
+def _asks(line: str, game: Game) -> bool:
+    view = parse_match_state(line, game)
+    return not view.state.finished and view.state.current_player == view.viewer
 
 
 class _Slow(CallAgent):
