@@ -8,8 +8,10 @@
 - ``allin_expected_values``: the exact expected value of a hand whose players went
   all in before the last round, over every way the board could have come.
 - ``preflop_equity``: two players' exact pre-flop equity (all five board cards to
-  come: 1,712,304 boards in hold'em, about 0.1 s), kept per deal up to suit renaming
-  in memory and in a table on disk that grows as deals are valued
+  come: 1,712,304 boards in hold'em, about 0.1 s), kept per deal up to suit renaming.
+  For the standard deck every deal is in the table shipped with the package
+  (``tables/preflop-equity-13x4.npz``, built by ``preflop_table``); for other decks
+  deals are valued when first seen and kept in a table on disk that grows
   (``$ACPC_ARENA_CACHE``, see ``disk_cache``): a deal valued once is a look-up in
   every later report, and the two seatings of a duplicate pair cost one valuation.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import zipfile
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -238,13 +241,17 @@ def _suit_canonical(game: Game, first: Sequence[int], second: Sequence[int]) -> 
     return best
 
 
-class PreflopTable:
-    """Exact two-player pre-flop equities by suit-canonical deal, in memory and in an append-only file.
+SHIPPED_TABLES = Path(__file__).with_name("tables")
 
-    Each line of the file is ``cards... twice_wins_plus_ties boards``; the file's name
-    holds the game's deck and a digest of the code that computes the values. Lines
-    that do not read (a write cut short) are ignored; a file that cannot be written
-    only costs recomputing.
+
+class PreflopTable:
+    """Exact two-player pre-flop equities by suit-canonical deal: the shipped table, then an append-only file.
+
+    The shipped table (``SHIPPED_TABLES``, an ``.npz`` of ``keys``, ``twice_wins_plus_ties``
+    and ``boards``) holds every deal of its deck. Each line of the file is
+    ``cards... twice_wins_plus_ties boards``; the file's name holds the game's deck and
+    a digest of the code that computes the values. Lines that do not read (a write
+    cut short) are ignored; a file that cannot be written only costs recomputing.
     """
 
     def __init__(self, game: Game) -> None:
@@ -253,7 +260,21 @@ class PreflopTable:
         deck = f"{game.num_ranks}x{game.num_suits}-{game.num_hole_cards}-{game.total_board_cards}"
         self.path = cache_directory() / f"preflop-equity-{deck}-{digest}.txt"
         self.values: dict[tuple[int, ...], float] = {}
+        if (game.num_ranks, game.num_suits, game.num_hole_cards, game.total_board_cards) == (13, 4, 2, 5):
+            self._load_shipped(SHIPPED_TABLES / "preflop-equity-13x4.npz")
         self._read()
+
+    def _load_shipped(self, path: Path) -> None:
+        """Every deal of the standard deck (a missing or damaged file only costs computing deals as they come)."""
+        try:
+            with np.load(path, allow_pickle=False) as table:
+                keys, twice, boards = table["keys"], table["twice_wins_plus_ties"], int(table["boards"])
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+            return
+        if keys.ndim != 2 or keys.shape[1] != 4 or len(twice) != len(keys) or boards <= 0:
+            return
+        values = (twice / (2 * boards)).tolist()
+        self.values.update(zip(map(tuple, keys.tolist()), values, strict=True))
 
     def _read(self) -> None:
         try:

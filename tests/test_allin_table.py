@@ -13,8 +13,10 @@ import pytest
 from acpc_arena.dealer.arena.report import read_log
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.equity import (
+    SHIPPED_TABLES,
     _index_combinations,
     _preflop_counts,
+    _suit_canonical,
     allin_expected_values,
     ended_all_in_early,
     expected_showdown_values,
@@ -22,6 +24,7 @@ from acpc_arena.protocol.equity import (
 )
 from acpc_arena.protocol.evaluator import rank_hands_of_players
 from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.preflop_table import class_hands, hands, sign_sums
 from tests.processes import play
 
 HOLDEM = load_game("holdem.nolimit.2p.reverse_blinds")
@@ -43,14 +46,82 @@ def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(equity, "_PREFLOP_TABLES", {})
 
 
+@pytest.fixture
+def no_shipped_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every deal computed when first seen and kept in the cache file, as for a deck with no shipped table."""
+    import acpc_arena.protocol.equity as equity
+
+    monkeypatch.setattr(equity, "SHIPPED_TABLES", tmp_path / "no-tables")
+
+
+@pytest.mark.parametrize("source", ["shipped", "computed"])
 @pytest.mark.parametrize(("first", "second", "wins", "ties"), POKER_EVAL)
-def test_preflop_equity_is_poker_evals_exact_count(first: str, second: str, wins: int, ties: int) -> None:
+def test_preflop_equity_is_poker_evals_exact_count(
+    first: str, second: str, wins: int, ties: int, source: str, request: pytest.FixtureRequest
+) -> None:
+    if source == "computed":
+        request.getfixturevalue("no_shipped_table")
     a, b = parse_cards(first), parse_cards(second)
     expected = (wins + ties / 2) / BOARDS
     assert preflop_equity(HOLDEM, a, b) == pytest.approx(expected, abs=1e-12)
     assert preflop_equity(HOLDEM, b, a) == pytest.approx(1 - expected, abs=1e-12)
 
 
+def shipped() -> dict[tuple[int, ...], int]:
+    with np.load(SHIPPED_TABLES / "preflop-equity-13x4.npz") as table:
+        assert int(table["boards"]) == BOARDS
+        return dict(zip(map(tuple, table["keys"].tolist()), table["twice_wins_plus_ties"].tolist(), strict=True))
+
+
+def test_the_shipped_table_holds_every_deal_each_the_complement_of_its_mirror() -> None:
+    table = shipped()
+    rng = np.random.default_rng(7)
+    for _ in range(500):
+        cards = rng.choice(52, 4, replace=False).tolist()
+        assert _suit_canonical(HOLDEM, cards[:2], cards[2:]) in table
+    keys = sorted(table)
+    for index in rng.choice(len(keys), 5000, replace=False):
+        key = keys[index]
+        assert table[key] + table[_suit_canonical(HOLDEM, key[2:], key[:2])] == 2 * BOARDS
+
+
+def test_the_shipped_table_is_the_enumeration_of_each_deals_boards() -> None:
+    table = shipped()
+    keys = sorted(table)
+    for index in np.random.default_rng(11).choice(len(keys), 3, replace=False):
+        key = keys[index]
+        assert _preflop_counts(HOLDEM, key[:2], key[2:]) == (table[key], BOARDS)
+
+
+def test_the_builder_sums_the_sign_of_each_boards_showdown() -> None:
+    """``sign_sums`` on a slice of the boards, against ranking each deal on each of those boards."""
+    start, stop = 1_000_000, 1_001_000
+    sums = sign_sums(HOLDEM, start, stop)
+    boards = np.arange(52, dtype=np.uint8)[_index_combinations(52, 5)[start:stop]]
+    every, classes = hands(), class_hands(HOLDEM)
+    rng = np.random.default_rng(3)
+    for row, column in zip(rng.integers(len(classes), size=6), rng.integers(len(every), size=6), strict=True):
+        first, second = every[classes[row]], every[column]
+        if set(first) & set(second):
+            continue
+        clear = np.array([not set(board) & {*first, *second} for board in boards.tolist()])
+        ranks = rank_hands_of_players(boards[clear], [first, second]).astype(int)
+        expected = int(np.sign(ranks[:, 0] - ranks[:, 1]).sum()) - int((~clear).sum())
+        assert sums[row, column] == expected
+
+
+def test_a_damaged_shipped_table_only_costs_computing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import acpc_arena.protocol.equity as equity
+
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "tables" / "preflop-equity-13x4.npz").write_bytes(b"PK\x03\x04 not a zip")
+    monkeypatch.setattr(equity, "SHIPPED_TABLES", tmp_path / "tables")
+    wins, ties = POKER_EVAL[0][2:]
+    value = preflop_equity(HOLDEM, parse_cards("AdAc"), parse_cards("KhKs"))
+    assert value == pytest.approx((wins + ties / 2) / BOARDS, abs=1e-12)
+
+
+@pytest.mark.usefixtures("no_shipped_table")
 def test_suit_renamed_deals_share_one_entry_and_later_processes_read_it(tmp_path: Path) -> None:
     aces, kings = parse_cards("AdAc"), parse_cards("KhKs")
     value = preflop_equity(HOLDEM, aces, kings)
@@ -59,13 +130,15 @@ def test_suit_renamed_deals_share_one_entry_and_later_processes_read_it(tmp_path
     assert len(lines) == 1
     assert lines[0].split()[-2:] == [str(2 * 1_388_072 + 6_538), str(BOARDS)]
     code = (
-        "from acpc_arena.protocol.equity import PreflopTable; from acpc_arena.protocol.game import load_game; "
-        "print(len(PreflopTable(load_game('holdem.nolimit.2p.reverse_blinds')).values))"
+        "from pathlib import Path; import acpc_arena.protocol.equity as equity; "
+        "from acpc_arena.protocol.game import load_game; equity.SHIPPED_TABLES = Path('/no-tables'); "
+        "print(len(equity.PreflopTable(load_game('holdem.nolimit.2p.reverse_blinds')).values))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "1"
 
 
+@pytest.mark.usefixtures("no_shipped_table")
 def test_a_cut_line_in_the_table_file_is_ignored(tmp_path: Path) -> None:
     aces, kings = parse_cards("AdAc"), parse_cards("KhKs")
     preflop_equity(HOLDEM, aces, kings)
