@@ -1,4 +1,5 @@
-"""PNG plots of a run: the cumulative winnings, per seed and for the whole run.
+"""PNG plots of a run (the cumulative winnings, per seed and for the whole run) and of a
+tournament (the crosstable as a heatmap).
 
 Two players: A's winnings in each seating, and the duplicate line (the mean of
 both seatings) inside its 95% band; where the all-in adjustment changes anything,
@@ -22,7 +23,8 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from acpc_arena.dealer.arena.report import Z95, MultiReport, Report
+from acpc_arena.dealer.arena.report import Z95, MultiReport, Report, signed
+from acpc_arena.dealer.arena.tournament import Crosstable
 
 
 def cumulative_band(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -139,3 +141,47 @@ def plot_run(report: Report | MultiReport, out_dir: Path) -> list[Path]:
     paths = [_save(seed_figure(report, seed), out_dir / f"cumulative-seed-{seed}.png") for seed in report.seeds]
     paths.append(_save(overview_figure(report), out_dir / "cumulative.png"))
     return paths
+
+
+def crosstable_figure(table: Crosstable) -> Figure:
+    """The crosstable as a heatmap: rows and columns by average against the field, red where the row
+    loses and blue where it wins, each cell's mbb/h and 95% half-width written in it."""
+    order = table.ranking()
+    columns = [*order, "average"]
+    values = np.full((len(order), len(columns)), np.nan)
+    labels = [["" for _ in columns] for _ in order]
+    for i, row in enumerate(order):
+        for j, column in enumerate(columns):
+            cell = table.average(row) if column == "average" else table.cells.get((row, column))
+            if cell is not None and column != row:
+                values[i, j] = cell.mbb_per_hand
+                labels[i][j] = f"{signed(cell.mbb_per_hand, 0)}\n±{cell.half_width:.0f}"
+    finite = np.abs(values[np.isfinite(values)])
+    limit = float(np.percentile(finite, 90)) if finite.size else 1.0
+    size = max(6.0, 1.0 + 0.9 * len(columns))
+    fig, ax = plt.subplots(figsize=(size + 1.5, 0.8 * size + 0.5), dpi=110)
+    image = ax.imshow(np.ma.masked_invalid(values), cmap="RdBu", vmin=-limit, vmax=limit)
+    for i in range(len(order)):
+        for j in range(len(columns)):
+            if labels[i][j]:
+                dark = abs(values[i, j]) > 0.6 * limit
+                ax.text(j, i, labels[i][j], ha="center", va="center", fontsize=7, color="white" if dark else "black")
+    ax.axvline(len(order) - 0.5, color="black", linewidth=1.2)
+    ax.set_xticks(range(len(columns)), columns, rotation=45, ha="right")
+    ax.set_yticks(range(len(order)), order)
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("agent")
+    seeds = ",".join(map(str, table.seeds))
+    ax.set_title(
+        f"{table.game_file}, seeds {seeds}, {table.hands} hands a match\n"
+        "the row's duplicate mbb/hand against the column, ± 95% half-width",
+        fontsize=9,
+    )
+    fig.colorbar(image, ax=ax, label="mbb/hand", shrink=0.8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_crosstable(table: Crosstable, path: Path) -> Path:
+    """Write the heatmap of ``crosstable_figure``; returns its path."""
+    return _save(crosstable_figure(table), path)

@@ -465,8 +465,9 @@ def _duplicate_pairs(
     return joined, joined_adjusted, per_seed
 
 
-def _signed(value: float, digits: int = 1) -> str:
-    return "nan" if math.isnan(value) else f"{value:+.{digits}f}"
+def signed(value: float, digits: int = 1) -> str:
+    """``+1.5``, ``-0.3``, ``+0.0`` (a value that rounds to zero is never ``-0.0``), ``nan``."""
+    return "nan" if math.isnan(value) else f"{round(value, digits) + 0.0:+.{digits}f}"
 
 
 def _note(figure: MatchFigures) -> str:
@@ -490,8 +491,8 @@ def format_table(report: Report) -> str:
                 str(figure.match.seed),
                 str(figure.a_seat + 1),
                 str(len(figure.match.hands)),
-                _signed(figure.chips_a, 0),
-                _signed(figure.mbb_per_hand_a),
+                signed(figure.chips_a, 0),
+                signed(figure.mbb_per_hand_a),
                 f"{100 * figure.win_rate_a:.1f}%",
                 _note(figure),
             )
@@ -504,10 +505,10 @@ def format_table(report: Report) -> str:
                     str(entry["seed"]),
                     "both",
                     str(entry["hands"]),
-                    _signed(entry["chips_a"], 0),
-                    _signed(dup["mbb_per_hand"]),
+                    signed(entry["chips_a"], 0),
+                    signed(dup["mbb_per_hand"]),
                     "",
-                    f"duplicate, 95% CI [{_signed(dup['ci95'][0])}, {_signed(dup['ci95'][1])}]",
+                    f"duplicate, 95% CI [{signed(dup['ci95'][0])}, {signed(dup['ci95'][1])}]",
                 )
             )
     main = report.duplicate if report.duplicate_pairs else report.per_hand
@@ -518,10 +519,10 @@ def format_table(report: Report) -> str:
             "all",
             "both",
             str(main.samples),
-            _signed(main.chips_per_hand * main.samples * (2 if report.duplicate_pairs else 1), 0),
-            _signed(main.mbb_per_hand),
+            signed(main.chips_per_hand * main.samples * (2 if report.duplicate_pairs else 1), 0),
+            signed(main.mbb_per_hand),
             "",
-            f"{kind}, 95% CI [{_signed(main.ci95[0])}, {_signed(main.ci95[1])}]",
+            f"{kind}, 95% CI [{signed(main.ci95[0])}, {signed(main.ci95[1])}]",
         )
     )
     rows.append(
@@ -530,16 +531,16 @@ def format_table(report: Report) -> str:
             "both",
             str(adjusted.samples),
             "",
-            _signed(adjusted.mbb_per_hand),
+            signed(adjusted.mbb_per_hand),
             "",
-            f"all-in adjusted {kind}, 95% CI [{_signed(adjusted.ci95[0])}, {_signed(adjusted.ci95[1])}]",
+            f"all-in adjusted {kind}, 95% CI [{signed(adjusted.ci95[0])}, {signed(adjusted.ci95[1])}]",
         )
     )
     if report.duplicate_pairs:
         ph = report.per_hand
         rows.append(
-            ("all", "both", str(ph.samples), "", _signed(ph.mbb_per_hand), "",
-             f"per hand, 95% CI [{_signed(ph.ci95[0])}, {_signed(ph.ci95[1])}]")
+            ("all", "both", str(ph.samples), "", signed(ph.mbb_per_hand), "",
+             f"per hand, 95% CI [{signed(ph.ci95[0])}, {signed(ph.ci95[1])}]")
         )  # fmt: skip
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = [f"A = {report.a}, B = {report.b}, game {report.game_file}, big blind {report.game.big_blind}"]
@@ -698,7 +699,7 @@ def _seed_pairs(logs: list[PlayerLog]) -> list[np.ndarray]:
 
 
 def _ci_note(kind: str, est: Estimate) -> str:
-    return f"{kind}, 95% CI [{_signed(est.ci95[0])}, {_signed(est.ci95[1])}]"
+    return f"{kind}, 95% CI [{signed(est.ci95[0])}, {signed(est.ci95[1])}]"
 
 
 def format_player_table(report: PlayerReport) -> str:
@@ -712,16 +713,16 @@ def format_player_table(report: PlayerReport) -> str:
         seat = "?" if log.seat is None else str(log.seat + 1)
         chips = float(log.values.sum())
         mbb = estimate(log.values, bb).mbb_per_hand
-        rows.append((log.path.name, ", ".join(log.opponents), seat, str(len(log.values)), _signed(chips, 0),
-                     _signed(mbb), "; ".join(notes)))  # fmt: skip
+        rows.append((log.path.name, ", ".join(log.opponents), seat, str(len(log.values)), signed(chips, 0),
+                     signed(mbb), "; ".join(notes)))  # fmt: skip
     for name, est in report.by_opponent.items():
-        rows.append(("all", name, "all", str(est.samples), "", _signed(est.mbb_per_hand), _ci_note("per hand", est)))
+        rows.append(("all", name, "all", str(est.samples), "", signed(est.mbb_per_hand), _ci_note("per hand", est)))
     main = report.per_hand
-    total = _signed(main.chips_per_hand * main.samples, 0)
-    rows.append(("all", "all", "all", str(main.samples), total, _signed(main.mbb_per_hand), _ci_note("per hand", main)))
+    total = signed(main.chips_per_hand * main.samples, 0)
+    rows.append(("all", "all", "all", str(main.samples), total, signed(main.mbb_per_hand), _ci_note("per hand", main)))
     if report.duplicate_pairs:
         dup = report.duplicate
-        rows.append(("all", "all", "both", str(dup.samples), "", _signed(dup.mbb_per_hand), _ci_note("duplicate", dup)))
+        rows.append(("all", "all", "both", str(dup.samples), "", signed(dup.mbb_per_hand), _ci_note("duplicate", dup)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = [f"player {report.player}, game {report.game_name}, big blind {bb}"]
     for k, row in enumerate(rows):
@@ -857,7 +858,7 @@ def format_multi_table(report: MultiReport) -> str:
     """One row per match, then one per player: duplicate mbb/h with its 95% interval, and per hand."""
     rows = [("seed", "seats", "hands", "chips by seat", "note")]
     for match in sorted(report.matches, key=lambda m: (m.seed, str(m.path))):
-        chips = " ".join(_signed(float(match.values_of(name).sum()), 0).rjust(7) for name in match.seat_names)
+        chips = " ".join(signed(float(match.values_of(name).sum()), 0).rjust(7) for name in match.seat_names)
         error = report.errors.get(match.path)
         note = f"unfinished: {error}" if error else "" if match.score is not None else "unfinished"
         rows.append((str(match.seed), " ".join(match.seat_names), str(len(match.hands)), chips, note))
@@ -873,7 +874,7 @@ def format_multi_table(report: MultiReport) -> str:
     for name in report.players:
         main, plain = report.main(name), report.per_hand[name]
         lines.append(
-            f"{name.ljust(name_width)}  {_signed(main.mbb_per_hand):>8} mbb/h  {_ci_note(kind, main)} over "
-            f"{main.samples} hands; per hand {_signed(plain.mbb_per_hand)}"
+            f"{name.ljust(name_width)}  {signed(main.mbb_per_hand):>8} mbb/h  {_ci_note(kind, main)} over "
+            f"{main.samples} hands; per hand {signed(plain.mbb_per_hand)}"
         )
     return "\n".join(lines)

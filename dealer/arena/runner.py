@@ -80,7 +80,7 @@ class Contestant:
     args: tuple[str, ...] = ()
     """Extra options for a shipped agent."""
     title: str | None = None
-    """What to call a command or external bot (default: the program's name, or ``external``)."""
+    """What to call the player (default: the shipped agent's name, the program's name, or ``external``)."""
 
     def __post_init__(self) -> None:
         check_player_name(self.name)
@@ -89,7 +89,7 @@ class Contestant:
     def name(self) -> str:
         """The player's name in the logs."""
         default = "external" if self.external else Path(shlex.split(self.command or "cmd")[0]).name
-        return f"{self.label}-{self.agent or self.title or default}"
+        return f"{self.label}-{self.title or self.agent or default}"
 
     def agent_seed(self, seed: int) -> int:
         """The seed of a shipped agent's own random choices in the matches of deal seed ``seed``."""
@@ -242,13 +242,23 @@ def _tail(path: Path, lines: int = 5) -> str:
     return " | ".join(text[-lines:])
 
 
-async def run_matches(spec: RunSpec, observer: RunObserver | None = None) -> list[MatchOutcome]:
-    """Play every match of the run; returns their outcomes in seed and seat order."""
+async def run_matches(
+    spec: RunSpec,
+    observer: RunObserver | None = None,
+    matches: Sequence[MatchSpec] | None = None,
+    limiter: trio.CapacityLimiter | None = None,
+) -> list[MatchOutcome]:
+    """Play every match of the run (or only ``matches``); returns their outcomes in seed and seat order.
+
+    ``limiter`` bounds the matches played at once (default: ``spec.concurrency``); runs that
+    share one share the bound.
+    """
     observer = observer or RunObserver()
     spec.out_dir.mkdir(parents=True, exist_ok=True)
     (spec.out_dir / "agents").mkdir(exist_ok=True)
-    limiter = trio.CapacityLimiter(max(1, spec.concurrency))
-    outcomes = {match: MatchOutcome(match, spec.out_dir / f"{match.name}.log") for match in spec.matches()}
+    limiter = limiter or trio.CapacityLimiter(max(1, spec.concurrency))
+    chosen = spec.matches() if matches is None else matches
+    outcomes = {match: MatchOutcome(match, spec.out_dir / f"{match.name}.log") for match in chosen}
     async with trio.open_nursery() as nursery:
         for match, outcome in outcomes.items():
             nursery.start_soon(_run_one, spec, match, outcome, limiter, observer)

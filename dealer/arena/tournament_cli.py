@@ -1,0 +1,284 @@
+"""``acpc-tournament``: a round robin of agents in duplicate, and its crosstable.
+
+    acpc-tournament --agents random,call,raise,rule,cfr,lstm_dqn,dqn [--seeds 1,234,6666]
+                    [--hands 2000] [--game GAME] [--out DIR] [--workers N] [--ray [ADDRESS]]
+                    [--agent 'NAME=AGENT OPTIONS'] [--cmd 'NAME=COMMAND'] [--metrics-port PORT]
+
+Every pair of entrants plays ``acpc-match``'s duplicate run (each seed in both
+seatings). Each match is played from start to end by one worker process, the
+shipped agents inside it: ``--workers`` of them on this machine, or Ray tasks
+with ``--ray`` (a Ray started here, or a running cluster's address). The output
+folder holds each pair's logs and report and the crosstable (``crosstable.md``,
+``crosstable.json``, ``crosstable.png``); the table is printed at the end.
+Running the same command again resumes an interrupted tournament: finished
+matches are kept, the rest are played (see ``tournament.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from types import FrameType
+
+from prometheus_client import CollectorRegistry
+from tqdm import tqdm
+
+from acpc_arena.agents.registry import AGENTS
+from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, run_jobs
+from acpc_arena.dealer.arena.match_cli import _port, _positive, _seconds, _seeds, score_run
+from acpc_arena.dealer.arena.report import Report
+from acpc_arena.dealer.arena.runner import MatchOutcome, check_agent
+from acpc_arena.dealer.arena.tournament import Cell, Crosstable, Entrant, Tournament
+from acpc_arena.dealer.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
+from acpc_arena.dealer.metrics import RunMetrics
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.game import load_game, resolve_game_path
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="acpc-tournament", description=__doc__.split("\n\n")[0])
+    p.add_argument(
+        "--agents", default="", help=f"comma-separated shipped agents ({', '.join(sorted(AGENTS))}), each an entrant"
+    )
+    p.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        metavar="'[NAME=]AGENT OPTIONS'",
+        help="an entrant with options, e.g. 'cfr-argmax=cfr --argmax' (repeat for more)",
+    )
+    p.add_argument(
+        "--cmd",
+        action="append",
+        default=[],
+        metavar="'NAME=COMMAND'",
+        help="any ACPC bot's command line as an entrant, {host} {port} {game} {seed} filled in (repeat for more)",
+    )
+    p.add_argument("--seeds", type=_seeds, default=(1, 234, 6666), help="comma-separated deal seeds")
+    p.add_argument("--hands", type=_positive, default=2000, help="hands per match")
+    p.add_argument("--game", default="holdem.limit.2p.reverse_blinds", help="game file or shipped game")
+    p.add_argument(
+        "--out", type=Path, default=None, help="output folder (default tournaments/<time>); resumed if it exists"
+    )
+    p.add_argument(
+        "--workers", type=_positive, default=max(1, os.cpu_count() or 1), help="matches played at once (processes)"
+    )
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help="play the matches as Ray tasks: on a Ray started here with --workers CPUs, or on the cluster at ADDRESS",
+    )
+    p.add_argument("--metrics-port", type=_port, default=None, help="serve Prometheus metrics on this port")
+    p.add_argument(
+        "--metrics-linger", type=_seconds, default=0.0, metavar="SECONDS", help="serve the final metrics this long"
+    )
+    p.add_argument(
+        "--t-response", type=_positive, default=DEFAULT_T_RESPONSE_MS, help="ms per response (ACPC --t_response)"
+    )
+    p.add_argument("--t-hand", type=_positive, default=DEFAULT_T_HAND_MS, help="ms per hand (ACPC --t_hand)")
+    p.add_argument(
+        "--t-per-hand", type=_positive, default=DEFAULT_T_PER_HAND_MS, help="average ms per hand (ACPC --t_per_hand)"
+    )
+    p.add_argument("--no-plots", action="store_true", help="skip the heatmap")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def _entrants(args: argparse.Namespace) -> tuple[Entrant, ...]:
+    entrants = [Entrant.parse(name) for name in args.agents.split(",") if name.strip()]
+    entrants += [Entrant.parse(text) for text in args.agent]
+    entrants += [Entrant.parse_command(text) for text in args.cmd]
+    for entrant in entrants:
+        if entrant.agent is not None and entrant.agent not in AGENTS:
+            known = ", ".join(sorted(AGENTS))
+            raise ValueError(f"{entrant.agent!r} is not a shipped agent ({known}); give a bot's command with --cmd")
+        if entrant.agent == "human":
+            raise ValueError("a person cannot play a tournament's many matches: play one with acpc-match --a-external")
+    return tuple(entrants)
+
+
+def _tournament(args: argparse.Namespace) -> Tournament:
+    game = load_game(args.game)
+    return Tournament(
+        entrants=_entrants(args), game_file=args.game, game=game, game_path=resolve_game_path(args.game).resolve(),
+        seeds=args.seeds, hands=args.hands, out_dir=args.out or Path("tournaments") / time.strftime("%Y%m%d-%H%M%S"),
+        concurrency=args.workers, t_response_ms=args.t_response, t_hand_ms=args.t_hand,
+        t_per_hand_ms=args.t_per_hand, in_process=True,
+    )  # fmt: skip
+
+
+class _Progress:
+    """The progress bar (hands, with matches in its text), the failures, and the metrics, as matches end."""
+
+    def __init__(self, tournament: Tournament, pending: int, metrics: RunMetrics | None, quiet: bool) -> None:
+        self.tournament = tournament
+        self.pending = pending
+        self.done = 0
+        self.failures: list[str] = []
+        self.metrics = metrics
+        self.bar = tqdm(
+            total=pending * tournament.hands, unit="hand", disable=quiet, file=sys.stderr, dynamic_ncols=True
+        )
+        self.bar.set_description(f"0/{pending} matches")
+        if metrics is not None:
+            for first, second in tournament.pairs():
+                spec = tournament.run_spec(first, second)
+                metrics.start(
+                    spec.a.name,
+                    spec.b.name,
+                    tournament.game_file,
+                    tournament.seeds,
+                    tournament.hands,
+                    2 * len(tournament.seeds),
+                )
+            entrants = ",".join(e.name for e in tournament.entrants)
+            metrics.info.info(
+                {"a": entrants, "b": "round robin", "game": tournament.game_file,
+                 "seeds": ",".join(map(str, tournament.seeds)), "hands": str(tournament.hands)}
+            )  # fmt: skip
+
+    def match_done(self, job: MatchJob, result: JobResult) -> None:
+        self.done += 1
+        hands = result.log_text.count("\nSTATE:") if result.log_text else 0
+        self.bar.update(hands)
+        self.bar.set_description(f"{self.done}/{self.pending} matches")
+        pair = f"{job.spec.a.name.removeprefix('a-')}-vs-{job.spec.b.name.removeprefix('b-')}"
+        if result.error is not None:
+            notes = f" [{'; '.join(result.notes)}]" if result.notes else ""
+            text = f"match {pair}/{job.match.name} failed: {result.error}{notes}"
+            self.failures.append(text)
+            if not self.bar.disable:
+                self.bar.write(text)
+        if self.metrics is not None:
+            names = (job.spec.a.name, job.spec.b.name)
+            self.metrics.hands.labels(*names).inc(hands)
+            self.metrics.matches.labels(*names, "finished" if result.error is None else "failed").inc()
+
+
+def _score(tournament: Tournament, metrics: RunMetrics | None, failures: list[str]) -> Crosstable:
+    """Each pair's report (``report.json`` in its folder) and the crosstable of all of them."""
+    results: dict[tuple[str, str], Cell] = {}
+    for first, second in tournament.pairs():
+        spec = tournament.run_spec(first, second)
+        outcomes = [MatchOutcome(match, spec.out_dir / f"{match.name}.log") for match in spec.matches()]
+        report = score_run(spec, outcomes, failures)
+        if not isinstance(report, Report):
+            continue
+        (spec.out_dir / "report.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
+        results[(first.name, second.name)] = Cell.of_report(report)
+        if metrics is not None:
+            main = report.duplicate
+            names = (spec.a.name, spec.b.name)
+            metrics.duplicate_pairs.labels(*names).set(main.samples)
+            if main.samples:
+                metrics.duplicate.labels(*names).set(main.mbb_per_hand)
+                metrics.duplicate_low.labels(*names).set(main.ci95[0])
+                metrics.duplicate_high.labels(*names).set(main.ci95[1])
+    return Crosstable.of_pairs(tournament, results)
+
+
+def _write(table: Crosstable, out_dir: Path, plots: bool) -> list[str]:
+    """``crosstable.json``, ``crosstable.md`` and the heatmap; returns what could not be written."""
+    problems = []
+    try:
+        (out_dir / "crosstable.json").write_text(json.dumps(table.to_json(), indent=2) + "\n")
+        (out_dir / "crosstable.md").write_text(table.markdown() + "\n")
+    except OSError as exc:
+        problems.append(f"acpc-tournament: could not write the crosstable: {exc.strerror or exc}")
+    if plots:
+        try:
+            from acpc_arena.dealer.arena.plots import plot_crosstable  # matplotlib: the [plots] extra
+
+            plot_crosstable(table, out_dir / "crosstable.png")
+        except ModuleNotFoundError as exc:
+            problems.append(
+                f"acpc-tournament: no heatmap: {exc.name} is not installed (pip install 'acpc-arena[plots]')"
+            )
+        except OSError as exc:
+            problems.append(f"acpc-tournament: could not write the heatmap: {exc.strerror or exc}")
+    return problems
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def run(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    try:
+        tournament = _tournament(args)
+        for entrant in tournament.entrants:
+            check_agent(entrant.contestant("a"), tournament.game, args.game)
+        tournament.claim_folder()
+        game_text = tournament.game_path.read_text(encoding="ascii")
+    except (ProtocolError, ValueError, UnicodeDecodeError) as exc:
+        print(f"acpc-tournament: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"acpc-tournament: cannot use the output folder {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    pending = tournament.pending()
+    total = len(tournament.pairs()) * 2 * len(tournament.seeds)
+    where = f"Ray ({args.ray})" if args.ray else f"{args.workers} worker processes"
+    print(
+        f"acpc-tournament: {len(tournament.entrants)} entrants, {len(tournament.pairs())} pairs, {total} matches "
+        f"({total - len(pending)} already played in {tournament.out_dir}); playing {len(pending)} on {where}",
+        file=sys.stderr,
+    )
+    metrics = RunMetrics(CollectorRegistry()) if args.metrics_port is not None else None
+    if metrics is not None:
+        try:
+            metrics.serve(args.metrics_port)
+        except OSError as exc:
+            print(f"acpc-tournament: could not serve metrics on port {args.metrics_port}: {exc}", file=sys.stderr)
+            return 2
+    progress = _Progress(tournament, len(pending), metrics, args.quiet)
+    jobs = [MatchJob(tournament.run_spec(first, second), match, game_text) for first, second, match in pending]
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        run_jobs(jobs, args.workers, progress.match_done, args.ray)
+    except KeyboardInterrupt:
+        progress.bar.close()
+        print(
+            f"acpc-tournament: interrupted: {progress.done} of {len(pending)} matches played this time, kept in "
+            f"{tournament.out_dir}; run the same command again to play the rest",
+            file=sys.stderr,
+        )
+        return 130
+    except ValueError as exc:
+        progress.bar.close()
+        print(f"acpc-tournament: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    progress.bar.close()
+    table = _score(tournament, metrics, progress.failures)
+    problems = _write(table, tournament.out_dir, plots=not args.no_plots)
+    print(table.markdown())
+    print(f"\nrow's duplicate mbb/hand against the column, ± the 95% half-width; crosstable in {tournament.out_dir}")
+    for text in [*progress.failures, *problems]:
+        print(text, file=sys.stderr)
+    if metrics is not None and args.metrics_linger > 0:
+        time.sleep(args.metrics_linger)
+    return 1 if progress.failures or problems else 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        status = run(sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt:
+        print("\nacpc-tournament: interrupted", file=sys.stderr)
+        status = 130
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()

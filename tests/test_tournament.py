@@ -1,0 +1,230 @@
+"""acpc-tournament: real round robins of shipped agents in worker processes (and on a local Ray).
+
+The crosstable's figures are recomputed here from the logs' text alone (the STATE
+lines' values, the duplicate pairs by hand number, mean ± 1.96 standard errors, the normal quantile to full precision);
+``call`` against ``raise`` is exactly 0 in duplicate by a hand argument: neither
+looks at its cards, so every hand's pot is the same in both seatings and each
+seating's winner holds the other's cards.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from acpc_arena.dealer.arena.tournament import Entrant, Tournament, match_finished
+from acpc_arena.protocol.game import load_game, resolve_game_path
+from tests.processes import program
+
+GAME = "holdem.limit.2p.reverse_blinds"
+BIG_BLIND = 10  # "blind = 10 5" in the game file
+SEEDS = (1, 2)
+HANDS = 40
+Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
+
+
+def tournament(out: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    command = [program("acpc-tournament"), "--out", str(out), "--game", GAME, "--quiet", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
+def standard(out: Path, *more: str, agents: str = "random,call,raise") -> subprocess.CompletedProcess[str]:
+    seeds = ",".join(map(str, SEEDS))
+    return tournament(out, "--agents", agents, "--seeds", seeds, "--hands", str(HANDS), "--workers", "2", *more)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("tournament") / "t"
+    done = standard(out)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def values_of(log: Path, player: str) -> list[float]:
+    """``player``'s result in each hand, read from the STATE lines' text."""
+    values = []
+    for line in log.read_text().splitlines():
+        if line.startswith("STATE:"):
+            fields = line.split(":")
+            names, results = fields[-1].split("|"), fields[-2].split("|")
+            values.append(float(results[names.index(player)]))
+    return values
+
+
+def duplicate_from_logs(folder: Path, first: str) -> tuple[float, float, float]:
+    """(mbb/h, low, high) of ``first`` (side A) over the folder's seeds, from the logs' text."""
+    samples = []
+    for seed in SEEDS:
+        one, two = (values_of(folder / f"seed{seed}-a{seat}.log", f"a-{first}") for seat in (1, 2))
+        samples += [(x + y) / 2 for x, y in zip(one, two, strict=True)]
+    data = np.array(samples) * 1000 / BIG_BLIND
+    half = Z95 * data.std(ddof=1) / math.sqrt(len(data))
+    return float(data.mean()), float(data.mean() - half), float(data.mean() + half)
+
+
+def test_the_crosstable_is_each_pairs_duplicate_result_read_from_its_logs(played: Path) -> None:
+    table = json.loads((played / "crosstable.json").read_text())
+    assert table["game"] == GAME and table["seeds"] == list(SEEDS) and table["hands"] == HANDS
+    for first, second in [("random", "call"), ("random", "raise"), ("call", "raise")]:
+        mean, low, high = duplicate_from_logs(played / f"{first}-vs-{second}", first)
+        cell, mirror = table["crosstable"][first][second], table["crosstable"][second][first]
+        assert cell["mbb_per_hand"] == pytest.approx(mean, abs=1e-9)
+        assert cell["ci95"] == pytest.approx([low, high], abs=1e-9)
+        assert cell["pairs"] == len(SEEDS) * HANDS
+        assert mirror["mbb_per_hand"] == pytest.approx(-mean, abs=1e-9)
+        assert mirror["ci95"] == pytest.approx([-high, -low], abs=1e-9)
+    assert table["crosstable"]["call"]["raise"]["mbb_per_hand"] == 0
+    assert table["crosstable"]["call"]["raise"]["ci95"] == [0, 0]
+    for name, row in table["crosstable"].items():
+        cells = [c for c in row.values() if c is not None]
+        assert table["average"][name]["mbb_per_hand"] == pytest.approx(np.mean([c["mbb_per_hand"] for c in cells]))
+        halves = [(c["ci95"][1] - c["ci95"][0]) / 2 for c in cells]
+        expected = math.sqrt(sum(h * h for h in halves)) / len(cells)
+        low, high = table["average"][name]["ci95"]
+        assert (high - low) / 2 == pytest.approx(expected)
+    averages = [table["average"][name]["mbb_per_hand"] for name in table["entrants"]]
+    assert averages == sorted(averages, reverse=True)
+
+
+def test_the_table_is_printed_in_markdown_and_drawn(played: Path) -> None:
+    lines = (played / "crosstable.md").read_text().splitlines()
+    table = json.loads((played / "crosstable.json").read_text())
+    assert lines[0] == "| agent | " + " | ".join(f"`{n}`" for n in table["entrants"]) + " | average |"
+    assert len(lines) == 2 + 3
+    row = next(line for line in lines if line.startswith("| `call` |"))
+    assert "+0 ±0" in row  # against raise: never "-0"
+    assert (played / "crosstable.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_its_logs_are_those_of_acpc_match(played: Path, tmp_path: Path) -> None:
+    seeds = ",".join(map(str, SEEDS))
+    command = [program("acpc-match"), "--a", "random", "--b", "raise", "--seeds", seeds, "--hands", str(HANDS)]
+    done = subprocess.run([*command, "--out", str(tmp_path), "--quiet", "--no-plots"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    for log in sorted(tmp_path.glob("*.log")):
+        assert log.read_bytes() == (played / "random-vs-raise" / log.name).read_bytes()
+
+
+def test_a_second_run_plays_only_what_is_missing_and_new_entrants(played: Path, tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    shutil.copytree(played, out)
+    removed, cut = out / "random-vs-call" / "seed1-a2.log", out / "call-vs-raise" / "seed2-a1.log"
+    removed_text, cut_text = removed.read_bytes(), cut.read_bytes()
+    removed.unlink()
+    cut.write_bytes(cut_text[: cut_text.rfind(b"SCORE:")])  # every hand, but the match never ended
+    assert not match_finished(cut, HANDS)
+    done = standard(out)
+    assert done.returncode == 0, done.stderr
+    assert "12 matches (10 already played" in done.stderr and "playing 2 " in done.stderr
+    assert removed.read_bytes() == removed_text and cut.read_bytes() == cut_text
+    assert (out / "crosstable.json").read_text() == (played / "crosstable.json").read_text()
+
+    done = standard(out, agents="random,call,raise,rule")
+    assert done.returncode == 0, done.stderr
+    assert "24 matches (12 already played" in done.stderr
+    table = json.loads((out / "crosstable.json").read_text())
+    assert table["crosstable"]["rule"]["random"] is not None
+    assert (
+        table["crosstable"]["random"]["call"]
+        == json.loads((played / "crosstable.json").read_text())["crosstable"]["random"]["call"]
+    )
+
+
+def test_other_settings_in_an_existing_folder_are_refused(played: Path, tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    shutil.copytree(played, out)
+    done = tournament(out, "--agents", "random,call,raise", "--seeds", "1,2", "--hands", "41")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"acpc-tournament: {out} holds a tournament with other settings (hands differ): "
+        "run it with its own settings to resume it, or give another --out"
+    ]
+    done = tournament(out, "--agent", "call=raise", "--agents", "random", "--seeds", "1,2", "--hands", str(HANDS))
+    assert done.returncode == 2 and "entrant call differ" in done.stderr
+
+
+def test_ctrl_c_keeps_the_finished_matches_and_the_same_command_finishes_the_rest(played: Path, tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    seeds = ",".join(map(str, SEEDS))
+    command = [
+        program("acpc-tournament"),
+        "--out",
+        str(out),
+        "--game",
+        GAME,
+        "--quiet",
+        "--agents",
+        "random,call,raise",
+    ]
+    command += ["--seeds", seeds, "--hands", "800", "--workers", "1"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not any(match_finished(log, 800) for log in out.glob("*/*.log")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    lines = err.strip().splitlines()
+    assert lines[-1].startswith("acpc-tournament: interrupted: ") and "run the same command again" in lines[-1]
+    assert "Traceback" not in err
+    finished = [log for log in out.glob("*/*.log") if match_finished(log, 800)]
+    assert 1 <= len(finished) < 12
+    kept = {log: log.read_bytes() for log in finished}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"({len(finished)} already played" in done.stderr
+    assert all(log.read_bytes() == text for log, text in kept.items())
+    assert sum(match_finished(log, 800) for log in out.glob("*/*.log")) == 12
+
+
+def test_a_failing_bot_fails_its_matches_and_the_rest_is_played(tmp_path: Path) -> None:
+    done = tournament(
+        tmp_path / "t", "--agents", "random,call", "--cmd", "broken=false", "--seeds", "1", "--hands", "20"
+    )
+    assert done.returncode == 1
+    failures = [line for line in done.stderr.splitlines() if "failed" in line]
+    assert len(failures) == 4 and all("broken" in line and "exited with status 1" in line for line in failures)
+    table = json.loads((tmp_path / "t" / "crosstable.json").read_text())
+    assert table["crosstable"]["random"]["call"] is not None
+    assert table["crosstable"]["random"]["broken"] is None and table["average"]["broken"] is None
+
+
+def test_entrants_are_named_uniquely_and_a_game_of_two() -> None:
+    assert Entrant.parse("cfr-argmax=cfr --argmax") == Entrant("cfr-argmax", agent="cfr", args=("--argmax",))
+    assert Entrant.parse("rule --threshold 0.7") == Entrant("rule", agent="rule", args=("--threshold", "0.7"))
+    assert Entrant.parse_command("mine=./bot {host} {port}") == Entrant("mine", command="./bot {host} {port}")
+    with pytest.raises(ValueError, match="NAME=COMMAND"):
+        Entrant.parse_command("./bot {host} {port}")
+    with pytest.raises(ValueError, match="letters, digits"):
+        Entrant("a b", agent="call")
+    game = load_game(GAME)
+    common = {"game_file": GAME, "game": game, "game_path": resolve_game_path(GAME), "seeds": (1,), "hands": 10}
+    with pytest.raises(ValueError, match="names must differ: call"):
+        Tournament(entrants=(Entrant("call", agent="call"),) * 2, out_dir=Path("x"), **common)  # type: ignore[arg-type]
+    three = "kuhn.limit.3p"
+    with pytest.raises(ValueError, match="two-player games"):
+        Tournament(
+            entrants=(Entrant("call", agent="call"), Entrant("raise", agent="raise")), game_file=three,
+            game=load_game(three), game_path=resolve_game_path(three), seeds=(1,), hands=10, out_dir=Path("x"),
+        )  # fmt: skip
+
+
+def test_on_a_local_ray_the_logs_and_the_table_are_those_of_the_local_run(played: Path, tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    out = tmp_path / "t"
+    done = standard(out, "--ray")
+    assert done.returncode == 0, done.stderr
+    assert "on Ray (local)" in done.stderr
+    logs = sorted(p.relative_to(played) for p in played.glob("*/*.log"))
+    assert logs == sorted(p.relative_to(out) for p in out.glob("*/*.log")) and len(logs) == 12
+    assert all((out / log).read_bytes() == (played / log).read_bytes() for log in logs)
+    assert (out / "crosstable.json").read_text() == (played / "crosstable.json").read_text()
