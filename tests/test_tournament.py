@@ -9,12 +9,15 @@ seating's winner holds the other's cards.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import shutil
 import signal
+import socket
 import subprocess
 import time
+import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -228,3 +231,35 @@ def test_on_a_local_ray_the_logs_and_the_table_are_those_of_the_local_run(played
     assert logs == sorted(p.relative_to(out) for p in out.glob("*/*.log")) and len(logs) == 12
     assert all((out / log).read_bytes() == (played / log).read_bytes() for log in logs)
     assert (out / "crosstable.json").read_text() == (played / "crosstable.json").read_text()
+
+
+def test_its_metrics_count_each_pairs_hands_and_give_the_duplicate_result(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [program("acpc-tournament"), "--out", str(tmp_path / "t"), "--game", GAME, "--quiet"]
+    command += ["--agents", "random,call,raise", "--seeds", "1,2", "--hands", str(HANDS), "--workers", "2"]
+    process = subprocess.Popen(
+        [*command, "--metrics-port", str(port), "--metrics-linger", "60"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    wanted = 'acpc_match_duplicate_mbb_per_hand{a="a-call",b="b-raise"} 0.0'
+    scraped = ""
+    deadline = time.monotonic() + 120
+    try:
+        while wanted not in scraped and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.2)
+            with contextlib.suppress(OSError):
+                scraped = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+    finally:
+        process.kill()
+        process.communicate()
+    assert wanted in scraped
+    matches = 2 * len(SEEDS)
+    for pair in ('a="a-random",b="b-call"', 'a="a-random",b="b-raise"', 'a="a-call",b="b-raise"'):
+        assert f"acpc_match_hands_total{{{pair}}} {float(matches * HANDS)}" in scraped
+        assert f"acpc_match_hands_planned{{{pair}}} {float(matches * HANDS)}" in scraped
+        assert f'acpc_match_matches_total{{{pair},status="finished"}} {float(matches)}' in scraped
+        assert f"acpc_match_duplicate_pairs{{{pair}}} {float(len(SEEDS) * HANDS)}" in scraped
+    assert 'game="holdem.limit.2p.reverse_blinds"' in scraped and 'seeds="1,2"' in scraped
