@@ -259,6 +259,33 @@ def bench_inprocess() -> Iterator[Row]:
         )
 
 
+def bench_tournament() -> Iterator[Row]:
+    """acpc-tournament of three fast agents with one worker process and with two (hands/s over the wall time)."""
+    import subprocess
+    import tempfile
+    import time
+    from pathlib import Path
+
+    program = str(Path(sys.executable).parent / "acpc-tournament")
+    seeds, hands, matches = "1,2", 2000, 3 * 4
+    rates = {}
+    for workers in (1, 2):
+        with tempfile.TemporaryDirectory() as out:
+            start = time.perf_counter()
+            subprocess.run(
+                [program, "--agents", "random,call,rule", "--seeds", seeds, "--hands", str(hands), "--out", out,
+                 "--workers", str(workers), "--quiet", "--no-plots"],
+                check=True, capture_output=True,
+            )  # fmt: skip
+            rates[workers] = matches * hands / (time.perf_counter() - start)
+        note = "" if workers == 1 else f"{rates[workers] / rates[1]:.2f}x one worker"
+        yield (
+            f"acpc-tournament random,call,rule, {matches} matches, {workers} worker(s)",
+            f"{rates[workers]:,.0f} hands/s",
+            note,
+        )
+
+
 def bench_cfr() -> Iterator[Row]:
     """Leduc CFR+ to 2.6e-4 against OpenSpiel's C++ solver; hold'em training; limit and no-limit decisions."""
     import pyspiel
@@ -674,6 +701,7 @@ SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "dealer": bench_dealer,
     "runner": bench_runner,
     "inprocess": bench_inprocess,
+    "tournament": bench_tournament,
     "cfr": bench_cfr,
     "dqn": bench_dqn,
     "logs": bench_logs,
