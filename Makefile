@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: help install test test-slow lint match bench train data clean
+.PHONY: help install test test-slow lint match tournament bench train data clean
 
 # `make help` lists the targets: the text after `##` on each target's line.
 help: ## list the targets
@@ -68,6 +68,15 @@ lint: install ## ruff (check, format) and mypy
 match: install ## a short duplicate run: A=rule B=random SEEDS=1,234 HANDS=500 GAME=... OUT=...
 	$(VENV)/bin/acpc-match --a $(A) --b $(B) --seeds $(SEEDS) --hands $(HANDS) --game $(GAME) \
 		$(if $(OUT),--out $(OUT)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(MATCH_ARGS)
+
+# `make tournament`: every pair of AGENTS in duplicate, the crosstable printed at the end (SEEDS, HANDS,
+# GAME, OUT as for `make match`; TOURNAMENT_ARGS adds options, e.g. '--workers 4' or '--ray').
+AGENTS ?= random,call,raise,rule,cfr
+TOURNAMENT_ARGS ?=
+
+tournament: install ## a round robin: AGENTS=random,call,raise,rule,cfr SEEDS=1,234 HANDS=500 GAME=... OUT=...
+	$(VENV)/bin/acpc-tournament --agents $(AGENTS) --seeds $(SEEDS) --hands $(HANDS) --game $(GAME) \
+		$(if $(OUT),--out $(OUT)) $(TOURNAMENT_ARGS)
 
 # `make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|nfq|poker_cnn|ensemble` retrains that agent's checkpoints into runs/train/
 # (TRAIN_ARGS adds options); INSTALL=1 writes over the shipped ones in models/checkpoints/ instead.
