@@ -263,3 +263,21 @@ def test_its_metrics_count_each_pairs_hands_and_give_the_duplicate_result(tmp_pa
         assert f'acpc_match_matches_total{{{pair},status="finished"}} {float(matches)}' in scraped
         assert f"acpc_match_duplicate_pairs{{{pair}}} {float(len(SEEDS) * HANDS)}" in scraped
     assert 'game="holdem.limit.2p.reverse_blinds"' in scraped and 'seeds="1,2"' in scraped
+
+
+def test_acpc_match_on_a_local_ray_writes_the_logs_and_report_of_the_run_here(played: Path, tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    seeds = ",".join(map(str, SEEDS))
+    command = [program("acpc-match"), "--a", "random", "--b", "raise", "--seeds", seeds, "--hands", str(HANDS)]
+    done = subprocess.run(
+        [*command, "--out", str(tmp_path), "--quiet", "--no-plots", "--ray", "--concurrency", "2"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    logs = sorted(tmp_path.glob("*.log"))
+    assert len(logs) == 2 * len(SEEDS)
+    assert all(log.read_bytes() == (played / "random-vs-raise" / log.name).read_bytes() for log in logs)
+    mine = json.loads((tmp_path / "report.json").read_text())
+    cell = json.loads((played / "crosstable.json").read_text())["crosstable"]["random"]["raise"]
+    assert mine["mbb_per_hand"] == cell["mbb_per_hand"] and mine["ci95"] == cell["ci95"]

@@ -4,7 +4,7 @@
                [--out DIR] [--concurrency N] [--metrics-port PORT] [--metrics-linger S]
                [--metrics-push GATEWAY] [--a-args ARGS] [--b-args ARGS] [--a-cmd CMD]
                [--b-cmd CMD] [--a-external] [--b-external] [--c-args ARGS] [--c-cmd CMD]
-               [--c-external] [--external-timeout S] [--in-process]
+               [--c-external] [--external-timeout S] [--in-process] [--ray [ADDRESS]]
 
 For every seed, A plays B once in each seat with the same cards (in a three-player
 game, A, B and C play the seed's three rotations of the seats); each match starts
@@ -12,7 +12,8 @@ its agents afresh and plays over TCP with this process's dealer. The output
 folder gets every match's ACPC log, ``report.json``, PNG plots, and the agents'
 standard error under ``agents/``; the table is printed at the end. With
 ``--in-process`` the shipped agents play inside this process instead (the same
-logs, several times the hands per second). Ctrl-C or
+logs, several times the hands per second); with ``--ray`` each match is a Ray
+task, played on a cluster's node with the agents inside it (``fanout``). Ctrl-C or
 SIGTERM ends the run: the finished matches are reported (``report.json`` marked
 partial) and every agent is stopped.
 """
@@ -31,6 +32,7 @@ import time
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
+from types import FrameType
 from typing import TypeVar
 
 import numpy as np
@@ -39,6 +41,7 @@ from prometheus_client import CollectorRegistry
 from tqdm import tqdm
 
 from acpc_arena.agents.registry import AGENTS
+from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, run_jobs
 from acpc_arena.dealer.arena.report import (
     Estimate,
     LoggedMatch,
@@ -151,6 +154,15 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="play the shipped agents inside this process, not over TCP (the same logs, faster; "
         "--X-cmd and --X-external bots still connect over TCP)",
+    )
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help="play the matches as Ray tasks, the shipped agents inside them: on a Ray started here with "
+        "--concurrency CPUs, or on the cluster at ADDRESS (the same logs; pip install 'acpc-arena[ray]')",
     )
     p.add_argument("--host", default="127.0.0.1", help="address the dealer listens on")
     p.add_argument(
@@ -346,6 +358,12 @@ def run(argv: list[str]) -> int:
     except (ProtocolError, ValueError) as exc:
         print(f"acpc-match: {exc}", file=sys.stderr)
         return 2
+    if args.ray and any(c.external for c in contestants):
+        print(
+            "acpc-match: --ray plays every match on a cluster's node: an --X-external bot cannot join it",
+            file=sys.stderr,
+        )
+        return 2
     a, b, *more = contestants
     concurrency = 1 if any(c.external for c in contestants) else args.concurrency
     vs = "-vs-".join(c.name for c in contestants)
@@ -374,10 +392,40 @@ def run(argv: list[str]) -> int:
             print(f"acpc-match: could not serve metrics on port {args.metrics_port}: {exc}", file=sys.stderr)
             return 2
     observer = CliObserver(spec, metrics, args.quiet)
-    status = _play_and_report(spec, observer, argv, args.no_plots, args.quiet)
+    status = _play_and_report(spec, observer, argv, args.no_plots, args.quiet, args.ray)
     if metrics is not None:
         _last_metrics(metrics, args)
     return status
+
+
+def _play_on_ray(spec: RunSpec, observer: CliObserver, address: str) -> int | None:
+    """Play the run's matches as Ray tasks (``fanout``); returns the signal that interrupted it, or None.
+
+    Each finished match's log is written as it comes back; the progress bar and the
+    metrics move a match at a time.
+    """
+    jobs = [MatchJob(spec, match, spec.game_path.read_text(encoding="ascii")) for match in spec.matches()]
+    received: list[int] = []
+
+    def finished(job: MatchJob, result: JobResult) -> None:
+        hands = result.log_text.count("\nSTATE:") if result.log_text else 0
+        observer.bar.update(hands)
+        if observer.metrics is not None:
+            observer.metrics.hands.labels(*observer.names).inc(hands)
+        observer.match_finished(MatchOutcome(job.match, job.log, error=result.error, agent_notes=result.notes))
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        run_jobs(jobs, spec.concurrency, finished, address)
+    except KeyboardInterrupt:
+        return received[0] if received else signal.SIGINT
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return None
 
 
 async def _play_run(spec: RunSpec, observer: CliObserver) -> int | None:
@@ -403,10 +451,17 @@ async def _play_run(spec: RunSpec, observer: CliObserver) -> int | None:
     return interrupted
 
 
-def _play_and_report(spec: RunSpec, observer: CliObserver, argv: list[str], no_plots: bool, quiet: bool) -> int:
-    """Play the run, then write and print its report; returns the exit status."""
+def _play_and_report(
+    spec: RunSpec, observer: CliObserver, argv: list[str], no_plots: bool, quiet: bool, ray: str | None = None
+) -> int:
+    """Play the run (here, or as Ray tasks at ``ray``), then write and print its report; returns the exit status."""
     started = time.time()
-    interrupted = trio.run(_play_run, spec, observer)
+    try:
+        interrupted = _play_on_ray(spec, observer, ray) if ray else trio.run(_play_run, spec, observer)
+    except ValueError as exc:  # no Ray installed, a cluster that cannot be reached
+        observer.bar.close()
+        print(f"acpc-match: {exc}", file=sys.stderr)
+        return 2
     observer.bar.close()
     elapsed = time.time() - started
     order = {match: index for index, match in enumerate(spec.matches())}
