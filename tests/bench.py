@@ -233,7 +233,8 @@ def bench_runner() -> Iterator[Row]:
 
 
 def bench_inprocess() -> Iterator[Row]:
-    """acpc-match with the agents inside the runner (--in-process) against the same run over TCP."""
+    """acpc-match with the agents inside the runner (--in-process) and inside 2 worker processes (--workers 2)
+    against the same run over TCP."""
     import json
     import subprocess
     import tempfile
@@ -242,21 +243,18 @@ def bench_inprocess() -> Iterator[Row]:
     program = str(Path(sys.executable).parent / "acpc-match")
     for a, b, seeds, hands in (("random", "call", "1,2", 2000), ("lstm_dqn", "cfr", "1,2", 500)):
         rates = {}
-        for flag in ("", "--in-process"):
+        for flags in ("", "--in-process", "--workers 2"):
             with tempfile.TemporaryDirectory() as out:
                 subprocess.run(
                     [program, "--a", a, "--b", b, "--seeds", seeds, "--hands", str(hands), "--out", out,
-                     "--concurrency", "2", "--quiet", "--no-plots", *([flag] if flag else [])],
+                     "--concurrency", "2", "--quiet", "--no-plots", *flags.split()],
                     check=True, capture_output=True,
                 )  # fmt: skip
-                rates[flag] = json.loads((Path(out) / "report.json").read_text())["hands_per_second"]
+                rates[flags] = json.loads((Path(out) / "report.json").read_text())["hands_per_second"]
         matches = 2 * len(seeds.split(","))
         yield (f"acpc-match {a} vs {b}, {matches} matches of {hands} hands, over TCP", f"{rates['']:,.0f} hands/s", "")
-        yield (
-            "  the same --in-process",
-            f"{rates['--in-process']:,.0f} hands/s",
-            f"{rates['--in-process'] / rates['']:.1f}x over TCP",
-        )
+        for flags in ("--in-process", "--workers 2"):
+            yield (f"  the same {flags}", f"{rates[flags]:,.0f} hands/s", f"{rates[flags] / rates['']:.1f}x over TCP")
 
 
 def bench_tournament() -> Iterator[Row]:

@@ -265,12 +265,16 @@ def test_its_metrics_count_each_pairs_hands_and_give_the_duplicate_result(tmp_pa
     assert 'game="holdem.limit.2p.reverse_blinds"' in scraped and 'seeds="1,2"' in scraped
 
 
-def test_acpc_match_on_a_local_ray_writes_the_logs_and_report_of_the_run_here(played: Path, tmp_path: Path) -> None:
-    pytest.importorskip("ray")
+@pytest.mark.parametrize("jobs", [("--workers", "2"), ("--ray", "--concurrency", "2")], ids=["workers", "ray"])
+def test_acpc_match_as_jobs_writes_the_logs_and_report_of_the_run_here(
+    played: Path, tmp_path: Path, jobs: tuple[str, ...]
+) -> None:
+    if "--ray" in jobs:
+        pytest.importorskip("ray")
     seeds = ",".join(map(str, SEEDS))
     command = [program("acpc-match"), "--a", "random", "--b", "raise", "--seeds", seeds, "--hands", str(HANDS)]
     done = subprocess.run(
-        [*command, "--out", str(tmp_path), "--quiet", "--no-plots", "--ray", "--concurrency", "2"],
+        [*command, "--out", str(tmp_path), "--quiet", "--no-plots", *jobs],
         capture_output=True,
         text=True,
     )

@@ -4,7 +4,7 @@
                [--out DIR] [--concurrency N] [--metrics-port PORT] [--metrics-linger S]
                [--metrics-push GATEWAY] [--a-args ARGS] [--b-args ARGS] [--a-cmd CMD]
                [--b-cmd CMD] [--a-external] [--b-external] [--c-args ARGS] [--c-cmd CMD]
-               [--c-external] [--external-timeout S] [--in-process] [--ray [ADDRESS]]
+               [--c-external] [--external-timeout S] [--in-process] [--workers N] [--ray [ADDRESS]]
 
 For every seed, A plays B once in each seat with the same cards (in a three-player
 game, A, B and C play the seed's three rotations of the seats); each match starts
@@ -12,8 +12,9 @@ its agents afresh and plays over TCP with this process's dealer. The output
 folder gets every match's ACPC log, ``report.json``, PNG plots, and the agents'
 standard error under ``agents/``; the table is printed at the end. With
 ``--in-process`` the shipped agents play inside this process instead (the same
-logs, several times the hands per second); with ``--ray`` each match is a Ray
-task, played on a cluster's node with the agents inside it (``fanout``). Ctrl-C or
+logs, several times the hands per second); with ``--workers N`` each match is
+played by one of N worker processes with the agents inside it, and with ``--ray``
+by a Ray task on a cluster's node (``fanout``). Ctrl-C or
 SIGTERM ends the run: the finished matches are reported (``report.json`` marked
 partial) and every agent is stopped.
 """
@@ -30,6 +31,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from types import FrameType
@@ -163,6 +165,14 @@ def parser() -> argparse.ArgumentParser:
         metavar="ADDRESS",
         help="play the matches as Ray tasks, the shipped agents inside them: on a Ray started here with "
         "--concurrency CPUs, or on the cluster at ADDRESS (the same logs; pip install 'acpc-arena[ray]')",
+    )
+    p.add_argument(
+        "--workers",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="play the matches in N worker processes of this machine, the shipped agents inside them (the same "
+        "logs; every core used, where --in-process plays in one thread; progress and metrics move a match at a time)",
     )
     p.add_argument("--host", default="127.0.0.1", help="address the dealer listens on")
     p.add_argument(
@@ -358,11 +368,14 @@ def run(argv: list[str]) -> int:
     except (ProtocolError, ValueError) as exc:
         print(f"acpc-match: {exc}", file=sys.stderr)
         return 2
-    if args.ray and any(c.external for c in contestants):
+    if (args.ray or args.workers) and any(c.external for c in contestants):
         print(
-            "acpc-match: --ray plays every match on a cluster's node: an --X-external bot cannot join it",
+            "acpc-match: --ray and --workers play each match in a worker: an --X-external bot cannot join",
             file=sys.stderr,
         )
+        return 2
+    if args.ray and args.workers:
+        print("acpc-match: --workers plays on this machine, --ray on Ray: give one of them", file=sys.stderr)
         return 2
     a, b, *more = contestants
     concurrency = 1 if any(c.external for c in contestants) else args.concurrency
@@ -392,14 +405,24 @@ def run(argv: list[str]) -> int:
             print(f"acpc-match: could not serve metrics on port {args.metrics_port}: {exc}", file=sys.stderr)
             return 2
     observer = CliObserver(spec, metrics, args.quiet)
-    status = _play_and_report(spec, observer, argv, args.no_plots, args.quiet, args.ray)
+    jobs = _JobSettings(args.ray, args.workers) if args.ray or args.workers else None
+    status = _play_and_report(spec, observer, argv, args.no_plots, args.quiet, jobs)
     if metrics is not None:
         _last_metrics(metrics, args)
     return status
 
 
-def _play_on_ray(spec: RunSpec, observer: CliObserver, address: str) -> int | None:
-    """Play the run's matches as Ray tasks (``fanout``); returns the signal that interrupted it, or None.
+@dataclass(frozen=True)
+class _JobSettings:
+    """Where the matches are played as jobs (``fanout``): on Ray at ``ray``, or in ``workers`` local processes."""
+
+    ray: str | None
+    workers: int | None
+
+
+def _play_as_jobs(spec: RunSpec, observer: CliObserver, settings: _JobSettings) -> int | None:
+    """Play the run's matches as jobs (``fanout``), Ray tasks or local worker processes; returns the
+    signal that interrupted the run, or None.
 
     Each finished match's log is written as it comes back; the progress bar and the
     metrics move a match at a time.
@@ -420,7 +443,7 @@ def _play_on_ray(spec: RunSpec, observer: CliObserver, address: str) -> int | No
 
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:
-        run_jobs(jobs, spec.concurrency, finished, address)
+        run_jobs(jobs, settings.workers or spec.concurrency, finished, settings.ray)
     except KeyboardInterrupt:
         return received[0] if received else signal.SIGINT
     finally:
@@ -452,12 +475,17 @@ async def _play_run(spec: RunSpec, observer: CliObserver) -> int | None:
 
 
 def _play_and_report(
-    spec: RunSpec, observer: CliObserver, argv: list[str], no_plots: bool, quiet: bool, ray: str | None = None
+    spec: RunSpec,
+    observer: CliObserver,
+    argv: list[str],
+    no_plots: bool,
+    quiet: bool,
+    jobs: _JobSettings | None = None,
 ) -> int:
-    """Play the run (here, or as Ray tasks at ``ray``), then write and print its report; returns the exit status."""
+    """Play the run (here, or as jobs), then write and print its report; returns the exit status."""
     started = time.time()
     try:
-        interrupted = _play_on_ray(spec, observer, ray) if ray else trio.run(_play_run, spec, observer)
+        interrupted = _play_as_jobs(spec, observer, jobs) if jobs else trio.run(_play_run, spec, observer)
     except ValueError as exc:  # no Ray installed, a cluster that cannot be reached
         observer.bar.close()
         print(f"acpc-match: {exc}", file=sys.stderr)
