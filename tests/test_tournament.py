@@ -209,6 +209,8 @@ def test_entrants_are_named_uniquely_and_a_game_of_two() -> None:
         Entrant.parse_command("./bot {host} {port}")
     with pytest.raises(ValueError, match="letters, digits"):
         Entrant("a b", agent="call")
+    with pytest.raises(ValueError, match="without '-vs-'"):
+        Entrant("x-vs-y", agent="call")  # pair folders are <first>-vs-<second>
     game = load_game(GAME)
     common = {"game_file": GAME, "game": game, "game_path": resolve_game_path(GAME), "seeds": (1,), "hands": 10}
     with pytest.raises(ValueError, match="names must differ: call"):

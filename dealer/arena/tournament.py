@@ -52,8 +52,8 @@ class Entrant:
     """A command line as ``acpc-match --a-cmd`` takes it (``{host}``, ``{port}``, ``{game}``, ``{seed}``)."""
 
     def __post_init__(self) -> None:
-        if not _NAME.fullmatch(self.name):
-            raise ValueError(f"entrant name {self.name!r}: use letters, digits and _ . + - only")
+        if not _NAME.fullmatch(self.name) or "-vs-" in self.name:
+            raise ValueError(f"entrant name {self.name!r}: use letters, digits and _ . + - only, without '-vs-'")
         if (self.agent is None) == (self.command is None):
             raise ValueError(f"entrant {self.name}: give a shipped agent or a command, one of them")
 
