@@ -70,7 +70,7 @@ NL_BETS = "1,3/1/1/1"
 NL_RAISE_CAP = 2
 NL_ABSTRACTION = "ehs2-50-50-50"
 NL_POOL = 20000
-NL_ITERATIONS = 4000
+NL_ITERATIONS = 12000
 
 
 def train_cfr(iterations: int, deals: int, ehs2_iterations: int = EHS2_ITERATIONS, only: str | None = None) -> None:
