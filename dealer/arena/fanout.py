@@ -18,6 +18,7 @@ version) and the agents' checkpoints installed; each task asks Ray for one CPU.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import dataclasses
 import logging
@@ -58,6 +59,19 @@ class JobResult:
     """The failed agents' last words (exit status, standard error)."""
     agent_output: dict[str, str] = field(default_factory=dict)
     """The agents' standard error files (``agents/<name>``) and their text."""
+
+
+def add_ray_option(parser: argparse.ArgumentParser, cpus: str) -> None:
+    """``--ray [ADDRESS]`` (``ray_address`` of ``run_jobs``; alone: ``local``, with ``cpus`` CPUs)."""
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help=f"play the matches as Ray tasks, the shipped agents inside them: on a Ray started here with {cpus} "
+        "CPUs, or on the cluster at ADDRESS (the same logs; pip install 'acpc-arena[ray]')",
+    )
 
 
 def play_job(job: MatchJob) -> JobResult:

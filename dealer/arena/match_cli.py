@@ -43,7 +43,7 @@ from prometheus_client import CollectorRegistry
 from tqdm import tqdm
 
 from acpc_arena.agents.registry import AGENTS
-from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, run_jobs
+from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, add_ray_option, run_jobs
 from acpc_arena.dealer.arena.report import (
     Estimate,
     LoggedMatch,
@@ -157,15 +157,7 @@ def parser() -> argparse.ArgumentParser:
         help="play the shipped agents inside this process, not over TCP (the same logs, faster; "
         "--X-cmd and --X-external bots still connect over TCP)",
     )
-    p.add_argument(
-        "--ray",
-        nargs="?",
-        const="local",
-        default=None,
-        metavar="ADDRESS",
-        help="play the matches as Ray tasks, the shipped agents inside them: on a Ray started here with "
-        "--concurrency CPUs, or on the cluster at ADDRESS (the same logs; pip install 'acpc-arena[ray]')",
-    )
+    add_ray_option(p, "--concurrency")
     p.add_argument(
         "--workers",
         type=_positive,

@@ -29,7 +29,7 @@ from prometheus_client import CollectorRegistry
 from tqdm import tqdm
 
 from acpc_arena.agents.registry import AGENTS
-from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, run_jobs
+from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, add_ray_option, run_jobs
 from acpc_arena.dealer.arena.match_cli import _port, _positive, _seconds, _seeds, score_run
 from acpc_arena.dealer.arena.report import Report
 from acpc_arena.dealer.arena.runner import MatchOutcome, check_agent
@@ -68,14 +68,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--workers", type=_positive, default=max(1, os.cpu_count() or 1), help="matches played at once (processes)"
     )
-    p.add_argument(
-        "--ray",
-        nargs="?",
-        const="local",
-        default=None,
-        metavar="ADDRESS",
-        help="play the matches as Ray tasks: on a Ray started here with --workers CPUs, or on the cluster at ADDRESS",
-    )
+    add_ray_option(p, "--workers")
     p.add_argument("--metrics-port", type=_port, default=None, help="serve Prometheus metrics on this port")
     p.add_argument(
         "--metrics-linger", type=_seconds, default=0.0, metavar="SECONDS", help="serve the final metrics this long"
