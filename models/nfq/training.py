@@ -29,8 +29,9 @@ head to head and against the same seven opponents; averages over those seven):
 - lambda = 0.7: against lambda = 0 (``--lam 0``, one-step Q-learning): +111 against -123;
   level head to head (-14 +- 21).
 - the UCT reward fused by beta = 0.5: against beta = 0 (``--reward chips``): +111 against
-  -343, though the chips network wins head to head (+105); 16 worlds a decision, c = 0.5 in units of the scaled reward, the opponent and the
-  rollouts as the module ``uct`` says. Not measured separately: beta, the worlds, c.
+  -343, though the chips network wins head to head (+105); 16 worlds a decision, c = 0.5
+  in units of the scaled reward, the opponent and the rollouts as the module ``uct`` says.
+  Not measured separately: beta, the worlds, c.
 - alpha = 0.01 (a 1,500-hand trial at 0.002, before the rollout change, still lost to every
   opponent of the pool; not compared further), gamma = 1
   (a hand is a short episode: the trace then decays by lambda, as the notes write it),
