@@ -31,6 +31,7 @@ GAME = "holdem.limit.2p.reverse_blinds"
 BIG_BLIND = 10  # "blind = 10 5" in the game file
 SEEDS = (1, 2)
 HANDS = 40
+LONG = 2000  # hands a match where a run must still be playing when it is interrupted
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 
 
@@ -168,25 +169,27 @@ def test_ctrl_c_keeps_the_finished_matches_and_the_same_command_finishes_the_res
         "--agents",
         "random,call,raise",
     ]
-    command += ["--seeds", seeds, "--hands", "800", "--workers", "1"]
+    command += ["--seeds", seeds, "--hands", str(LONG), "--workers", "1"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    while not any(match_finished(log, 800) for log in out.glob("*/*.log")) and time.monotonic() < deadline:
+    while not any(match_finished(log, LONG) for log in out.glob("*/*.log")) and time.monotonic() < deadline:
         time.sleep(0.1)
+    waited = time.monotonic() - (deadline - 120)
+    assert process.poll() is None, f"the run ended before a first finished match was seen ({waited:.1f} s)"
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130
     lines = err.strip().splitlines()
     assert lines[-1].startswith("acpc-tournament: interrupted: ") and "run the same command again" in lines[-1]
     assert "Traceback" not in err
-    finished = [log for log in out.glob("*/*.log") if match_finished(log, 800)]
+    finished = [log for log in out.glob("*/*.log") if match_finished(log, LONG)]
     assert 1 <= len(finished) < 12
     kept = {log: log.read_bytes() for log in finished}
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert f"({len(finished)} already played" in done.stderr
     assert all(log.read_bytes() == text for log, text in kept.items())
-    assert sum(match_finished(log, 800) for log in out.glob("*/*.log")) == 12
+    assert sum(match_finished(log, LONG) for log in out.glob("*/*.log")) == 12
 
 
 def test_a_failing_bot_fails_its_matches_and_the_rest_is_played(tmp_path: Path) -> None:
