@@ -170,7 +170,14 @@ def test_ctrl_c_keeps_the_finished_matches_and_the_same_command_finishes_the_res
         "random,call,raise",
     ]
     command += ["--seeds", seeds, "--hands", str(LONG), "--workers", "1"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # As from a terminal: a process started with SIGINT ignored (as this suite may be) keeps ignoring it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 120
     while not any(match_finished(log, LONG) for log in out.glob("*/*.log")) and time.monotonic() < deadline:
         time.sleep(0.1)
