@@ -391,6 +391,12 @@ class _Hand:
         self.state = state
         self.printer = MatchStatePrinter(state)
         self.viewers = [config.player_of_seat(state.hand_id, seat) for seat in range(len(channels))]
+        self.seat_order = list(zip(channels, self.viewers, strict=True))
+        """(channel, the position it views) seat by seat."""
+        self.acting_first = [
+            sorted(self.seat_order, key=lambda pair: pair[1] != position) for position in range(len(channels))
+        ]
+        """The same pairs with the given position's seat first (the others in seat order)."""
         self.betting = format_betting(state)
         self.observer = observer
         self.verbose = observer.wants_messages
@@ -403,17 +409,21 @@ class _Hand:
         self.betting += format_action(action, state.game) + "/" * (state.round - round_before)
 
     async def send_views(self) -> tuple[float, float, str]:
-        """Send every seat its view of the state, seat by seat as the C dealer does.
+        """Send every seat its view of the state.
 
         Returns the wall-clock stamp, the trio-clock time and the text of the acting
-        player's message (zeros and ``""`` when the hand is over). With batching, a
-        seat that is not to act gets its lines with the next line it must answer, or
-        at the end of the match; its ``TO`` line then shows when it was queued.
+        player's message (zeros and ``""`` when the hand is over). The acting seat
+        gets its message first, so that it thinks while the others are sent theirs;
+        when the messages are reported (``-q`` not given) they go seat by seat, in
+        the order the C dealer prints them. With batching, a seat that is not to act
+        gets its lines with the next line it must answer, or at the end of the match;
+        its ``TO`` line then shows when it was queued.
         """
         printer, betting, batch, verbose = self.printer, self.betting, self.batch, self.verbose
         acting = self.state.current_player
         sent_at, sent_clock, sent_text = 0.0, 0.0, ""
-        for channel, viewer in zip(self.channels, self.viewers, strict=True):
+        order = self.seat_order if verbose or acting < 0 else self.acting_first[acting]
+        for channel, viewer in order:
             text = printer.line(viewer, betting)
             line = text + "\r\n"
             if batch and viewer != acting:
