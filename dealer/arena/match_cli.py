@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import platform
 import shlex
@@ -74,6 +75,8 @@ from acpc_arena.dealer.match import (
     MatchResult,
 )
 from acpc_arena.dealer.metrics import MetricsObserver, RunMetrics
+from acpc_arena.dealer.web.cli import WebServer, web_app
+from acpc_arena.dealer.web.live import LiveBoard
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 from acpc_arena.protocol.state import Action, State
@@ -112,6 +115,7 @@ def _number(parse: Callable[[str], _N], fits: Callable[[_N], bool], what: str) -
 
 _positive = _number(int, lambda v: v > 0, "a whole number above 0")
 _port = _number(int, lambda v: 1 <= v <= 65535, "a port number from 1 to 65535")
+_port_or_any = _number(int, lambda v: 0 <= v <= 65535, "a port number from 0 (any free port) to 65535")
 _seconds = _number(float, lambda v: 0 <= v < float("inf"), "a number of seconds, 0 or more")
 
 
@@ -174,6 +178,20 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--t-per-hand", type=_positive, default=DEFAULT_T_PER_HAND_MS, help="average ms per hand (ACPC --t_per_hand)"
     )
+    p.add_argument(
+        "--web",
+        type=_port_or_any,
+        default=None,
+        metavar="PORT",
+        help="serve the arena's pages on this port (0: any free): the tables live, then the logs and the report",
+    )
+    p.add_argument(
+        "--web-linger",
+        type=_seconds,
+        default=math.inf,
+        metavar="SECONDS",
+        help="with --web: keep the pages up this long after the run (default: until Ctrl-C)",
+    )
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -235,8 +253,10 @@ DUPLICATE_EVERY = 100
 
 
 class CliObserver(RunObserver):
-    def __init__(self, spec: RunSpec, metrics: RunMetrics | None, quiet: bool) -> None:
+    def __init__(self, spec: RunSpec, metrics: RunMetrics | None, quiet: bool, live: LiveBoard | None = None) -> None:
         self.spec = spec
+        self.live = live
+        """The tables shown by ``--web``."""
         self.names = (spec.a.name, "+".join(c.name for c in spec.contestants[1:]))
         """A and its opponents (the metrics' labels)."""
         self.metrics = metrics
@@ -294,6 +314,8 @@ class CliObserver(RunObserver):
         if self.metrics is not None:
             self.metrics.running.labels(*self.names).inc()
             observers.append(MetricsObserver(self.metrics.dealer, forget=True))
+        if self.live is not None:
+            observers.append(self.live.table(match.name, config))
         return observers
 
     def external_waiting(self, match: MatchSpec, contestant: Contestant, host: str, port: int) -> None:
@@ -307,6 +329,8 @@ class CliObserver(RunObserver):
 
     def match_finished(self, outcome: MatchOutcome) -> None:
         self.finished.append(outcome)
+        if self.live is not None:
+            self.live.finished(outcome.spec.name, outcome.error)
         result: MatchResult | None = outcome.result
         if self.metrics is not None:
             if result is not None:
@@ -366,6 +390,9 @@ def run(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.web is not None and (args.ray or args.workers):
+        print("acpc-match: --web shows the matches this process plays: not with --ray or --workers", file=sys.stderr)
+        return 2
     if args.ray and args.workers:
         print("acpc-match: --workers plays on this machine, --ray on Ray: give one of them", file=sys.stderr)
         return 2
@@ -396,9 +423,21 @@ def run(argv: list[str]) -> int:
         except OSError as exc:
             print(f"acpc-match: could not serve metrics on port {args.metrics_port}: {exc}", file=sys.stderr)
             return 2
-    observer = CliObserver(spec, metrics, args.quiet)
+    web = None
+    if args.web is not None:
+        try:
+            web = WebServer(web_app([out_dir], out_dir, LiveBoard()), args.host, args.web)
+        except OSError as exc:
+            print(f"acpc-match: could not serve the pages on port {args.web}: {exc}", file=sys.stderr)
+            return 2
+        print(f"acpc-match: the tables live at {web.url}", file=sys.stderr, flush=True)
+    observer = CliObserver(spec, metrics, args.quiet, web.app.live if web is not None else None)
     jobs = _JobSettings(args.ray, args.workers) if args.ray or args.workers else None
-    status = _play_and_report(spec, observer, argv, args.no_plots, args.quiet, jobs)
+    status = _play_and_report(spec, observer, argv, args.no_plots, args.quiet, jobs, web)
+    if web is not None and args.web_linger > 0:
+        until = "until Ctrl-C" if math.isinf(args.web_linger) else f"for {args.web_linger:g} s"
+        print(f"acpc-match: the pages stay up at {web.url} {until}", file=sys.stderr, flush=True)
+        web.serve_for(args.web_linger)
     if metrics is not None:
         _last_metrics(metrics, args)
     return status
@@ -443,7 +482,7 @@ def _play_as_jobs(spec: RunSpec, observer: CliObserver, settings: _JobSettings) 
     return None
 
 
-async def _play_run(spec: RunSpec, observer: CliObserver) -> int | None:
+async def _play_run(spec: RunSpec, observer: CliObserver, web: WebServer | None = None) -> int | None:
     """Play the run; returns the signal (SIGINT, SIGTERM) that interrupted it, or None.
 
     On a signal the matches being played are cancelled: their agents are stopped and
@@ -461,6 +500,8 @@ async def _play_run(spec: RunSpec, observer: CliObserver) -> int | None:
                     return
 
             nursery.start_soon(watch)
+            if web is not None:
+                nursery.start_soon(web.serve)
             await run_matches(spec, observer)
             nursery.cancel_scope.cancel()
     return interrupted
@@ -473,11 +514,12 @@ def _play_and_report(
     no_plots: bool,
     quiet: bool,
     jobs: _JobSettings | None = None,
+    web: WebServer | None = None,
 ) -> int:
     """Play the run (here, or as jobs), then write and print its report; returns the exit status."""
     started = time.time()
     try:
-        interrupted = _play_as_jobs(spec, observer, jobs) if jobs else trio.run(_play_run, spec, observer)
+        interrupted = _play_as_jobs(spec, observer, jobs) if jobs else trio.run(_play_run, spec, observer, web)
     except ValueError as exc:  # no Ray installed, a cluster that cannot be reached
         observer.bar.close()
         print(f"acpc-match: {exc}", file=sys.stderr)

@@ -1,0 +1,87 @@
+"""acpc-web: the arena's pages for the folders and logs given: replayer, results, and a seat to play a bot.
+
+    acpc-web [PATH ...] [--port 8080] [--host 127.0.0.1] [--out runs/web]
+
+Each PATH is a run's folder (``acpc-match``'s or ``acpc-tournament``'s ``--out``), any
+folder of ACPC logs, or one log; the default is ``runs``. The games a person plays
+from the page are logged under ``--out``, which is served too. ``acpc-match --web
+PORT`` serves the same pages with its matches live.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import sys
+from pathlib import Path
+
+import trio
+
+from acpc_arena.dealer.web.app import WebApp
+from acpc_arena.dealer.web.http import bind, serve
+from acpc_arena.dealer.web.live import LiveBoard
+
+DEFAULT_PORT = 8080
+
+
+class WebServer:
+    """The pages of ``app`` on ``host:port``: bound at once, served inside whichever trio run asks."""
+
+    def __init__(self, app: WebApp, host: str, port: int) -> None:
+        self.app = app
+        self.host = host
+        self.sock = bind(host, port)
+        self.port = self.sock.getsockname()[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/"
+
+    async def serve(self) -> None:
+        """Serve until cancelled; a person's games run in the same nursery."""
+        async with trio.open_nursery() as nursery:
+            self.app.nursery = nursery
+            await serve(self.app.handle, self.sock)
+
+    def serve_for(self, seconds: float) -> None:
+        """Serve ``seconds`` (``math.inf``: until Ctrl-C) in a trio run of its own."""
+
+        async def serve_then_stop() -> None:
+            with trio.move_on_after(seconds):
+                await self.serve()
+
+        with contextlib.suppress(KeyboardInterrupt):
+            trio.run(serve_then_stop)
+
+
+def web_app(paths: list[Path], out_dir: Path, live: LiveBoard | None = None) -> WebApp:
+    """The app for ``paths`` and ``out_dir`` (created; served after the paths)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    roots = [*paths, out_dir] if out_dir.resolve() not in [p.resolve() for p in paths] else list(paths)
+    return WebApp(roots, out_dir, live)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="acpc-web", description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="*", type=Path, default=[Path("runs")], help="folders or logs to serve")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
+    parser.add_argument("--out", type=Path, default=Path("runs/web"), help="where a person's games are logged")
+    args = parser.parse_args(argv)
+    missing = [str(p) for p in args.paths if not p.exists() and p != Path("runs")]
+    if missing:
+        parser.error(f"no such file or folder: {', '.join(missing)}")
+    paths = [p for p in args.paths if p.exists()]
+    try:
+        server = WebServer(web_app(paths, args.out), args.host, args.port)
+    except OSError as exc:
+        print(f"acpc-web: could not serve on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        sys.exit(1)
+    print(f"acpc-web: open {server.url} (Ctrl-C stops)", file=sys.stderr, flush=True)
+    server.serve_for(math.inf)
+    print("acpc-web: stopped", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

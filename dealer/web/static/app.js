@@ -1,0 +1,391 @@
+// acpc-arena's page: live tables, the replayer, results and a seat to play. Plain JavaScript, no build step.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const SUITS = { s: "\u2660", h: "\u2665", d: "\u2666", c: "\u2663" };
+
+async function getJSON(url, options) {
+  const response = await fetch(url, options);
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error || response.statusText);
+  return body;
+}
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function card(text) {
+  if (!text) return el("span", { class: "card back" }, "??");
+  const suit = text[1];
+  const red = suit === "h" || suit === "d";
+  return el("span", { class: "card" + (red ? " red" : ""), "data-card": text }, text[0] + (SUITS[suit] || suit));
+}
+
+function signed(x, digits = 0) {
+  if (x === null || x === undefined || Number.isNaN(x)) return "n/a";
+  return (x > 0 ? "+" : "") + x.toFixed(digits);
+}
+
+// One table: seats (with the hole cards the caller lets through), board, pot, betting and the last action.
+function renderTable(table, showHole) {
+  const seats = table.players.map((player, position) => {
+    const hole = player.hole && showHole(position) ? player.hole.map(card) : [card(null), card(null)];
+    const classes = ["seat"];
+    if (table.to_act === position) classes.push("to-act");
+    if (player.folded) classes.push("folded");
+    const money = "in " + player.spent + (player.stack !== null ? ", stack " + player.stack : "");
+    const value = player.value !== null ? " (" + signed(player.value) + ")" : "";
+    return el("div", { class: classes.join(" "), "data-position": position },
+      el("span", { class: "name" }, player.name), el("span", { class: "hole" }, hole), el("span", {}, money + value));
+  });
+  return el("div", { class: "felt", "data-hand": table.hand },
+    el("div", {}, "hand " + table.hand + ", " + table.round + (table.finished ? " (over)" : "")),
+    seats[0],
+    el("div", { class: "board" }, table.board.map(card)),
+    el("div", { class: "pot" }, "pot " + table.pot),
+    seats.slice(1),
+    el("div", { class: "betting" }, table.betting || "\u00a0"),
+    el("div", { class: "last" }, table.last));
+}
+
+// -- pages ------------------------------------------------------------------------
+
+const pages = ["live", "replay", "results", "play"];
+
+function showPage() {
+  const name = location.hash.replace("#", "") || "live";
+  for (const page of pages) {
+    $("page-" + page).classList.toggle("active", page === name);
+    $("tab-" + page).classList.toggle("active", page === name);
+  }
+  if (name === "replay" || name === "results") loadFiles();
+  if (name === "play") loadOptions();
+}
+
+// -- live ------------------------------------------------------------------------------
+
+let liveBoard = null;
+
+function renderLive() {
+  const box = $("live-tables");
+  box.replaceChildren();
+  if (!liveBoard || liveBoard.matches.length === 0) {
+    box.append(el("p", {}, "No match is being played by this process (acpc-match --web PORT shows its tables here)."));
+    return;
+  }
+  const show = $("live-show").value;
+  for (const match of liveBoard.matches) {
+    const showHole = (position) => show === "all" || String(match.table.players[position].seat + 1) === show;
+    const figure = match.seat1_mbb === null ? "n/a" : signed(match.seat1_mbb) + " mbb/h [" + signed(match.seat1_ci95[0]) + ", " + signed(match.seat1_ci95[1]) + "]";
+    box.append(el("div", { class: "match", "data-match": match.name, "data-status": match.status },
+      el("h3", {}, match.name + ": " + match.seats.join(" vs ")),
+      el("div", { class: "status" }, match.status + ", " + match.hands_played + " of " + match.hands_planned + " hands" + (match.error ? ": " + match.error : "")),
+      el("div", { class: "figure" }, match.seats[0] + ": " + figure + ", totals " + match.totals.map((t) => signed(t)).join(" / ")),
+      match.table ? renderTable(match.table, showHole) : el("p", {}, "waiting for the first hand")));
+  }
+}
+
+function startLive() {
+  const source = new EventSource("/api/live/events");
+  source.onmessage = (event) => {
+    liveBoard = JSON.parse(event.data);
+    $("live-status").textContent = "updated " + new Date().toLocaleTimeString();
+    renderLive();
+  };
+  source.onerror = () => { $("live-status").textContent = "not connected (the run may be over)"; };
+  $("live-show").addEventListener("change", renderLive);
+}
+
+// -- files: replayer and results --------------------------------------------------------
+
+let files = null;
+
+async function loadFiles() {
+  if (files) return;
+  files = await getJSON("/api/files");
+  const logs = $("replay-file");
+  logs.replaceChildren(el("option", { value: "" }, files.logs.length ? "choose a log" : "no logs here"),
+    ...files.logs.map((f) => el("option", { value: f.id }, f.name)));
+  const results = $("results-file");
+  results.replaceChildren(el("option", { value: "" }, files.results.length ? "choose a report" : "no reports here"),
+    ...files.results.map((f) => el("option", { value: f.id }, f.name)));
+  const wanted = new URLSearchParams(location.search);
+  if (wanted.get("log")) { logs.value = wanted.get("log"); openLog(); }
+  if (wanted.get("result")) { results.value = wanted.get("result"); openResult(); }
+}
+
+let log = null;
+let hand = null;
+let step = 0;
+
+async function openLog() {
+  const id = $("replay-file").value;
+  if (!id) return;
+  $("replay-info").textContent = "reading...";
+  try {
+    log = await getJSON("/api/log?f=" + encodeURIComponent(id));
+  } catch (error) {
+    $("replay-info").textContent = "could not read it: " + error.message;
+    return;
+  }
+  let info = log.hands.length + " hands read (" + log.game + ")";
+  if (log.truncated) info += "; only the first " + log.max_hands + " are shown";
+  if (log.problem_count) info += "; " + log.problem_count + " lines could not be read: " + log.problems.slice(0, 3).join("; ");
+  $("replay-info").textContent = info;
+  listHands();
+  if (log.hands.length) openHand(0);
+  else { $("replay-table").replaceChildren(); drawPlot(); }
+}
+
+function filteredHands() {
+  const filter = $("replay-filter").value;
+  if (filter === "showdown") return log.hands.filter((h) => h.showdown);
+  if (filter === "all_in") return log.hands.filter((h) => h.all_in);
+  if (filter === "big") {
+    const pots = log.hands.map((h) => h.pot).sort((a, b) => b - a);
+    const cut = pots[Math.max(0, Math.floor(pots.length / 10) - 1)] || 0;
+    return log.hands.filter((h) => h.pot >= cut);
+  }
+  return log.hands;
+}
+
+// Each hand as the log's first player (by name) fared in it.
+function listHands() {
+  const list = $("replay-hands");
+  const who = log.hands.length ? log.hands[0].names[0] : "";
+  list.replaceChildren(...filteredHands().slice(0, 5000).map((h) => {
+    const p = h.names.indexOf(who);
+    return el("li", { value: h.hand, "data-index": h.index, onclick: () => openHand(h.index) },
+      who + " " + (p >= 0 ? signed(h.values[p]) : "-") + ", pot " + h.pot + (h.all_in ? " all-in" : "") + (h.showdown ? " sd" : ""));
+  }));
+}
+
+async function openHand(index) {
+  if (!log || index < 0 || index >= log.hands.length) return;
+  hand = await getJSON("/api/hand?f=" + encodeURIComponent(log.id) + "&i=" + index);
+  step = hand.steps.length - 1;
+  for (const item of $("replay-hands").children) item.classList.toggle("current", Number(item.dataset.index) === index);
+  renderStep();
+  drawPlot();
+}
+
+function renderStep() {
+  if (!hand) return;
+  $("replay-table").replaceChildren(renderTable(hand.steps[step], () => true));
+  $("step-count").textContent = "step " + step + " of " + (hand.steps.length - 1);
+}
+
+function moveStep(to) {
+  if (!hand) return;
+  step = Math.max(0, Math.min(hand.steps.length - 1, to));
+  renderStep();
+}
+
+function moveHand(by) {
+  if (!hand) return;
+  const shown = filteredHands();
+  const at = shown.findIndex((h) => h.index === hand.index);
+  const next = shown[at + by];
+  if (next) openHand(next.index);
+}
+
+// The cumulative result of the log's first player (by name), hand by hand; the open hand marked.
+function drawPlot() {
+  const canvas = $("replay-plot");
+  const context = canvas.getContext("2d");
+  context.clearRect(0, 0, canvas.width, canvas.height);
+  if (!log || !log.hands.length) return;
+  const who = log.hands[0].names[0];
+  let total = 0;
+  const points = log.hands.map((h) => { const p = h.names.indexOf(who); total += p >= 0 ? h.values[p] : 0; return total; });
+  const low = Math.min(0, ...points), high = Math.max(0, ...points), span = high - low || 1;
+  const x = (i) => 40 + (i / Math.max(1, points.length - 1)) * (canvas.width - 50);
+  const y = (v) => 10 + (1 - (v - low) / span) * (canvas.height - 30);
+  context.strokeStyle = "#999";
+  context.beginPath(); context.moveTo(40, y(0)); context.lineTo(canvas.width - 10, y(0)); context.stroke();
+  context.strokeStyle = "#1d3b2a";
+  context.beginPath();
+  points.forEach((v, i) => (i ? context.lineTo(x(i), y(v)) : context.moveTo(x(i), y(v))));
+  context.stroke();
+  if (hand) {
+    context.fillStyle = "#c00";
+    context.beginPath(); context.arc(x(hand.index), y(points[hand.index]), 4, 0, 2 * Math.PI); context.fill();
+  }
+  context.fillStyle = "#222";
+  context.fillText(who + ": " + signed(total) + " chips over " + points.length + " hands", 45, canvas.height - 5);
+}
+
+async function openResult() {
+  const id = $("results-file").value;
+  const box = $("results");
+  box.replaceChildren();
+  if (!id) return;
+  let result;
+  try {
+    result = await getJSON("/api/result?f=" + encodeURIComponent(id));
+  } catch (error) {
+    box.append(el("p", {}, error.message));
+    return;
+  }
+  const data = result.data;
+  if (data.crosstable) box.append(crosstable(data));
+  else box.append(report(data));
+  const folder = id.slice(0, id.lastIndexOf("/") + 1);
+  $("results-images").replaceChildren(...files.images.filter((f) => f.id.startsWith(folder) && f.id.slice(folder.length).indexOf("/") < 0)
+    .map((f) => el("img", { src: "/files/" + f.id, alt: f.name })));
+}
+
+function cell(value) {
+  if (!value) return el("td", {}, "");
+  const half = (value.ci95[1] - value.ci95[0]) / 2;
+  return el("td", { class: value.mbb_per_hand > 0 ? "positive" : value.mbb_per_hand < 0 ? "negative" : "" },
+    signed(value.mbb_per_hand) + " \u00b1" + half.toFixed(0));
+}
+
+function crosstable(data) {
+  const names = data.entrants;
+  return el("div", {},
+    el("p", {}, data.estimate + "; " + data.game + ", seeds " + data.seeds.join(",") + ", " + data.hands + " hands a match"),
+    el("table", { class: "results", id: "crosstable" },
+      el("tr", {}, el("th", {}, ""), names.map((n) => el("th", {}, n)), el("th", {}, "average")),
+      names.map((row) => el("tr", {}, el("th", {}, row), names.map((col) => (col === row ? el("td", {}, "") : cell(data.crosstable[row][col]))), cell(data.average[row])))));
+}
+
+function report(data) {
+  const rows = [
+    ["duplicate", data.duplicate], ["per hand", data.per_hand],
+    ["all-in adjusted duplicate", data.allin_adjusted_duplicate], ["all-in adjusted per hand", data.allin_adjusted_per_hand],
+  ].filter(([, v]) => v);
+  return el("div", {},
+    el("p", {}, data.a + " against " + data.b + ", " + data.game + ", seeds " + data.seeds.join(",") + ", " + data.hands_played + " hands"),
+    el("table", { class: "results", id: "report" },
+      el("tr", {}, el("th", {}, "estimate"), el("th", {}, "mbb/h of " + data.a + ", 95%"), el("th", {}, "samples")),
+      rows.map(([name, v]) => el("tr", {}, el("th", {}, name), cell(v), el("td", {}, v.samples)))),
+    el("table", { class: "results" },
+      el("tr", {}, ["match", "hands", "chips of A", "mbb/h of A", "status"].map((h) => el("th", {}, h))),
+      (data.matches || []).map((m) => el("tr", {}, el("td", {}, "seed" + m.seed + "-a" + (m.a_seat + 1)), el("td", {}, m.hands),
+        el("td", {}, signed(m.chips_a)), el("td", {}, signed(m.mbb_per_hand_a)), el("td", {}, m.error || "finished")))));
+}
+
+// -- a person's seat ---------------------------------------------------------------------
+
+let options = null;
+let play = null;
+
+async function loadOptions() {
+  if (options) return;
+  options = await getJSON("/api/options");
+  $("play-agent").replaceChildren(...options.agents.map((a) => el("option", { value: a }, a)));
+  $("play-game").replaceChildren(...options.games.map((g) => el("option", { value: g }, g)));
+  $("play-agent").value = options.agents.includes("cfr") ? "cfr" : options.agents[0];
+  pollPlay();
+}
+
+async function startPlay() {
+  $("play-message").textContent = "starting...";
+  try {
+    await getJSON("/api/play", { method: "POST", body: JSON.stringify({
+      agent: $("play-agent").value, game: $("play-game").value,
+      hands: Number($("play-hands").value), seed: Number($("play-seed").value) }) });
+  } catch (error) {
+    $("play-message").textContent = error.message;
+  }
+}
+
+async function act(kind) {
+  const legal = play && play.table && play.table.legal;
+  if (!legal || !play.table.your_turn) { $("play-message").textContent = "it is not your turn"; return; }
+  let action = kind;
+  if (kind === "r") {
+    if (!legal.can_raise) { $("play-message").textContent = "you cannot raise here"; return; }
+    if (legal.no_limit) {
+      const size = Number($("raise-size").value);
+      if (!Number.isInteger(size) || size < legal.min_raise_to || size > legal.max_raise_to) {
+        $("play-message").textContent = "raise to a whole number from " + legal.min_raise_to + " to " + legal.max_raise_to;
+        return;
+      }
+      action = "r" + size;
+    }
+  }
+  if (kind === "f" && !legal.can_fold) { $("play-message").textContent = "nothing to call: check instead"; return; }
+  try {
+    play = await getJSON("/api/play/act", { method: "POST", body: JSON.stringify({ action }) });
+    renderPlay();
+  } catch (error) {
+    $("play-message").textContent = error.message;
+  }
+}
+
+function renderPlay() {
+  const box = $("play-table");
+  if (!play || !play.table) { box.replaceChildren(); $("play-message").textContent = play ? play.message : ""; return; }
+  const table = play.table;
+  box.replaceChildren(renderTable(table, () => true));
+  $("play-last").replaceChildren(play.last_hand ? renderTable(play.last_hand, () => true) : "");
+  const legal = table.legal;
+  const mine = table.your_turn && legal;
+  $("act-fold").disabled = !mine || !legal.can_fold;
+  $("act-call").disabled = !mine;
+  $("act-raise").disabled = !mine || !legal.can_raise;
+  $("act-call").textContent = mine && legal.to_call ? "call " + legal.to_call : "check";
+  $("raise-size").hidden = !(mine && legal.no_limit && legal.can_raise);
+  if (mine && legal.no_limit && legal.can_raise && !$("raise-size").value) $("raise-size").value = legal.min_raise_to;
+  $("raise-size").min = mine && legal ? legal.min_raise_to : "";
+  $("raise-size").max = mine && legal ? legal.max_raise_to : "";
+  $("play-message").textContent = play.message || (table.your_turn ? "your turn" : table.finished ? "hand over" : "waiting for the bot");
+  const total = play.results.reduce((a, b) => a + b, 0);
+  $("play-results").textContent = play.results.length ? play.results.length + " hands, you " + signed(total) + " chips" : "";
+}
+
+async function pollPlay() {
+  for (;;) {
+    try {
+      const state = await getJSON("/api/play");
+      if (!play || state.version !== play.version) {
+        const raise = $("raise-size").value;
+        play = state;
+        renderPlay();
+        if (!play.table || !play.table.your_turn) $("raise-size").value = "";
+        else $("raise-size").value = raise || $("raise-size").value;
+      }
+    } catch (error) {
+      $("play-message").textContent = "not connected: " + error.message;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+// -- wiring ------------------------------------------------------------------------------
+
+window.addEventListener("hashchange", showPage);
+$("replay-file").addEventListener("change", openLog);
+$("replay-filter").addEventListener("change", () => { if (log) listHands(); });
+$("hand-go").addEventListener("click", () => {
+  const number = Number($("hand-jump").value);
+  const found = log && log.hands.find((h) => h.hand === number);
+  if (found) openHand(found.index); else $("replay-info").textContent = "no hand " + number + " in this log";
+});
+$("step-first").addEventListener("click", () => moveStep(0));
+$("step-prev").addEventListener("click", () => moveStep(step - 1));
+$("step-next").addEventListener("click", () => moveStep(step + 1));
+$("step-last").addEventListener("click", () => moveStep(Infinity));
+$("hand-prev").addEventListener("click", () => moveHand(-1));
+$("hand-next").addEventListener("click", () => moveHand(1));
+$("results-file").addEventListener("change", openResult);
+$("play-start").addEventListener("click", startPlay);
+$("act-fold").addEventListener("click", () => act("f"));
+$("act-call").addEventListener("click", () => act("c"));
+$("act-raise").addEventListener("click", () => act("r"));
+startLive();
+showPage();

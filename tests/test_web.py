@@ -1,0 +1,196 @@
+"""The web view's server side: tables from logged hands, the routes, and hostile requests.
+
+Expected values are worked out by hand from the hands written here (blinds, raises and
+pots of holdem.nolimit.2p.reverse_blinds: 100 and 50, the small blind acting first
+before the flop and last after it).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import trio
+
+from acpc_arena.dealer.web import http
+from acpc_arena.dealer.web.app import WebApp
+from acpc_arena.dealer.web.tables import replay, summary
+from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.wire import parse_log_line
+
+NOLIMIT = load_game("holdem.nolimit.2p.reverse_blinds")
+LINE = "STATE:3:r300c/cr900f:AsKd|QhQc/2c3d4h:-300|300:alice|bob"
+LOG_HEADER = "# name/game/hands/seed web holdem.nolimit.2p.reverse_blinds 3 1\n"
+
+
+def test_a_logged_hand_replays_step_by_step_with_its_pots_and_sentences() -> None:
+    steps = replay(parse_log_line(LINE, NOLIMIT))
+    # The deal, then r300 c / c r900 f: six tables.
+    assert [s["pot"] for s in steps] == [150, 400, 600, 600, 1200, 1200]
+    assert [s["last"] for s in steps] == [
+        "cards dealt",
+        "bob raises to 300",
+        "alice calls 200",
+        "alice checks",
+        "bob raises to 900",
+        "alice folds",
+    ]
+    assert [s["round"] for s in steps] == ["preflop", "preflop", "flop", "flop", "flop", "flop"]
+    assert steps[2]["board"] == ["2c", "3d", "4h"] and steps[1]["board"] == []
+    assert steps[0]["to_act"] == 1 and steps[3]["to_act"] == 1
+    assert steps[0]["legal"]["min_raise_to"] == 200 and steps[0]["legal"]["max_raise_to"] == 20000
+    last = steps[-1]
+    assert last["finished"] and last["legal"] is None and last["betting"] == "r300c/cr900f"
+    assert [p["value"] for p in last["players"]] == [-300, 300]
+    assert [p["stack"] for p in last["players"]] == [19700, 19100]
+    assert last["players"][0]["hole"] == ["As", "Kd"] and last["players"][0]["folded"]
+    line = summary(parse_log_line(LINE, NOLIMIT), 0)
+    assert line["pot"] == 1200 and not line["showdown"] and not line["all_in"]
+
+
+def test_a_showdown_and_an_all_in_are_marked() -> None:
+    line = "STATE:0:r20000c///:AsKd|QhQc/2c3d4h/5s/6h:20000|-20000:alice|bob"
+    hand = summary(parse_log_line(line, NOLIMIT), 0)
+    assert hand["showdown"] and hand["all_in"] and hand["pot"] == 40000
+    steps = replay(parse_log_line(line, NOLIMIT))
+    assert steps[-1]["board"] == ["2c", "3d", "4h", "5s", "6h"]  # the board is run out to the river
+
+
+async def _request(port: int, raw: bytes, read_seconds: float = 5.0) -> bytes:
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    async with stream:
+        await stream.send_all(raw)
+        data = b""
+        with trio.move_on_after(read_seconds):
+            while True:
+                chunk = await stream.receive_some(65536)
+                if not chunk:
+                    break
+                data += chunk
+                if b"\r\n\r\n" in data:
+                    head, _, body = data.partition(b"\r\n\r\n")
+                    length = [
+                        int(v)
+                        for k, _, v in (h.partition(b": ") for h in head.split(b"\r\n"))
+                        if k.lower() == b"content-length"
+                    ]
+                    if length and len(body) >= length[0]:
+                        break
+        return data
+
+
+def _status(response: bytes) -> int:
+    return int(response.split(b" ", 2)[1])
+
+
+def _body(response: bytes) -> object:
+    return json.loads(response.partition(b"\r\n\r\n")[2])
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    run = tmp_path / "run"
+    run.mkdir()
+    good = "STATE:1:cc/cc/cc/cc:2c2d|3c3d/4h5h6h/7s/9s:-100|100:bob|alice"
+    (run / "match.log").write_text(LOG_HEADER + LINE + "\nSTATE:2:r300c/cr900\n" + good + "\n")
+    (run / "report.json").write_text(json.dumps({"a": "alice", "b": "bob"}))
+    (tmp_path / "secret.txt").write_text("not served")
+    return run
+
+
+async def test_the_routes_answer_and_refuse_what_lies_outside_the_folder(folder: Path, tmp_path: Path) -> None:
+    app = WebApp([folder], tmp_path / "web")
+    sock = http.bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+        app.nursery = nursery
+        nursery.start_soon(http.serve, app.handle, sock)
+        files = _body(await _request(port, b"GET /api/files HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+        assert isinstance(files, dict)
+        assert [f["id"] for f in files["logs"]] == ["0/match.log"]
+        assert [f["id"] for f in files["results"]] == ["0/report.json"]
+        log = _body(
+            await _request(port, b"GET /api/log?f=0/match.log HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        )
+        assert isinstance(log, dict)
+        # The damaged line 3 is skipped and told with its line number; the hands on either side are kept.
+        assert [h["hand"] for h in log["hands"]] == [3, 1]
+        assert log["problem_count"] == 1 and "line 3:" in log["problems"][0]
+        hand = _body(
+            await _request(port, b"GET /api/hand?f=0/match.log&i=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        )
+        assert isinstance(hand, dict) and hand["steps"][-1]["betting"] == "cc/cc/cc/cc"
+        for target in (
+            b"/files/0/../secret.txt",
+            b"/files/0/%2e%2e/secret.txt",
+            b"/api/log?f=0/../secret.txt",
+            b"/api/log?f=7/match.log",
+            b"/static/../app.py",
+            b"/api/hand?f=0/match.log&i=99",
+        ):
+            response = await _request(port, b"GET " + target + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            assert _status(response) == 404, target
+        refused = await _request(
+            port,
+            b"POST /api/play HTTP/1.1\r\nHost: x\r\nContent-Length: 32\r\nConnection: close\r\n\r\n"
+            + b'{"agent":"nobody","game":"kuhn"}',
+        )
+        assert _status(refused) == 400
+        assert _status(await _request(port, b"GET /api/nothing HTTP/1.1\r\nHost: x\r\n\r\n")) == 404
+        nursery.cancel_scope.cancel()
+
+
+async def test_hostile_requests_get_an_error_and_the_server_goes_on(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(http, "REQUEST_SECONDS", 0.5)
+    app = WebApp([folder], tmp_path / "web")
+    sock = http.bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+        app.nursery = nursery
+        nursery.start_soon(http.serve, app.handle, sock)
+        assert _status(await _request(port, b"\xff\xfe garbage \x00\r\n\r\n")) == 400
+        # Raw non-ASCII in the target is not HTTP (400); escaped, it is a path that is not there (404).
+        assert _status(await _request(port, b"GET /\xc3\xa9\xff HTTP/1.1\r\nHost: x\r\n\r\n")) == 400
+        assert _status(await _request(port, b"GET /%C3%A9%FF HTTP/1.1\r\nHost: x\r\n\r\n")) == 404
+        long_head = b"GET / HTTP/1.1\r\nHost: x\r\nX: " + b"a" * (http.MAX_HEADER_BYTES + 10) + b"\r\n\r\n"
+        assert _status(await _request(port, long_head)) == 431
+        big_body = b"POST /api/play HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + b"x" * 100000
+        assert _status(await _request(port, big_body)) == 413
+        not_json = b"POST /api/play HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n\xff\xfe{{{"
+        assert _status(await _request(port, not_json)) == 400
+        # A line without an end: the request's deadline holds.
+        assert _status(await _request(port, b"GET / HTTP/1.1\r\nHost: x", read_seconds=3)) == 408
+        # A slow sender: a byte at a time is still held to the deadline.
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        async with stream:
+            received = b""
+            with trio.move_on_after(3):
+                try:
+                    for byte in b"GET / HTTP/1.1\r\nHost: x\r\n":
+                        await stream.send_all(bytes([byte]))
+                        await trio.sleep(0.1)
+                except trio.BrokenResourceError:
+                    pass  # the server gave up on it and closed
+            with trio.move_on_after(3):
+                received = await stream.receive_some(4096)
+            assert received.startswith(b"HTTP/1.1 408")
+        ok = await _request(port, b"GET /api/files HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert _status(ok) == 200
+        nursery.cancel_scope.cancel()
+
+
+def test_the_page_and_its_files_are_served_from_the_package(tmp_path: Path) -> None:
+    app = WebApp([tmp_path], tmp_path / "web")
+
+    async def get(path: str) -> http.Response:
+        return await app.handle(http.Request("GET", path, {}))
+
+    page = trio.run(get, "/")
+    assert b"<title>acpc-arena</title>" in page.body and page.content_type == "text/html"
+    script = trio.run(get, "/static/app.js")
+    assert b"EventSource" in script.body
+    with pytest.raises(http.HttpError):
+        trio.run(get, "/static/nothing.js")
