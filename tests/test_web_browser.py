@@ -11,6 +11,7 @@ chromium-driver when they are missing; without them these tests are skipped.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import signal
@@ -214,9 +215,32 @@ def _play_until(browser: WebDriver, hands: int, choose: Callable[[], None]) -> N
         time.sleep(0.2)
 
 
+CROSSTABLE = {
+    "game": "holdem.limit.2p.reverse_blinds",
+    "seeds": [1],
+    "hands": 100,
+    "estimate": "duplicate mbb/hand of the row against the column, 95% interval",
+    "entrants": ["x", "y"],
+    "crosstable": {
+        "x": {"y": {"mbb_per_hand": 12.4, "ci95": [9.4, 15.4], "pairs": 100}},
+        "y": {"x": {"mbb_per_hand": -12.4, "ci95": [-15.4, -9.4], "pairs": 100}},
+    },
+    "average": {
+        "x": {"mbb_per_hand": 12.4, "ci95": [9.4, 15.4], "pairs": 100},
+        "y": {"mbb_per_hand": -12.4, "ci95": [-15.4, -9.4], "pairs": 100},
+    },
+}
+
+
 def test_a_person_plays_cfr_from_the_page_through_the_dealer(browser: WebDriver, tmp_path: Path) -> None:
+    (tmp_path / "round-robin").mkdir()
+    (tmp_path / "round-robin" / "crosstable.json").write_text(json.dumps(CROSSTABLE))
     server = Server([program("acpc-web"), str(tmp_path), "--port", "0", "--out", str(tmp_path / "web")], tmp_path)
     try:
+        # A crosstable as a page, by its link: cells "mbb/h ±half-width".
+        browser.get(server.url + "?result=0/round-robin/crosstable.json#results")
+        cells = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#crosstable td"), 30, "the crosstable")
+        assert [c.text for c in cells] == ["", "+12 \u00b13", "+12 \u00b13", "-12 \u00b13", "", "-12 \u00b13"]
         browser.get(server.url + "#play")
         agent = Select(wait_for(lambda: browser.find_element(By.ID, "play-agent"), 30))
         wait_for(lambda: len(agent.options) > 1, 30, "the agents")

@@ -129,9 +129,15 @@ let log = null;
 let hand = null;
 let step = 0;
 
+// The address names what is open (?log=ID#replay, ?result=ID#results), so a page can be linked.
+function linkTo(key, id, page) {
+  history.replaceState(null, "", "?" + key + "=" + encodeURIComponent(id) + "#" + page);
+}
+
 async function openLog() {
   const id = $("replay-file").value;
   if (!id) return;
+  linkTo("log", id, "replay");
   $("replay-info").textContent = "reading...";
   try {
     log = await getJSON("/api/log?f=" + encodeURIComponent(id));
@@ -231,6 +237,7 @@ async function openResult() {
   const box = $("results");
   box.replaceChildren();
   if (!id) return;
+  linkTo("result", id, "results");
   let result;
   try {
     result = await getJSON("/api/result?f=" + encodeURIComponent(id));
