@@ -10,7 +10,10 @@ replay the transaction file), ``--t_response MS``, ``--t_hand MS``,
 default 127.0.0.1; ``0.0.0.0`` to listen everywhere as the C dealer does),
 ``--metrics-port PORT``, ``--metrics-linger SECONDS``, ``--log-format text|json|console``, ``--max-invalid N``,
 ``--batch-messages`` (hold the messages to a seat that is not to act until it
-must act: fewer system calls, but not when the C dealer sends them).
+must act: fewer system calls, but not when the C dealer sends them), ``--web PORT``
+(the table live in a browser, and the log's folder in the replayer; the seats are
+then driven by trio's event loop, a little slower, so the pages answer while a seat
+thinks) and ``--web-linger SECONDS`` (the pages stay up that long after the match).
 
 ``gameDefFile`` may name a shipped game (``holdem.limit.2p.reverse_blinds``).
 The listening ports go to standard output first, then the final ``SCORE`` line;
@@ -26,10 +29,12 @@ import re
 import socket
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
+import outcome
 import trio
 from prometheus_client import CollectorRegistry
 
@@ -43,11 +48,14 @@ from acpc_arena.dealer.match import (
     UINT32_MAX,
     MatchConfig,
     MatchObserver,
+    MatchResult,
     Observers,
     play_match,
 )
 from acpc_arena.dealer.metrics import DealerMetrics, MetricsObserver
-from acpc_arena.dealer.seat import PollingSocketChannel, SeatChannel, accept, open_listener
+from acpc_arena.dealer.seat import PollingSocketChannel, SeatChannel, SocketChannel, accept, open_listener
+from acpc_arena.dealer.web.cli import WebServer, web_app
+from acpc_arena.dealer.web.live import LiveBoard
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import MAX_PLAYERS, load_game
 from acpc_arena.protocol.wire import format_score_line
@@ -95,6 +103,8 @@ class Options:
     log_format: str
     batch_messages: bool = False
     metrics_linger: float = 0.0
+    web_port: int | None = None
+    web_linger: float = 0.0
 
 
 class HelpRequested(Exception):
@@ -191,6 +201,8 @@ def parse_args(argv: list[str]) -> Options:
     parser.add_argument("--log-format", dest="log_format", default="text", choices=["text", "json", "console"])
     parser.add_argument("--max-invalid", dest="max_invalid", default=str(UINT32_MAX))
     parser.add_argument("--batch-messages", dest="batch_messages", action="store_true")
+    parser.add_argument("--web", dest="web_port", default=None)
+    parser.add_argument("--web-linger", dest="web_linger", default="0")
     args = parser.parse_intermixed_args(argv)
     positional = args.positional
     if len(positional) < 4:
@@ -243,6 +255,8 @@ def parse_args(argv: list[str]) -> Options:
         log_format=args.log_format,
         batch_messages=args.batch_messages,
         metrics_linger=_seconds(args.metrics_linger, "--metrics-linger"),
+        web_port=None if args.web_port is None else _uint(args.web_port, "--web", high=65535),
+        web_linger=_seconds(args.web_linger, "--web-linger"),
     )
 
 
@@ -287,8 +301,13 @@ def _open_listeners(options: Options) -> list[socket.socket]:
     return listeners
 
 
-async def _accept_players(listeners: list[socket.socket], start_timeout_ms: int) -> list[SeatChannel]:
-    """Accept one player per listener, in seat order, closing each listener once used."""
+async def _accept_players(
+    listeners: list[socket.socket], start_timeout_ms: int, polling: bool = True
+) -> list[SeatChannel]:
+    """Accept one player per listener, in seat order, closing each listener once used.
+
+    ``polling``: channels that wait with ``poll(2)`` themselves (the fastest, but they hold
+    the event loop); else channels driven by trio, which lets the web pages be served beside."""
     deadline = trio.current_time() + start_timeout_ms / 1000 if start_timeout_ms >= 0 else math.inf
     channels: list[SeatChannel] = []
     for seat, listener in enumerate(listeners):
@@ -303,7 +322,7 @@ async def _accept_players(listeners: list[socket.socket], start_timeout_ms: int)
             for channel in channels:
                 await channel.aclose()
             raise _StartError(f"timed out waiting for seat {seat + 1} to connect")
-        channels.append(PollingSocketChannel(seat, connection))
+        channels.append(PollingSocketChannel(seat, connection) if polling else SocketChannel(seat, connection))
     return channels
 
 
@@ -346,10 +365,20 @@ async def serve(options: Options) -> int:
             log.write_text(config.header())
         if options.metrics_port is not None:
             observers.append(_serve_metrics(options.metrics_port, options.host, listeners))
-        channels = await _accept_players(listeners, options.start_timeout_ms)
-        result = await play_match(
-            config, channels, Observers(observers), log, transactions, replay, batch_messages=options.batch_messages
-        )
+        web = _start_web(options, listeners, console)
+
+        async def play() -> MatchResult:
+            channels.extend(await _accept_players(listeners, options.start_timeout_ms, polling=web is None))
+            return await play_match(
+                config, channels, Observers(observers), log, transactions, replay, batch_messages=options.batch_messages
+            )
+
+        if web is None:
+            result = await play()
+        else:
+            assert web.app.live is not None
+            observers.append(web.app.live.table(config.name, config))
+            result = await _play_beside(web, play, config.name, options.web_linger)
     except (_StartError, ProtocolError) as exc:  # ProtocolError: a transaction file that does not replay
         return error(str(exc))
     except MatchFileError as exc:  # a full disk
@@ -366,6 +395,37 @@ async def serve(options: Options) -> int:
     if not logger:
         console.line(score)
     return 0
+
+
+async def _play_beside(
+    web: WebServer, play: Callable[[], Awaitable[MatchResult]], name: str, linger: float
+) -> MatchResult:
+    """``play()`` with the pages served beside it, and ``linger`` seconds after; its errors raised as they are."""
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(web.serve)
+        played = await outcome.acapture(play)
+        if isinstance(played, outcome.Value) and web.app.live is not None:
+            error = played.value.error
+            web.app.live.finished(name, None if error is None else str(error))
+            with trio.move_on_after(linger):
+                await trio.sleep_forever()
+        nursery.cancel_scope.cancel()
+    return played.unwrap()
+
+
+def _start_web(options: Options, listeners: list[socket.socket], console: ConsoleObserver) -> WebServer | None:
+    """The live table's page (``--web PORT``), serving the log's folder too; None without ``--web``."""
+    if options.web_port is None:
+        return None
+    folder = _match_file(options, ".log").parent
+    try:
+        web = WebServer(web_app([folder], folder, LiveBoard()), options.host, options.web_port)
+    except OSError as exc:
+        for listener in listeners:
+            listener.close()
+        raise _StartError(f"could not serve the web pages on port {options.web_port}: {exc}") from None
+    console.line(f"the table live at {web.url}")
+    return web
 
 
 def _serve_metrics(port: int, host: str, listeners: list[socket.socket]) -> MetricsObserver:

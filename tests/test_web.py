@@ -8,6 +8,8 @@ before the flop and last after it).
 from __future__ import annotations
 
 import json
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from acpc_arena.dealer.web.app import WebApp
 from acpc_arena.dealer.web.tables import replay, summary
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_log_line
+from tests.processes import start_agent, start_dealer
 
 NOLIMIT = load_game("holdem.nolimit.2p.reverse_blinds")
 LINE = "STATE:3:r300c/cr900f:AsKd|QhQc/2c3d4h:-300|300:alice|bob"
@@ -194,3 +197,45 @@ def test_the_page_and_its_files_are_served_from_the_package(tmp_path: Path) -> N
     assert b"EventSource" in script.body
     with pytest.raises(http.HttpError):
         trio.run(get, "/static/nothing.js")
+
+
+def test_the_dealer_shows_its_table_live(tmp_path: Path) -> None:
+    """``acpc-dealer --web 0`` with two example players: the page's board follows the match
+    and ends with the hands the log holds."""
+    dealer = start_dealer(
+        tmp_path, "live", "holdem.limit.2p.reverse_blinds", "3000", "7", "alice", "bob", "-q", "--web", "0",
+        "--web-linger", "30",
+    )  # fmt: skip
+    assert dealer.process.stderr is not None
+    url = ""
+    while not url:
+        line = dealer.process.stderr.readline()
+        assert line, "the dealer ended without a page"
+        url = line.split("the table live at ")[-1].strip() if "the table live at" in line else ""
+    agents = [start_agent("random", port, "--game", "holdem.limit.2p.reverse_blinds") for port in dealer.ports]
+    seen: list[int] = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(url + "api/live", timeout=10) as response:
+            board = json.loads(response.read())
+        (match,) = board["matches"]
+        seen.append(match["hands_played"])
+        if match["status"] == "finished":
+            break
+        time.sleep(0.05)
+    for agent in agents:
+        agent.wait(timeout=60)
+    assert match["status"] == "finished" and match["hands_played"] == 3000
+    assert len(set(seen)) > 2, seen  # seen part way, more than once
+    assert match["seats"] == ["alice", "bob"]
+    log_lines = [line for line in (tmp_path / "live.log").read_text().splitlines() if line.startswith("STATE:")]
+    assert len(log_lines) == 3000
+    assert match["table"]["hand"] == 2999 and match["table"]["betting"] == log_lines[-1].split(":")[2]
+    totals = {"alice": 0.0, "bob": 0.0}
+    for line in log_lines:
+        hand = parse_log_line(line, load_game("holdem.limit.2p.reverse_blinds"))
+        for name, value in zip(hand.names, hand.values, strict=True):
+            totals[name] += value
+    assert match["totals"] == [totals["alice"], totals["bob"]]
+    dealer.process.terminate()
+    dealer.wait(timeout=30)
