@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: help install test test-slow lint match tournament bench train data clean
+.PHONY: help install test test-slow lint match tournament web bench train data clean
 
 # `make help` lists the targets: the text after `##` on each target's line.
 help: ## list the targets
@@ -77,6 +77,12 @@ TOURNAMENT_ARGS ?=
 tournament: install ## a round robin: AGENTS=random,call,raise,rule,cfr SEEDS=1,234 HANDS=500 GAME=... OUT=...
 	$(VENV)/bin/acpc-tournament --agents $(AGENTS) --seeds $(SEEDS) --hands $(HANDS) --game $(GAME) \
 		$(if $(OUT),--out $(OUT)) $(TOURNAMENT_ARGS)
+
+# `make web`: the browser view (replayer, results, a seat to play) of the runs here, on 127.0.0.1:PORT.
+PORT ?= 8080
+
+web: install ## the browser view of runs/ and matches/: PORT=8080 (acpc-match --web PORT shows a run live)
+	$(VENV)/bin/acpc-web $(wildcard runs matches) --port $(PORT)
 
 # `make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|nfq|poker_cnn|ensemble` retrains that agent's checkpoints into runs/train/
 # (TRAIN_ARGS adds options); INSTALL=1 writes over the shipped ones in models/checkpoints/ instead.

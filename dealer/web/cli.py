@@ -56,9 +56,10 @@ class WebServer:
 
 
 def web_app(paths: list[Path], out_dir: Path, live: LiveBoard | None = None) -> WebApp:
-    """The app for ``paths`` and ``out_dir`` (created; served after the paths)."""
+    """The app for ``paths`` and ``out_dir`` (created; served after the paths unless it lies in one)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    roots = [*paths, out_dir] if out_dir.resolve() not in [p.resolve() for p in paths] else list(paths)
+    inside = any(out_dir.resolve().is_relative_to(p.resolve()) for p in paths if p.is_dir())
+    roots = list(paths) if inside else [*paths, out_dir]
     return WebApp(roots, out_dir, live)
 
 
