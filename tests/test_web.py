@@ -239,3 +239,21 @@ def test_the_dealer_shows_its_table_live(tmp_path: Path) -> None:
     assert match["totals"] == [totals["alice"], totals["bob"]]
     dealer.process.terminate()
     dealer.wait(timeout=30)
+
+
+async def test_a_fault_in_a_route_fails_that_request_only(folder: Path, tmp_path: Path) -> None:
+    app = WebApp([folder], tmp_path / "web")
+
+    async def broken(request: http.Request) -> http.Response:
+        if request.path == "/boom":
+            raise RuntimeError("a bug")
+        return await app.handle(request)
+
+    sock = http.bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(http.serve, broken, sock)
+        assert _status(await _request(port, b"GET /boom HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) == 500
+        ok = await _request(port, b"GET /api/files HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert _status(ok) == 200
+        nursery.cancel_scope.cancel()

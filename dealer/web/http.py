@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import mimetypes
 import socket
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,6 +104,9 @@ async def _connection(stream: trio.abc.Stream, handler: Handler) -> None:
                 response = await handler(request)
             except HttpError as error:
                 response = json_response({"error": error.message}, error.status)
+            except Exception as exc:  # a fault of the page's code: that request fails, the server goes on
+                print(f"acpc-web: {request.method} {request.path}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                response = json_response({"error": f"{type(exc).__name__}: {exc}"}, 500)
             await _send_response(stream, connection, response)
             if connection.our_state is not h11.DONE or connection.their_state is not h11.DONE:
                 return
