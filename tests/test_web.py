@@ -257,3 +257,8 @@ async def test_a_fault_in_a_route_fails_that_request_only(folder: Path, tmp_path
         ok = await _request(port, b"GET /api/files HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         assert _status(ok) == 200
         nursery.cancel_scope.cancel()
+
+
+def test_json_answers_carry_no_nan() -> None:
+    body = http.json_response({"a": [1.5, float("nan")], "b": {"c": float("inf")}, "d": (2, "x")}).body
+    assert json.loads(body) == {"a": [1.5, None], "b": {"c": None}, "d": [2, "x"]}

@@ -9,6 +9,7 @@ the server.
 from __future__ import annotations
 
 import json
+import math
 import mimetypes
 import socket
 import sys
@@ -60,7 +61,19 @@ class Response:
 
 
 def json_response(value: Any, status: int = 200) -> Response:
-    return Response(status, json.dumps(value, separators=(",", ":")).encode())
+    """``value`` as JSON; infinities and NaNs (a report's interval of one sample) become null,
+    which browsers parse."""
+    return Response(status, json.dumps(_finite(value), separators=(",", ":"), allow_nan=False).encode())
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 def file_response(path: Path) -> Response:
