@@ -21,15 +21,17 @@ over the most a hand can lose (rewards in [-1, 1], as the tanh outputs), and the
 emptied. ``reward="chips"`` is beta = 0: the plain Q(lambda) on the hand's result.
 
 Choices (the seed gives none), and what was measured of each (README, "NFQ"; every
-ablation trained on the shipped budget, 100,000 hands, and compared through the dealer
+ablation trained on the shipped budget, 200,000 hands, and compared through the dealer
 head to head and against the same seven opponents; averages over those seven):
 
-- n = 3 observations in the window: against n = 1 (``--window 1``): +111 against -285
-  mbb/h, and +61 head to head (at 2,000 hands n = 1 had been ahead).
-- lambda = 0.7: against lambda = 0 (``--lam 0``, one-step Q-learning): +111 against -123;
-  level head to head (-14 +- 21).
-- the UCT reward fused by beta = 0.5: against beta = 0 (``--reward chips``): +111 against
-  -343, though the chips network wins head to head (+105); 16 worlds a decision, c = 0.5
+- n = 3 observations in the window: against n = 1 (``--window 1``): +137 against +313
+  mbb/h on average and -96 head to head, but n = 1 loses to ``call`` (-187) and more to
+  ``cfr`` (-185 against -118), where n = 3 is above zero against every opponent of the
+  goal; n = 3 stays. (At 2,000 hands n = 1 was ahead, at 100,000 far behind: one seed each.)
+- lambda = 0.7: against lambda = 0 (``--lam 0``, one-step Q-learning): +137 against -3;
+  level head to head (-23 +- 29); lambda = 0 loses 432 to ``call``.
+- the UCT reward fused by beta = 0.5: against beta = 0 (``--reward chips``): +137 against
+  -254, and +152 head to head; 16 worlds a decision, c = 0.5
   in units of the scaled reward, the opponent and the rollouts as the module ``uct`` says.
   Not measured separately: beta, the worlds, c.
 - alpha = 0.01 (a 1,500-hand trial at 0.002, before the rollout change, still lost to every
