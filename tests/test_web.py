@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import time
 import urllib.request
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -91,6 +93,17 @@ def _body(response: bytes) -> object:
     return json.loads(response.partition(b"\r\n\r\n")[2])
 
 
+@asynccontextmanager
+async def serving(app: WebApp) -> AsyncIterator[int]:
+    """``app`` served on a free port (yielded) for the block."""
+    sock = http.bind("127.0.0.1", 0)
+    async with trio.open_nursery() as nursery:
+        app.nursery = nursery
+        nursery.start_soon(http.serve, app.handle, sock)
+        yield sock.getsockname()[1]
+        nursery.cancel_scope.cancel()
+
+
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     run = tmp_path / "run"
@@ -103,12 +116,7 @@ def folder(tmp_path: Path) -> Path:
 
 
 async def test_the_routes_answer_and_refuse_what_lies_outside_the_folder(folder: Path, tmp_path: Path) -> None:
-    app = WebApp([folder], tmp_path / "web")
-    sock = http.bind("127.0.0.1", 0)
-    port = sock.getsockname()[1]
-    async with trio.open_nursery() as nursery:
-        app.nursery = nursery
-        nursery.start_soon(http.serve, app.handle, sock)
+    async with serving(WebApp([folder], tmp_path / "web")) as port:
         files = _body(await _request(port, b"GET /api/files HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
         assert isinstance(files, dict)
         assert [f["id"] for f in files["logs"]] == ["0/match.log"]
@@ -141,19 +149,13 @@ async def test_the_routes_answer_and_refuse_what_lies_outside_the_folder(folder:
         )
         assert _status(refused) == 400
         assert _status(await _request(port, b"GET /api/nothing HTTP/1.1\r\nHost: x\r\n\r\n")) == 404
-        nursery.cancel_scope.cancel()
 
 
 async def test_hostile_requests_get_an_error_and_the_server_goes_on(
     folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(http, "REQUEST_SECONDS", 0.5)
-    app = WebApp([folder], tmp_path / "web")
-    sock = http.bind("127.0.0.1", 0)
-    port = sock.getsockname()[1]
-    async with trio.open_nursery() as nursery:
-        app.nursery = nursery
-        nursery.start_soon(http.serve, app.handle, sock)
+    async with serving(WebApp([folder], tmp_path / "web")) as port:
         assert _status(await _request(port, b"\xff\xfe garbage \x00\r\n\r\n")) == 400
         # Raw non-ASCII in the target is not HTTP (400); escaped, it is a path that is not there (404).
         assert _status(await _request(port, b"GET /\xc3\xa9\xff HTTP/1.1\r\nHost: x\r\n\r\n")) == 400
@@ -182,7 +184,6 @@ async def test_hostile_requests_get_an_error_and_the_server_goes_on(
             assert received.startswith(b"HTTP/1.1 408")
         ok = await _request(port, b"GET /api/files HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         assert _status(ok) == 200
-        nursery.cancel_scope.cancel()
 
 
 def test_the_page_and_its_files_are_served_from_the_package(tmp_path: Path) -> None:

@@ -205,6 +205,20 @@ def test_a_live_match_then_its_replay_and_report(browser: WebDriver, tmp_path: P
         server.stop()
 
 
+def start_game(browser: WebDriver, server: Server, agent: str, game: str, hands: int) -> None:
+    """Open the Play page, start a game of ``hands`` hands against ``agent`` and wait for the first turn."""
+    browser.get(server.url + "#play")
+    agents = Select(wait_for(lambda: browser.find_element(By.ID, "play-agent"), 30))
+    wait_for(lambda: len(agents.options) > 1, 30, "the agents")
+    agents.select_by_value(agent)
+    Select(browser.find_element(By.ID, "play-game")).select_by_value(game)
+    count = browser.find_element(By.ID, "play-hands")
+    count.clear()
+    count.send_keys(str(hands))
+    browser.find_element(By.ID, "play-start").click()
+    wait_for(lambda: browser.find_element(By.ID, "play-message").text == "your turn", 120, "the first turn")
+
+
 def _play_until(browser: WebDriver, hands: int, choose: Callable[[], None]) -> None:
     deadline = time.monotonic() + 240
     while not browser.find_element(By.ID, "play-results").text.startswith(f"{hands} hands"):
@@ -241,16 +255,7 @@ def test_a_person_plays_cfr_from_the_page_through_the_dealer(browser: WebDriver,
         browser.get(server.url + "?result=0/round-robin/crosstable.json#results")
         cells = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#crosstable td"), 30, "the crosstable")
         assert [c.text for c in cells] == ["", "+12 \u00b13", "+12 \u00b13", "-12 \u00b13", "", "-12 \u00b13"]
-        browser.get(server.url + "#play")
-        agent = Select(wait_for(lambda: browser.find_element(By.ID, "play-agent"), 30))
-        wait_for(lambda: len(agent.options) > 1, 30, "the agents")
-        agent.select_by_value("cfr")
-        Select(browser.find_element(By.ID, "play-game")).select_by_value("holdem.limit.2p.reverse_blinds")
-        hands = browser.find_element(By.ID, "play-hands")
-        hands.clear()
-        hands.send_keys("2")
-        browser.find_element(By.ID, "play-start").click()
-        wait_for(lambda: browser.find_element(By.ID, "play-message").text == "your turn", 120, "the first turn")
+        start_game(browser, server, "cfr", "holdem.limit.2p.reverse_blinds", 2)
         shot(browser, "play-turn")
         _play_until(browser, 2, lambda: browser.find_element(By.ID, "act-call").click())
         shot(browser, "play-over")
@@ -269,16 +274,7 @@ def test_a_person_plays_cfr_from_the_page_through_the_dealer(browser: WebDriver,
 def test_the_page_checks_a_no_limit_size_before_sending_it(browser: WebDriver, tmp_path: Path) -> None:
     server = Server([program("acpc-web"), str(tmp_path), "--port", "0", "--out", str(tmp_path / "web")], tmp_path)
     try:
-        browser.get(server.url + "#play")
-        agent = Select(wait_for(lambda: browser.find_element(By.ID, "play-agent"), 30))
-        wait_for(lambda: len(agent.options) > 1, 30, "the agents")
-        agent.select_by_value("call")
-        Select(browser.find_element(By.ID, "play-game")).select_by_value("holdem.nolimit.2p.reverse_blinds")
-        hands = browser.find_element(By.ID, "play-hands")
-        hands.clear()
-        hands.send_keys("1")
-        browser.find_element(By.ID, "play-start").click()
-        wait_for(lambda: browser.find_element(By.ID, "play-message").text == "your turn", 120, "the first turn")
+        start_game(browser, server, "call", "holdem.nolimit.2p.reverse_blinds", 1)
         size = browser.find_element(By.ID, "raise-size")
         size.clear()
         size.send_keys("5")
