@@ -263,3 +263,51 @@ async def test_a_fault_in_a_route_fails_that_request_only(folder: Path, tmp_path
 def test_json_answers_carry_no_nan() -> None:
     body = http.json_response({"a": [1.5, float("nan")], "b": {"c": float("inf")}, "d": (2, "x")}).body
     assert json.loads(body) == {"a": [1.5, None], "b": {"c": None}, "d": [2, "x"]}
+
+
+async def test_a_person_plays_a_three_player_game_through_the_app(tmp_path: Path) -> None:
+    """Kuhn for three (one hole card each): the person and two copies of the bot, checking and
+    calling; the game's log holds the hands with the three names."""
+    app = WebApp([tmp_path], tmp_path / "web")
+    async with serving(app):
+        started = await app.play_start(
+            http.Request("POST", "/api/play", {}, b'{"agent":"call","game":"kuhn.limit.3p","hands":3}')
+        )
+        assert started["started"]
+        with trio.fail_after(120):
+            while app.human is None or app.human.outcome is None:
+                seat = app.human.seat if app.human else None
+                if seat is not None and seat.to_json()["table"] and seat.to_json()["table"]["your_turn"]:
+                    assert seat.to_json()["table"]["hole_cards"] == 1
+                    await app.play_act(http.Request("POST", "/api/play/act", {}, b'{"action":"c"}'))
+                await trio.sleep(0.05)
+    assert app.human.outcome.error is None
+    (log,) = (tmp_path / "web").glob("human-vs-call-*/seed1-a1.log")
+    lines = [line for line in log.read_text().splitlines() if line.startswith("STATE:")]
+    assert len(lines) == 3 and all(
+        sorted(line.split(":")[-1].split("|")) == ["a-human", "b-call", "c-call"] for line in lines
+    )
+    # Nobody bets, so every hand is checked down: the betting is c c c, and the hand with the highest card wins.
+    assert all(line.split(":")[2] == "ccc" for line in lines)
+
+
+async def test_a_game_that_fails_is_told_on_the_page_and_the_server_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the runner broke")
+
+    monkeypatch.setattr("acpc_arena.dealer.web.human.run_matches", broken)
+    app = WebApp([tmp_path], tmp_path / "web")
+    async with serving(app) as port:
+        await app.play_start(
+            http.Request("POST", "/api/play", {}, b'{"agent":"call","game":"kuhn.limit.2p","hands":1}')
+        )
+        with trio.fail_after(10):
+            while app.human is None or app.human.outcome is None:
+                await trio.sleep(0.01)
+        assert app.play_state(http.Request("GET", "/api/play", {}))["message"] == (
+            "the game failed: RuntimeError: the runner broke"
+        )
+        ok = await _request(port, b"GET /api/files HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert _status(ok) == 200

@@ -152,7 +152,7 @@ class _HumanRun(RunObserver):
 
 
 class HumanGame:
-    """One match of a person against a shipped agent, its log under ``out_dir``."""
+    """One match of a person against a shipped agent (one copy of it per other seat), its log under ``out_dir``."""
 
     def __init__(self, agent: str, game_file: str, hands: int, seed: int, out_root: Path) -> None:
         game_path = resolve_game_path(game_file)
@@ -172,11 +172,22 @@ class HumanGame:
             t_hand_ms=HUMAN_SECONDS_PER_ACTION * 1000,
             t_per_hand_ms=HUMAN_SECONDS_PER_ACTION * 1000,
             external_timeout=60.0,
+            more=tuple(Contestant(chr(ord("c") + i), agent=agent) for i in range(game.num_players - 2)),
         )
         self.seat = HumanSeat(game)
         self.outcome: MatchOutcome | None = None
 
     async def run(self) -> None:
-        async with trio.open_nursery() as nursery:
-            await run_matches(self.spec, _HumanRun(self, nursery), matches=self.spec.matches()[:1])
-            nursery.cancel_scope.cancel()
+        """Play the match; a failure ends this game (told on the page), never the server."""
+        try:
+            async with trio.open_nursery() as nursery:
+                await run_matches(self.spec, _HumanRun(self, nursery), matches=self.spec.matches()[:1])
+                nursery.cancel_scope.cancel()
+        except Exception as exc:  # any fault of this game is the page's to show
+            cause: BaseException = exc
+            while isinstance(cause, BaseExceptionGroup) and len(cause.exceptions) == 1:  # trio's nurseries wrap it
+                cause = cause.exceptions[0]
+            self.seat.message = f"the game failed: {type(cause).__name__}: {cause}"
+            self.seat.version += 1
+            if self.outcome is None:
+                self.outcome = MatchOutcome(self.spec.matches()[0], self.out_dir / "seed1-a1.log", error=str(exc))

@@ -62,6 +62,7 @@ def snapshot(
         "hand": state.hand_id,
         "round": round_name(state.round),
         "board": [card_to_str(c) for c in state.board_cards[:visible]],
+        "hole_cards": game.num_hole_cards,
         "players": players,
         "pot": sum(state.spent),
         "betting": format_betting(state),

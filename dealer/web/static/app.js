@@ -40,7 +40,7 @@ function signed(x, digits = 0) {
 // One table: seats (with the hole cards the caller lets through), board, pot, betting and the last action.
 function renderTable(table, showHole) {
   const seats = table.players.map((player, position) => {
-    const hole = player.hole && showHole(position) ? player.hole.map(card) : [card(null), card(null)];
+    const hole = player.hole && showHole(position) ? player.hole.map(card) : Array.from({ length: table.hole_cards }, () => card(null));
     const classes = ["seat"];
     if (table.to_act === position) classes.push("to-act");
     if (player.folded) classes.push("folded");
