@@ -8,6 +8,8 @@ before the flop and last after it).
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import time
 import urllib.request
 from collections.abc import AsyncIterator
@@ -22,7 +24,7 @@ from acpc_arena.dealer.web.app import WebApp
 from acpc_arena.dealer.web.tables import replay, summary
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_log_line
-from tests.processes import start_agent, start_dealer
+from tests.processes import program, start_agent, start_dealer
 
 NOLIMIT = load_game("holdem.nolimit.2p.reverse_blinds")
 LINE = "STATE:3:r300c/cr900f:AsKd|QhQc/2c3d4h:-300|300:alice|bob"
@@ -311,3 +313,25 @@ async def test_a_game_that_fails_is_told_on_the_page_and_the_server_goes_on(
         )
         ok = await _request(port, b"GET /api/files HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         assert _status(ok) == 200
+
+
+def test_ctrl_c_stops_acpc_match_web_without_lingering(tmp_path: Path) -> None:
+    """The pages linger after a finished run, not after the user's Ctrl-C: one Ctrl-C stops it all (exit 130)."""
+    process = subprocess.Popen(
+        [program("acpc-match"), "--a", "random", "--b", "call", "--seeds", "1", "--hands", "200000",
+         "--out", str(tmp_path / "run"), "--web", "0", "--quiet", "--no-plots", "--in-process"],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    assert process.stderr is not None
+    line = process.stderr.readline()
+    assert "the tables live at http://127.0.0.1:" in line, line
+    time.sleep(2)
+    process.send_signal(signal.SIGINT)
+    try:
+        _, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise AssertionError("acpc-match kept serving after Ctrl-C") from None
+    assert process.returncode == 130, err
+    assert "stay up" not in err

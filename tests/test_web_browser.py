@@ -199,7 +199,11 @@ def test_a_live_match_then_its_replay_and_report(browser: WebDriver, tmp_path: P
         wait_for(lambda: len(select.options) > 1, 30, "the reports")
         select.select_by_index(1)
         table = wait_for(lambda: browser.find_element(By.ID, "report").text, 30, "the report table")
-        assert "duplicate" in table
+        duplicate = json.loads((out / "report.json").read_text())["duplicate"]
+        half = (duplicate["ci95"][1] - duplicate["ci95"][0]) / 2
+        mbb = duplicate["mbb_per_hand"]
+        shown = f"duplicate {'+' if mbb > 0 else ''}{mbb:.0f} \u00b1{half:.0f} {duplicate['samples']}"
+        assert shown in table.splitlines(), table  # the run's own figure, as the row's cells
         shot(browser, "results")
     finally:
         server.stop()

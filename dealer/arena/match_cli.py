@@ -434,7 +434,7 @@ def run(argv: list[str]) -> int:
     observer = CliObserver(spec, metrics, args.quiet, web.app.live if web is not None else None)
     jobs = _JobSettings(args.ray, args.workers) if args.ray or args.workers else None
     status = _play_and_report(spec, observer, argv, args.no_plots, args.quiet, jobs, web)
-    if web is not None and args.web_linger > 0:
+    if web is not None and args.web_linger > 0 and status < 128:  # not after a Ctrl-C or SIGTERM
         until = "until Ctrl-C" if math.isinf(args.web_linger) else f"for {args.web_linger:g} s"
         print(f"acpc-match: the pages stay up at {web.url} {until}", file=sys.stderr, flush=True)
         web.serve_for(args.web_linger)
