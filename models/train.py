@@ -38,7 +38,8 @@ command prints how to install what it wrote.
 - ``ensemble``: seed 001's eight counter networks, the base network and the
   feature library on ``holdem.nolimit.2p.reverse_blinds`` by evolution
   (``models/ensemble/training.py``; ``--population``, ``--generations``,
-  ``--deals``, ``--base-deals``, ``--library-hands``).
+  ``--deals``, ``--base-deals``, ``--library-hands``, ``--teacher-hands``;
+  ``--workers N`` evolves N networks at once, ``--ray [ADDRESS]`` as Ray tasks).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from acpc_arena.dealer.arena.fanout import add_ray_option
 from acpc_arena.models import checkpoints
 
 OUT_DIR: Path | None = Path("runs/train")
@@ -180,17 +182,18 @@ def train_poker_cnn(
 
 
 def train_ensemble(args: argparse.Namespace) -> None:
-    from acpc_arena.models.ensemble.training import DEFAULTS, main_options
+    from acpc_arena.models.ensemble.training import DEFAULTS, EvolutionConfig, main_options
 
-    main_options(
-        args.population or DEFAULTS.population,
-        args.generations or DEFAULTS.generations,
-        args.deals or DEFAULTS.deals,
-        args.base_deals or DEFAULTS.base_deals,
-        args.library_hands or DEFAULTS.library_hands,
-        args.seed,
-        args.out,
+    config = EvolutionConfig(
+        population=args.population or DEFAULTS.population,
+        generations=args.generations or DEFAULTS.generations,
+        deals=args.deals or DEFAULTS.deals,
+        base_deals=args.base_deals or DEFAULTS.base_deals,
+        library_hands=args.library_hands or DEFAULTS.library_hands,
+        seed=args.seed,
+        teacher_hands=DEFAULTS.teacher_hands if args.teacher_hands is None else args.teacher_hands,
     )
+    main_options(config, args.out, args.workers, args.ray)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -208,7 +211,7 @@ def main(argv: list[str] | None = None) -> None:
         "--deals",
         type=int,
         default=None,
-        help="deals sampled per CFR iteration (64; cfr-nl 256); ensemble: duplicate deals per evaluation (60)",
+        help="deals sampled per CFR iteration (64; cfr-nl 256); ensemble: duplicate deals per evaluation (400)",
     )
     parser.add_argument("--preset", choices=["tuned", "faithful"], default="tuned", help="Q-network hyperparameters")
     parser.add_argument(
@@ -230,9 +233,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--records", type=int, default=None, help="Poker-CNN records used (default 240000; 0: all)")
     parser.add_argument("--test-records", type=int, default=None, help="Poker-CNN test records (default 40000)")
     parser.add_argument("--population", type=int, default=None, help="ensemble population (default 16)")
-    parser.add_argument("--generations", type=int, default=None, help="ensemble generations per network (16)")
-    parser.add_argument("--base-deals", type=int, default=None, help="ensemble base network's deals per opponent (24)")
-    parser.add_argument("--library-hands", type=int, default=None, help="ensemble library hands per style (2000)")
+    parser.add_argument("--generations", type=int, default=None, help="ensemble generations per network (40)")
+    parser.add_argument("--base-deals", type=int, default=None, help="ensemble base network's deals per opponent (200)")
+    parser.add_argument("--library-hands", type=int, default=None, help="ensemble library hands per style (10000)")
+    parser.add_argument(
+        "--teacher-hands",
+        type=int,
+        default=None,
+        help="ensemble: hands of the cloned cfr teacher per style (10000; 0: random starting networks, the seed's)",
+    )
+    parser.add_argument("--workers", type=int, default=2, help="ensemble: networks evolved at once (default 2)")
+    add_ray_option(parser, "--workers", "ensemble: evolve the networks as Ray tasks", "the same networks")
     parser.add_argument("--out", default=None, help="where to save (default: under --out-dir)")
     parser.add_argument(
         "--out-dir", type=Path, default=OUT_DIR, help="folder of the checkpoints trained (default runs/train)"

@@ -19,7 +19,7 @@ from acpc_arena.models.ensemble.checkpoint import (
 )
 from acpc_arena.models.ensemble.network import SHIPPED, NetConfig, init_population
 from acpc_arena.models.ensemble.opponent_model import OpponentModel
-from acpc_arena.models.ensemble.training import EvolutionConfig, train
+from acpc_arena.models.ensemble.training import Evolution, EvolutionConfig, train
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
 
@@ -57,15 +57,37 @@ def test_library_round_trip_and_damage(tmp_path: Path) -> None:
         load_library(path)
 
 
-def test_a_tiny_training_run_writes_everything(tmp_path: Path) -> None:
-    config = EvolutionConfig(population=4, generations=3, deals=2, base_deals=1, library_hands=4, seed=3)
-    meta = train(config, SHIPPED, tmp_path)
+def test_a_tiny_training_run_writes_everything_and_the_worker_count_changes_nothing(tmp_path: Path) -> None:
+    config = EvolutionConfig(
+        population=4, generations=3, deals=2, base_deals=1, library_hands=4, seed=3, teacher_hands=8, clone_epochs=2
+    )
+    meta = train(config, SHIPPED, tmp_path / "two", workers=2)
     # counters: 8 styles x 4 individuals x 2 x 2 deals x 3 generations = 384; base: 4 individuals x 2 x 1 deal
     # x (4 + 4 + 8 opponents over the three curriculum stages) = 128; library: 8 x 4 = 32
     assert meta["hands"] == 384 + 128 + 32
+    assert meta["start"] == "cfr (cfr-nl) cloned" and meta["clone"]["records"] >= 8 * 4  # >= 1 decision a hand
     assert {len(meta["fitness"][name]) for name in NETWORKS} == {3}
-    params, net = load_networks(tmp_path / "ensemble-networks.pt", torch.device("cpu"))
+    params, net = load_networks(tmp_path / "two" / "ensemble-networks.pt", torch.device("cpu"))
     assert net == SHIPPED and next(iter(params.values())).shape[0] == len(NETWORKS)
-    assert sorted(load_library(tmp_path / "ensemble-library.json")) == list(STYLE_NAMES)
-    assert (tmp_path / "ensemble-fitness.png").stat().st_size > 0
-    assert "base gen 3/3 vs o1,o2,o3,o4,o5,o6,o7,o8" in (tmp_path / "ensemble-training.log").read_text()
+    assert sorted(load_library(tmp_path / "two" / "ensemble-library.json")) == list(STYLE_NAMES)
+    assert (tmp_path / "two" / "ensemble-fitness.png").stat().st_size > 0
+    assert "base gen 3/3 vs o1,o2,o3,o4,o5,o6,o7,o8" in (tmp_path / "two" / "ensemble-training.log").read_text()
+
+    train(config, SHIPPED, tmp_path / "one", workers=1)
+    alone, _ = load_networks(tmp_path / "one" / "ensemble-networks.pt", torch.device("cpu"))
+    assert all(torch.equal(alone[k], params[k]) for k in params)
+    assert (tmp_path / "one" / "ensemble-library.json").read_text() == (
+        tmp_path / "two" / "ensemble-library.json"
+    ).read_text()
+
+
+def test_the_first_generation_is_the_start_and_its_mutations(tmp_path: Path) -> None:
+    config = EvolutionConfig(population=5, seed=2)
+    start = init_population(SHIPPED, 1, torch.Generator().manual_seed(7))
+    first = Evolution(config, SHIPPED, None, index=0).first_generation(start)
+    assert all(torch.equal(first[k][0], start[k][0]) for k in start)
+    for member in range(1, 5):
+        changed = sum(int((first[k][member] != start[k][0]).any()) for k in start)
+        assert 0 < changed <= len(start)
+    random_start = Evolution(config, SHIPPED, None, index=0).first_generation(None)
+    assert next(iter(random_start.values())).shape[0] == 5

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
 import logging
 import multiprocessing
 import signal
@@ -28,11 +29,14 @@ import tempfile
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import trio
 
 from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec, run_matches
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -61,16 +65,21 @@ class JobResult:
     """The agents' standard error files (``agents/<name>``) and their text."""
 
 
-def add_ray_option(parser: argparse.ArgumentParser, cpus: str) -> None:
-    """``--ray [ADDRESS]`` (``ray_address`` of ``run_jobs``; alone: ``local``, with ``cpus`` CPUs)."""
+def add_ray_option(
+    parser: argparse.ArgumentParser,
+    cpus: str,
+    work: str = "play the matches as Ray tasks, the shipped agents inside them",
+    same: str = "the same logs",
+) -> None:
+    """``--ray [ADDRESS]`` (``ray_address`` of ``fan_out``; alone: ``local``, with ``cpus`` CPUs)."""
     parser.add_argument(
         "--ray",
         nargs="?",
         const="local",
         default=None,
         metavar="ADDRESS",
-        help=f"play the matches as Ray tasks, the shipped agents inside them: on a Ray started here with {cpus} "
-        "CPUs, or on the cluster at ADDRESS (the same logs; pip install 'acpc-arena[ray]')",
+        help=f"{work}: on a Ray started here with {cpus} CPUs, or on the cluster at ADDRESS ({same}; "
+        "pip install 'acpc-arena[ray]')",
     )
 
 
@@ -100,12 +109,15 @@ def save_result(job: MatchJob, result: JobResult) -> None:
         temporary.replace(job.log)
 
 
-def _numbered(job: tuple[int, MatchJob]) -> tuple[int, JobResult]:
-    index, one = job
+def _play_numbered(job: MatchJob) -> JobResult:
     try:
-        return index, play_job(one)
+        return play_job(job)
     except Exception as exc:  # the worker lives on; the match is told as failed
-        return index, JobResult(None, f"the worker could not play the match: {type(exc).__name__}: {exc}")
+        return JobResult(None, f"the worker could not play the match: {type(exc).__name__}: {exc}")
+
+
+def _lost(index: int, exc: Exception) -> JobResult:
+    return JobResult(None, f"the Ray task failed: {type(exc).__name__}: {exc}")
 
 
 def _ignore_interrupts() -> None:
@@ -113,18 +125,28 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _on_pool(jobs: Sequence[MatchJob], workers: int) -> Generator[tuple[int, JobResult], None, None]:
+def _indexed(function: Callable[[T], R], item: tuple[int, T]) -> tuple[int, R]:
+    return item[0], function(item[1])
+
+
+def _on_pool(function: Callable[[T], R], items: Sequence[T], workers: int) -> Generator[tuple[int, R], None, None]:
     context = multiprocessing.get_context("spawn")  # no trio, torch or thread state carried into a fork
     pool = context.Pool(workers, initializer=_ignore_interrupts)
     try:
-        yield from pool.imap_unordered(_numbered, list(enumerate(jobs)))
+        yield from pool.imap_unordered(functools.partial(_indexed, function), list(enumerate(items)))
         pool.close()
     finally:
         pool.terminate()
         pool.join()
 
 
-def _on_ray(jobs: Sequence[MatchJob], workers: int, address: str) -> Generator[tuple[int, JobResult], None, None]:
+def _on_ray(
+    function: Callable[[T], R],
+    items: Sequence[T],
+    workers: int,
+    address: str,
+    lost: Callable[[int, Exception], R] | None,
+) -> Generator[tuple[int, R], None, None]:
     try:
         import ray
     except ModuleNotFoundError:
@@ -136,8 +158,8 @@ def _on_ray(jobs: Sequence[MatchJob], workers: int, address: str) -> Generator[t
         options["address"] = address
     ray.init(**options)
     try:
-        task = ray.remote(num_cpus=1, max_retries=1)(_numbered)
-        waiting = {task.remote((index, job)): index for index, job in enumerate(jobs)}
+        task: Any = ray.remote(num_cpus=1, max_retries=1)(_indexed)
+        waiting = {task.remote(function, (index, item)): index for index, item in enumerate(items)}
         while waiting:
             ready, _ = ray.wait(list(waiting), num_returns=1)
             for ref in ready:
@@ -145,12 +167,30 @@ def _on_ray(jobs: Sequence[MatchJob], workers: int, address: str) -> Generator[t
                 try:
                     yield ray.get(ref)
                 except Exception as exc:  # a task lost with its node
-                    yield index, JobResult(None, f"the Ray task failed: {type(exc).__name__}: {exc}")
+                    if lost is None:
+                        raise
+                    yield index, lost(index, exc)
     finally:
         for ref in list(waiting):
             with contextlib.suppress(Exception):
                 ray.cancel(ref, force=True)
         ray.shutdown()
+
+
+def fan_out(
+    function: Callable[[T], R],
+    items: Sequence[T],
+    workers: int,
+    ray_address: str | None = None,
+    lost: Callable[[int, Exception], R] | None = None,
+) -> Generator[tuple[int, R], None, None]:
+    """``(index, function(items[index]))`` for every item as each ends, computed ``workers`` at a time in
+    worker processes here, or as Ray tasks (``ray_address`` as in ``run_jobs``). ``function`` must be a
+    module-level function. A Ray task lost with its node gives ``lost(index, exception)``, or raises without it;
+    an exception raised by ``function`` itself is raised here."""
+    if ray_address:
+        return _on_ray(function, items, workers, ray_address, lost)
+    return _on_pool(function, items, max(1, min(workers, len(items))))
 
 
 def run_jobs(
@@ -163,7 +203,7 @@ def run_jobs(
     ends (its log already saved). KeyboardInterrupt stops the workers; the results handed back stay."""
     if not jobs:
         return
-    results = _on_ray(jobs, workers, ray_address) if ray_address else _on_pool(jobs, min(workers, len(jobs)))
+    results = fan_out(_play_numbered, jobs, workers, ray_address, _lost)
     with contextlib.closing(results):
         for index, result in results:
             save_result(jobs[index], result)

@@ -12,6 +12,7 @@ there) and printed as markdown tables at the end.
 
     python -m acpc_arena.models.ensemble.tables --rows a_star,a_base --seeds 1,234,6666 --hands 2000
     python -m acpc_arena.models.ensemble.tables --rows a_star --columns random,call,raise,rule,cfr
+    python -m acpc_arena.models.ensemble.tables --agent-args '--checkpoint runs/train/ensemble-networks.pt'
 """
 
 from __future__ import annotations
@@ -133,6 +134,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hands", type=int, default=2000, help="hands per seat and seed")
     parser.add_argument("--in-process", action="store_true", help="play through the engine here, not the dealer")
     parser.add_argument("--out", type=Path, default=Path("matches/ensemble-tables"), help="results folder")
+    parser.add_argument(
+        "--agent-args", default="", help="more ensemble options for every cell, e.g. '--checkpoint F --library F'"
+    )
     args = parser.parse_args(argv)
     rows, columns = args.rows.split(","), args.columns.split(",")
     if unknown := [r for r in rows if r not in ROWS]:
@@ -150,6 +154,7 @@ def main(argv: list[str] | None = None) -> None:
             options = agent_args(row, column)
             if options is None or (row, column) in cells:
                 continue
+            options = f"{options} {args.agent_args}".strip()
             if args.in_process:
                 result = in_process(options, column, seeds, args.hands)
             else:
