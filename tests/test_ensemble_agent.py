@@ -140,3 +140,13 @@ def test_ensemble_over_tcp_through_acpc_match(tmp_path: Path) -> None:
         assert sum(line.startswith("STATE") for line in log.splitlines()) == hands
         # the client reports any action it had to fix on standard error: there must be none
         assert (tmp_path / "run" / "agents" / f"seed3-a{a_seat}-a.err").read_text() == ""
+
+
+def test_the_shipped_base_network_beats_the_tight_passive_style() -> None:
+    """The issue's goal for every row, checked where the interval is narrow: o3 folds 90% of its small blinds
+    and all but its top 3% to any bet, so a sound player wins chips off it every hand (duplicate, 200 deals)."""
+    from acpc_arena.models.ensemble.tables import in_process
+
+    result = in_process("--mode a_base", "o3", [5], 200)
+    assert result["pairs"] == 200
+    assert result["ci95"][0] > 0
