@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -150,3 +151,18 @@ def test_the_shipped_base_network_beats_the_tight_passive_style() -> None:
     result = in_process("--mode a_base", "o3", [5], 200)
     assert result["pairs"] == 200
     assert result["ci95"][0] > 0
+
+
+def test_the_tables_tool_plays_cells_in_workers_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from acpc_arena.models.ensemble.tables import in_process, main
+
+    command = ["--in-process", "--rows", "a_base", "--columns", "o3,o1", "--seeds", "5", "--hands", "20"]
+    main([*command, "--workers", "2", "--out", str(tmp_path)])
+    lines = (tmp_path / "cells.jsonl").read_text().splitlines()
+    cells = {entry["column"]: entry for entry in map(json.loads, lines)}
+    assert sorted(cells) == ["o1", "o3"]
+    alone = in_process("--mode a_base", "o3", [5], 20)  # the same cell played here
+    assert cells["o3"]["mbb"] == alone["mbb"] and cells["o3"]["pairs"] == 20
+    assert "| A_base |" in capsys.readouterr().out
+    main([*command, "--out", str(tmp_path)])  # everything is there already: nothing is played again
+    assert (tmp_path / "cells.jsonl").read_text().splitlines() == lines

@@ -11,6 +11,7 @@ appended to ``OUT/cells.jsonl`` as they come (a rerun skips the cells already
 there) and printed as markdown tables at the end.
 
     python -m acpc_arena.models.ensemble.tables --rows a_star,a_base --seeds 1,234,6666 --hands 2000
+    python -m acpc_arena.models.ensemble.tables --in-process --workers 2     # both tables, two cells at a time
     python -m acpc_arena.models.ensemble.tables --rows a_star --columns random,call,raise,rule,cfr
     python -m acpc_arena.models.ensemble.tables --agent-args '--checkpoint runs/train/ensemble-networks.pt'
 """
@@ -23,11 +24,13 @@ import math
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from acpc_arena.dealer.arena.fanout import fan_out
 from acpc_arena.models.ensemble.checkpoint import STYLE_NAMES
 
 GAME = "holdem.nolimit.2p.reverse_blinds"
@@ -109,6 +112,26 @@ def in_process(args: str, column: str, seeds: list[int], hands: int) -> dict[str
     }
 
 
+@dataclass(frozen=True)
+class Cell:
+    """One cell of the tables to play: the row's ensemble options against the column's agent."""
+
+    row: str
+    column: str
+    options: str
+    seeds: list[int]
+    hands: int
+    in_process: bool
+    out: Path
+
+
+def play_cell(cell: Cell) -> dict[str, Any]:
+    """The cell's result (in a worker process of ``fan_out``)."""
+    if cell.in_process:
+        return in_process(cell.options, cell.column, cell.seeds, cell.hands)
+    return through_dealer(cell.options, cell.column, cell.seeds, cell.hands, cell.out)
+
+
 def cell_text(result: dict[str, Any] | None) -> str:
     if result is None:
         return "-"
@@ -134,6 +157,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hands", type=int, default=2000, help="hands per seat and seed")
     parser.add_argument("--in-process", action="store_true", help="play through the engine here, not the dealer")
     parser.add_argument("--out", type=Path, default=Path("matches/ensemble-tables"), help="results folder")
+    parser.add_argument("--workers", type=int, default=1, help="cells played at once, in worker processes")
     parser.add_argument(
         "--agent-args", default="", help="more ensemble options for every cell, e.g. '--checkpoint F --library F'"
     )
@@ -149,21 +173,21 @@ def main(argv: list[str] | None = None) -> None:
         for line in log.read_text().splitlines():
             entry = json.loads(line)
             cells[(entry["row"], entry["column"])] = entry
+    jobs: list[Cell] = []
     for row in rows:
         for column in columns:
             options = agent_args(row, column)
             if options is None or (row, column) in cells:
                 continue
             options = f"{options} {args.agent_args}".strip()
-            if args.in_process:
-                result = in_process(options, column, seeds, args.hands)
-            else:
-                result = through_dealer(options, column, seeds, args.hands, args.out / f"{row}-{column}")
-            entry = {"row": row, "column": column, "seeds": seeds, "hands": args.hands, "in_process": args.in_process}
-            cells[(row, column)] = entry | result
-            with log.open("a") as f:
-                f.write(json.dumps(cells[(row, column)]) + "\n")
-            print(f"{ROW_NAMES[row]} vs {column}: {cell_text(result)} mbb/h", flush=True)
+            jobs.append(Cell(row, column, options, seeds, args.hands, args.in_process, args.out / f"{row}-{column}"))
+    for index, result in fan_out(play_cell, jobs, args.workers):
+        cell = jobs[index]
+        entry = {"row": cell.row, "column": cell.column, "seeds": seeds, "hands": args.hands}
+        cells[(cell.row, cell.column)] = entry | {"in_process": args.in_process} | result
+        with log.open("a") as f:
+            f.write(json.dumps(cells[(cell.row, cell.column)]) + "\n")
+        print(f"{ROW_NAMES[cell.row]} vs {cell.column}: {cell_text(result)} mbb/h", flush=True)
     print(markdown(cells, rows, columns))
 
 
