@@ -5,6 +5,12 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+# The engine's hot path (protocol/state.py, wire.py, cards.py) compiled with mypyc and the C
+# compiler, rebuilt when they change; a failed build leaves the pure-Python modules in use
+# (protocol/native.py). NATIVE=0 removes the compiled modules and builds none.
+NATIVE ?= 1
+NATIVE_SOURCES := protocol/state.py protocol/wire.py protocol/cards.py protocol/native.py protocol/native_build.py
+NATIVE_STAMP := $(VENV)/.native-stamp-$(NATIVE)
 
 .PHONY: help install test test-slow lint match tournament web bench train data clean
 
@@ -30,7 +36,7 @@ MATCH_ARGS ?=
 TORCH ?= torch==2.13.0
 TORCH_INDEX ?=
 
-install: $(STAMP) ## make .venv: the project (editable) with every extra, and torch (TORCH, TORCH_INDEX)
+install: $(STAMP) $(NATIVE_STAMP) ## make .venv: the project (editable) with every extra, torch (TORCH, TORCH_INDEX), the compiled engine (NATIVE)
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +46,12 @@ $(STAMP): pyproject.toml
 	@$(PY) -c 'import torch; print("make install: torch", torch.__version__, "with CUDA " + torch.version.cuda if torch.version.cuda else "(CPU only)")' \
 		2>/dev/null || echo "make install: no torch (TORCH=none): the neural agents are not available"
 	@touch $(STAMP)
+
+$(NATIVE_STAMP): $(STAMP) $(NATIVE_SOURCES)
+	@rm -f $(VENV)/.native-stamp-*
+	@if [ "$(NATIVE)" = 0 ]; then $(PY) -m acpc_arena.protocol.native_build --clean; \
+	else $(PY) -m acpc_arena.protocol.native_build > $(VENV)/native-build.log 2>&1; tail -n 1 $(VENV)/native-build.log; fi
+	@touch $@
 
 test: install ## the test suite (a few minutes)
 	$(PY) -m pytest -q
@@ -101,3 +113,4 @@ bench: install ## benchmarks: SECTIONS='dealer runner ...' (default all)
 
 clean: ## remove .venv and the caches
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache
+	rm -f protocol/*.so protocol/*.pyd

@@ -32,14 +32,12 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import outcome
 import trio
-from prometheus_client import CollectorRegistry
 
 from acpc_arena.dealer.console import ConsoleObserver
-from acpc_arena.dealer.events import EventObserver, make_logger
 from acpc_arena.dealer.logfiles import MatchFileError, MatchLog, TransactionLog, TransactionRecord, read_transactions
 from acpc_arena.dealer.match import (
     DEFAULT_T_HAND_MS,
@@ -52,13 +50,14 @@ from acpc_arena.dealer.match import (
     Observers,
     play_match,
 )
-from acpc_arena.dealer.metrics import DealerMetrics, MetricsObserver
 from acpc_arena.dealer.seat import PollingSocketChannel, SeatChannel, SocketChannel, accept, open_listener
-from acpc_arena.dealer.web.cli import WebServer, web_app
-from acpc_arena.dealer.web.live import LiveBoard
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import MAX_PLAYERS, load_game
 from acpc_arena.protocol.wire import format_score_line
+
+if TYPE_CHECKING:  # imported where used: a plain match starts without them (make bench SECTIONS=dealer)
+    from acpc_arena.dealer.metrics import MetricsObserver
+    from acpc_arena.dealer.web.cli import WebServer
 
 USAGE = """usage: dealer matchName gameDefFile #Hands rngSeed p1name p2name ... [options]
   -f use fixed dealer button at table
@@ -336,9 +335,14 @@ def _print_line(text: str) -> None:
 async def serve(options: Options) -> int:
     """Listen, wait for the players, play the match; returns the exit status."""
     config = options.config
-    logger = make_logger(options.log_format) if options.log_format != "text" else None
     console = ConsoleObserver(options.quiet)
-    observers: list[MatchObserver] = [EventObserver(logger, options.quiet) if logger else console]
+    logger = None
+    observers: list[MatchObserver] = [console]
+    if options.log_format != "text":
+        from acpc_arena.dealer.events import EventObserver, make_logger
+
+        logger = make_logger(options.log_format)
+        observers = [EventObserver(logger, options.quiet)]
 
     def error(text: str) -> int:
         if logger:
@@ -417,6 +421,9 @@ def _start_web(options: Options, listeners: list[socket.socket], console: Consol
     """The live table's page (``--web PORT``), serving the log's folder too; None without ``--web``."""
     if options.web_port is None:
         return None
+    from acpc_arena.dealer.web.cli import WebServer, web_app
+    from acpc_arena.dealer.web.live import LiveBoard
+
     folder = _match_file(options, ".log").parent
     try:
         web = WebServer(web_app([folder], folder, LiveBoard()), options.host, options.web_port)
@@ -430,6 +437,10 @@ def _start_web(options: Options, listeners: list[socket.socket], console: Consol
 
 def _serve_metrics(port: int, host: str, listeners: list[socket.socket]) -> MetricsObserver:
     """Start the Prometheus endpoint; on failure close the listeners and raise ``_StartError``."""
+    from prometheus_client import CollectorRegistry
+
+    from acpc_arena.dealer.metrics import DealerMetrics, MetricsObserver
+
     metrics = DealerMetrics(CollectorRegistry())
     try:
         metrics.serve(port, host)

@@ -225,11 +225,13 @@ class PollingSocketChannel(SocketChannel):
 
     async def _send(self, data: bytes) -> None:
         view = memoryview(data)
-        give_up = trio.current_time() + self.send_timeout
+        give_up = math.inf  # set when the socket first has no room: most sends never wait
         while view:
             try:
                 view = view[self.sock.send(view) :]
             except BlockingIOError:
+                if give_up == math.inf:
+                    give_up = trio.current_time() + self.send_timeout
                 left = give_up - trio.current_time()
                 if left <= 0:
                     raise self._stalled() from None

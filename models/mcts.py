@@ -31,14 +31,14 @@ from pathlib import Path
 import numpy as np
 
 import acpc_arena.protocol.evaluator
-import acpc_arena.protocol.state
 from acpc_arena.agents.baselines import EXAMPLE_PLAYER_PROBABILITIES
+from acpc_arena.protocol import native
 from acpc_arena.protocol.cards import MAX_RANKS, make_card, rank_of, suit_of
 from acpc_arena.protocol.disk_cache import cached_array, source_digest
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, ActionKind, State
 
-VALUE_SOURCES = (Path(__file__), Path(acpc_arena.protocol.state.__file__), Path(acpc_arena.protocol.evaluator.__file__))
+VALUE_SOURCES = (Path(__file__), native.FOLDER / "state.py", Path(acpc_arena.protocol.evaluator.__file__))
 """The code V(S) comes from: the search and rollouts here, the betting rules, the hand ranks."""
 
 

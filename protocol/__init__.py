@@ -8,7 +8,13 @@
 - ``evaluator``: hand ranks, one at a time or batched over numpy arrays
 - ``equity``: a hand's equity against random hands, all-in expected values
 - ``disk_cache``: tables kept on disk, named by the source that computes them
+- ``native``: ``state``, ``wire`` and ``cards`` compiled with mypyc (``make install``), or not
 """
+
+# ruff: noqa: E402
+from acpc_arena.protocol.native import use_sources
+
+use_sources()  # first: whether state, wire and cards load compiled or from their sources
 
 from acpc_arena.protocol.dealing import deal_cards, deal_hand, deal_hands
 from acpc_arena.protocol.errors import ProtocolError

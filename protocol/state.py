@@ -116,24 +116,102 @@ class State:
     # -- queries -------------------------------------------------------------
 
     def copy(self) -> State:
-        other = State.__new__(State)
-        other.game = self.game
-        other.hand_id = self.hand_id
-        other.max_spent = self.max_spent
-        other.min_no_limit_raise_to = self.min_no_limit_raise_to
-        other.spent = self.spent.copy()
-        other.actions = [list(a) for a in self.actions]
-        other.acting_players = [list(a) for a in self.acting_players]
-        other.round = self.round
-        other.finished = self.finished
-        other.folded = self.folded.copy()
-        other.hole_cards = [list(c) for c in self.hole_cards]
-        other.board_cards = list(self.board_cards)
-        other.num_folded = self.num_folded
-        other.num_all_in = self.num_all_in
-        other.round_raises = self.round_raises
-        other.current_player = self.current_player
-        return other
+        return State._with_fields(
+            self.game,
+            self.hand_id,
+            [list(c) for c in self.hole_cards],
+            list(self.board_cards),
+            self.max_spent,
+            self.min_no_limit_raise_to,
+            self.spent.copy(),
+            [list(a) for a in self.actions],
+            [list(a) for a in self.acting_players],
+            self.round,
+            self.finished,
+            self.folded.copy(),
+            self.num_folded,
+            self.num_all_in,
+            self.round_raises,
+            self.current_player,
+        )
+
+    def sharing_all_but_hole_cards(self, hole_cards: list[list[int]]) -> State:
+        """A state with these hole cards and this one's other fields, shared, not copied (for views
+        that differ only in the cards, which readers never change)."""
+        return State._with_fields(
+            self.game,
+            self.hand_id,
+            hole_cards,
+            self.board_cards,
+            self.max_spent,
+            self.min_no_limit_raise_to,
+            self.spent,
+            self.actions,
+            self.acting_players,
+            self.round,
+            self.finished,
+            self.folded,
+            self.num_folded,
+            self.num_all_in,
+            self.round_raises,
+            self.current_player,
+        )
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickled field by field: a compiled ``State`` (``protocol.native``) has no default way."""
+        return State._with_fields, (
+            self.game,
+            self.hand_id,
+            self.hole_cards,
+            self.board_cards,
+            self.max_spent,
+            self.min_no_limit_raise_to,
+            self.spent,
+            self.actions,
+            self.acting_players,
+            self.round,
+            self.finished,
+            self.folded,
+            self.num_folded,
+            self.num_all_in,
+            self.round_raises,
+            self.current_player,
+        )
+
+    @staticmethod
+    def _with_fields(
+        game: Game,
+        hand_id: int,
+        hole_cards: list[list[int]],
+        board_cards: list[int],
+        max_spent: int,
+        min_no_limit_raise_to: int,
+        spent: list[int],
+        actions: list[list[Action]],
+        acting_players: list[list[int]],
+        round_: int,
+        finished: bool,
+        folded: list[bool],
+        num_folded: int,
+        num_all_in: int,
+        round_raises: int,
+        current_player: int,
+    ) -> State:
+        """A state with these fields (the lists taken as they are, not copied)."""
+        state = State(game, hand_id, hole_cards, board_cards)
+        state.max_spent = max_spent
+        state.min_no_limit_raise_to = min_no_limit_raise_to
+        state.spent = spent
+        state.actions = actions
+        state.acting_players = acting_players
+        state.round = round_
+        state.finished = finished
+        state.folded = folded
+        state.num_folded = num_folded
+        state.num_all_in = num_all_in
+        state.round_raises = round_raises
+        state.current_player = current_player
+        return state
 
     def _next_player(self, player: int) -> int:
         """The next player after ``player`` who has not folded and is not all in."""

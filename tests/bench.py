@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 import random
 import sys
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from acpc_arena.agents.base import Agent
     from acpc_arena.protocol.game import Game
 
@@ -87,7 +87,8 @@ def bench_evaluator() -> Iterator[Row]:
     )
 
 
-def bench_engine() -> Iterator[Row]:
+def _engine_rates(hands: int = 20_000) -> dict[str, tuple[float, float]]:
+    """Hands/s and actions per hand of random play through the engine, by game."""
     from acpc_arena.protocol.dealing import deal_hand
     from acpc_arena.protocol.evaluator import rank_hand
     from acpc_arena.protocol.game import load_game
@@ -96,7 +97,7 @@ def bench_engine() -> Iterator[Row]:
 
     rank_hand([0, 5, 10, 15, 20, 25, 30])  # build the 7-card table outside the timing
 
-    def play(game_name: str, hands: int) -> tuple[float, float]:
+    def play(game_name: str) -> tuple[float, float]:
         game = load_game(game_name)
         deal_rng = MT19937(1)
         choice = random.Random(1)
@@ -125,13 +126,52 @@ def bench_engine() -> Iterator[Row]:
         elapsed = time.perf_counter() - start
         return hands / elapsed, actions / hands
 
-    for name in ("holdem.nolimit.2p.reverse_blinds", "holdem.limit.2p.reverse_blinds", "holdem.nolimit.3p"):
-        rate, per_hand = play(name, 20_000)
-        yield (f"engine: random hands of {name}", f"{rate:,.0f} hands/s", f"deal + {per_hand:.1f} actions + showdown")
+    return {name: play(name) for name in ENGINE_GAMES}
 
 
-def _timed_match(dealer: list[str], players: list[list[str]], game_file: str, hands: int) -> float:
-    """Wall seconds of one quiet match: the dealer command and one command per seat ({port} filled in)."""
+ENGINE_GAMES = ("holdem.nolimit.2p.reverse_blinds", "holdem.limit.2p.reverse_blinds", "holdem.nolimit.3p")
+PURE = {**os.environ, "ACPC_ARENA_PURE": "1"}
+"""The environment that imports the engine's sources rather than its compiled modules (protocol/native.py)."""
+
+
+def bench_engine() -> Iterator[Row]:
+    """Random hands through the engine, compiled (when ``make install`` could) and from its sources."""
+    import json
+    import subprocess
+
+    from acpc_arena.protocol.native import is_compiled
+
+    ours = _engine_rates()
+    code = "import json; from tests import bench; print(json.dumps(bench._engine_rates()))"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=PURE,
+        cwd=Path(__file__).parent.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    pure = json.loads(done.stdout)
+    engine = "compiled" if is_compiled() else "not compiled"
+    for name in ENGINE_GAMES:
+        rate, per_hand = ours[name]
+        yield (
+            f"engine ({engine}): random hands of {name}",
+            f"{rate:,.0f} hands/s",
+            f"deal + {per_hand:.1f} actions + showdown",
+        )
+        yield (
+            "  the same from the sources (ACPC_ARENA_PURE=1)",
+            f"{pure[name][0]:,.0f} hands/s",
+            f"the engine in use {rate / pure[name][0]:.2f}x its rate",
+        )
+
+
+def _timed_match(
+    dealer: list[str], players: list[list[str]], game_file: str, hands: int, env: dict[str, str] | None = None
+) -> float:
+    """Wall seconds of one quiet match: the dealer command (run with ``env``) and one command per seat
+    ({port} filled in)."""
     import subprocess
     import tempfile
 
@@ -143,6 +183,7 @@ def _timed_match(dealer: list[str], players: list[list[str]], game_file: str, ha
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
+            env=env,
         )
         assert process.stdout is not None
         ports = process.stdout.readline().split()
@@ -172,7 +213,7 @@ def bench_dealer() -> Iterator[Row]:
 
     bin_dir = Path(sys.executable).parent
     ours = [str(bin_dir / "acpc-dealer")]
-    hands = 5000
+    hands = 10_000
     c_dir = os.environ.get("ACPC_SERVER_DIR")
     for name in ("holdem.limit.2p.reverse_blinds", "holdem.nolimit.2p.reverse_blinds"):
         path = str(resolve_game_path(name))
@@ -188,11 +229,13 @@ def bench_dealer() -> Iterator[Row]:
         if c_dir:
             c_dealer = [str(Path(c_dir) / "dealer")]
             c_player = [str(Path(c_dir) / "example_player"), path, "127.0.0.1", "{port}"]
-            ours_c = min(_timed_match(ours, [c_player, c_player], path, hands) for _ in range(3))
-            batched_c = min(
-                _timed_match([*ours, "--batch-messages"], [c_player, c_player], path, hands) for _ in range(3)
-            )
-            theirs = min(_timed_match(c_dealer, [c_player, c_player], path, hands) for _ in range(3))
+            runs: dict[str, list[float]] = {"ours": [], "batched": [], "pure": [], "C": []}
+            for _ in range(3):  # alternating, the best of each
+                runs["ours"].append(_timed_match(ours, [c_player, c_player], path, hands))
+                runs["batched"].append(_timed_match([*ours, "--batch-messages"], [c_player, c_player], path, hands))
+                runs["pure"].append(_timed_match(ours, [c_player, c_player], path, hands, env=PURE))
+                runs["C"].append(_timed_match(c_dealer, [c_player, c_player], path, hands))
+            ours_c, batched_c, pure_c, theirs = (min(runs[key]) for key in ("ours", "batched", "pure", "C"))
             yield (
                 f"acpc-dealer + 2 C example players, {name}",
                 f"{hands / ours_c:,.0f} hands/s",
@@ -202,6 +245,11 @@ def bench_dealer() -> Iterator[Row]:
                 f"  the same with --batch-messages, {name}",
                 f"{hands / batched_c:,.0f} hands/s",
                 f"{ours_c / batched_c:.2f}x the default's rate, {theirs / batched_c:.2f}x the C dealer's",
+            )
+            yield (
+                f"  the same, the engine from its sources, {name}",
+                f"{hands / pure_c:,.0f} hands/s",
+                f"the engine in use {pure_c / ours_c:.2f}x its rate, {theirs / pure_c:.2f}x the C dealer's",
             )
 
 
@@ -241,20 +289,28 @@ def bench_inprocess() -> Iterator[Row]:
     from pathlib import Path
 
     program = str(Path(sys.executable).parent / "acpc-match")
+    variants = {"": None, "--in-process": None, "--workers 2": None, "--in-process ": PURE}
+    """acpc-match's flags (a trailing space: the engine from its sources) and the environment."""
     for a, b, seeds, hands in (("random", "call", "1,2", 2000), ("lstm_dqn", "cfr", "1,2", 500)):
         rates = {}
-        for flags in ("", "--in-process", "--workers 2"):
+        for flags, env in variants.items():
             with tempfile.TemporaryDirectory() as out:
                 subprocess.run(
                     [program, "--a", a, "--b", b, "--seeds", seeds, "--hands", str(hands), "--out", out,
                      "--concurrency", "2", "--quiet", "--no-plots", *flags.split()],
-                    check=True, capture_output=True,
+                    check=True, capture_output=True, env=env,
                 )  # fmt: skip
                 rates[flags] = json.loads((Path(out) / "report.json").read_text())["hands_per_second"]
         matches = 2 * len(seeds.split(","))
         yield (f"acpc-match {a} vs {b}, {matches} matches of {hands} hands, over TCP", f"{rates['']:,.0f} hands/s", "")
         for flags in ("--in-process", "--workers 2"):
             yield (f"  the same {flags}", f"{rates[flags]:,.0f} hands/s", f"{rates[flags] / rates['']:.1f}x over TCP")
+        pure = rates["--in-process "]
+        yield (
+            "  the same --in-process, the engine from its sources",
+            f"{pure:,.0f} hands/s",
+            f"{pure / rates['']:.1f}x over TCP; the compiled engine {rates['--in-process'] / pure:.2f}x its rate",
+        )
 
 
 def bench_tournament() -> Iterator[Row]:

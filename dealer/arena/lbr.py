@@ -134,14 +134,11 @@ def range_views(state: State, position: int, holdings: Sequence[Sequence[int]]) 
     """``agent_view`` with each of ``holdings``, built once and shared: the views differ only in their
     ``hole_cards`` (agents read views and never change them; a copy each was most of LBR's time)."""
     base = agent_view(state, position, []).state
-    views = []
-    for hole in holdings:
-        view = State.__new__(State)
-        for slot in State.__slots__:
-            setattr(view, slot, getattr(base, slot))
-        view.hole_cards = [list(hole) if p == position else [] for p in range(state.game.num_players)]
-        views.append(MatchState(position, view))
-    return views
+    players = range(state.game.num_players)
+    return [
+        MatchState(position, base.sharing_all_but_hole_cards([list(hole) if p == position else [] for p in players]))
+        for hole in holdings
+    ]
 
 
 def win_probability(

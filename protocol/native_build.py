@@ -1,0 +1,89 @@
+"""Compiles the engine's hot path (``protocol.native``) with mypyc: ``make install`` runs it.
+
+``python -m acpc_arena.protocol.native_build`` compiles ``state``, ``wire`` and
+``cards`` into C extensions in the package folder; ``--clean`` removes them. A
+build that fails (no C compiler, no mypyc) removes what it made and says so: the
+sources stay in use.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from acpc_arena.protocol.native import COMPILED, FOLDER, GROUP, PACKAGE, compiled_and_fresh, compiled_files
+
+
+def clean() -> None:
+    for name in (*COMPILED, f"{GROUP}__mypyc"):
+        for path in compiled_files(name):
+            path.unlink()
+
+
+def build() -> None:
+    """Compile ``COMPILED`` with mypyc into this folder (raises on any failure)."""
+    from mypyc.build import mypycify
+    from setuptools import setup  # type: ignore[import-untyped]
+
+    with tempfile.TemporaryDirectory() as work:
+        root = Path(work)
+        package = root / "acpc_arena" / "protocol"
+        package.parent.mkdir()
+        package.symlink_to(FOLDER, target_is_directory=True)  # imports resolve as installed
+        sources = [f"acpc_arena/protocol/{name}.py" for name in COMPILED]
+        old_cwd, old_path = Path.cwd(), os.environ.get("MYPYPATH")
+        os.chdir(root)
+        os.environ["MYPYPATH"] = str(root)
+        try:
+            extensions = mypycify(
+                ["--explicit-package-bases", *sources], opt_level="3", separate=[(sources, f"{PACKAGE}.{GROUP}")]
+            )
+            setup(
+                name="acpc-arena-native",
+                ext_modules=extensions,
+                script_args=[
+                    "build_ext",
+                    "--inplace",
+                    "--build-temp",
+                    str(root / "tmp"),
+                    "--build-lib",
+                    str(root / "lib"),
+                ],
+            )
+        finally:
+            os.chdir(old_cwd)
+            if old_path is None:
+                os.environ.pop("MYPYPATH", None)
+            else:
+                os.environ["MYPYPATH"] = old_path
+        shutil.rmtree(root / "build", ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m acpc_arena.protocol.native_build [--clean]``: compile (or remove) the hot path; a failed
+    build leaves the pure-Python modules in use and exits 0 with a message."""
+    args = sys.argv[1:] if argv is None else argv
+    clean()
+    if "--clean" in args:
+        print("protocol.native_build: compiled modules removed; the pure-Python engine is in use")
+        return
+    try:
+        build()
+    except BaseException as exc:  # no compiler, no mypyc, a type error: the sources still work
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        clean()
+        print(f"protocol.native_build: not compiled ({type(exc).__name__}: {exc}); the pure-Python engine is in use")
+        return
+    if not compiled_and_fresh():
+        clean()
+        print("protocol.native_build: the build produced no modules; the pure-Python engine is in use")
+        return
+    print(f"protocol.native_build: compiled {', '.join(COMPILED)} with mypyc")
+
+
+if __name__ == "__main__":
+    main()
