@@ -116,102 +116,36 @@ class State:
     # -- queries -------------------------------------------------------------
 
     def copy(self) -> State:
-        return State._with_fields(
-            self.game,
-            self.hand_id,
-            [list(c) for c in self.hole_cards],
-            list(self.board_cards),
-            self.max_spent,
-            self.min_no_limit_raise_to,
-            self.spent.copy(),
-            [list(a) for a in self.actions],
-            [list(a) for a in self.acting_players],
-            self.round,
-            self.finished,
-            self.folded.copy(),
-            self.num_folded,
-            self.num_all_in,
-            self.round_raises,
-            self.current_player,
-        )
+        state = self.sharing_all_but_hole_cards([list(c) for c in self.hole_cards])
+        state.board_cards = list(self.board_cards)
+        state.spent = self.spent.copy()
+        state.actions = [list(a) for a in self.actions]
+        state.acting_players = [list(a) for a in self.acting_players]
+        state.folded = self.folded.copy()
+        return state
 
     def sharing_all_but_hole_cards(self, hole_cards: list[list[int]]) -> State:
         """A state with these hole cards and this one's other fields, shared, not copied (for views
         that differ only in the cards, which readers never change)."""
-        return State._with_fields(
-            self.game,
-            self.hand_id,
-            hole_cards,
-            self.board_cards,
-            self.max_spent,
-            self.min_no_limit_raise_to,
-            self.spent,
-            self.actions,
-            self.acting_players,
-            self.round,
-            self.finished,
-            self.folded,
-            self.num_folded,
-            self.num_all_in,
-            self.round_raises,
-            self.current_player,
-        )
+        state = State(self.game, self.hand_id, hole_cards, self.board_cards)
+        state.max_spent = self.max_spent
+        state.min_no_limit_raise_to = self.min_no_limit_raise_to
+        state.spent = self.spent
+        state.actions = self.actions
+        state.acting_players = self.acting_players
+        state.round = self.round
+        state.finished = self.finished
+        state.folded = self.folded
+        state.num_folded = self.num_folded
+        state.num_all_in = self.num_all_in
+        state.round_raises = self.round_raises
+        state.current_player = self.current_player
+        return state
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
-        """Pickled field by field: a compiled ``State`` (``protocol.native``) has no default way."""
-        return State._with_fields, (
-            self.game,
-            self.hand_id,
-            self.hole_cards,
-            self.board_cards,
-            self.max_spent,
-            self.min_no_limit_raise_to,
-            self.spent,
-            self.actions,
-            self.acting_players,
-            self.round,
-            self.finished,
-            self.folded,
-            self.num_folded,
-            self.num_all_in,
-            self.round_raises,
-            self.current_player,
-        )
-
-    @staticmethod
-    def _with_fields(
-        game: Game,
-        hand_id: int,
-        hole_cards: list[list[int]],
-        board_cards: list[int],
-        max_spent: int,
-        min_no_limit_raise_to: int,
-        spent: list[int],
-        actions: list[list[Action]],
-        acting_players: list[list[int]],
-        round_: int,
-        finished: bool,
-        folded: list[bool],
-        num_folded: int,
-        num_all_in: int,
-        round_raises: int,
-        current_player: int,
-    ) -> State:
-        """A state with these fields (the lists taken as they are, not copied)."""
-        state = State(game, hand_id, hole_cards, board_cards)
-        state.max_spent = max_spent
-        state.min_no_limit_raise_to = min_no_limit_raise_to
-        state.spent = spent
-        state.actions = actions
-        state.acting_players = acting_players
-        state.round = round_
-        state.finished = finished
-        state.folded = folded
-        state.num_folded = num_folded
-        state.num_all_in = num_all_in
-        state.round_raises = round_raises
-        state.current_player = current_player
-        return state
+        """Pickled as its deal and its betting, replayed when read back (a compiled ``State``,
+        ``protocol.native``, has no default way)."""
+        return _replayed_state, (self.game, self.hand_id, self.hole_cards, self.board_cards, self.actions)
 
     def _next_player(self, player: int) -> int:
         """The next player after ``player`` who has not folded and is not all in."""
@@ -452,3 +386,13 @@ class State:
     def values(self) -> list[float]:
         """``value(p)`` for every player."""
         return [self.value(p) for p in range(self.game.num_players)]
+
+
+def _replayed_state(
+    game: Game, hand_id: int, hole_cards: list[list[int]], board_cards: list[int], actions: list[list[Action]]
+) -> State:
+    state = State(game, hand_id, hole_cards, board_cards)
+    for round_actions in actions:
+        for action in round_actions:
+            state.apply(action)
+    return state

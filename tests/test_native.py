@@ -55,7 +55,12 @@ for name in (*GAMES, "kuhn.limit.3p", "leduc.limit.2p"):
             text = format_action(action, game)
             assert read_action(text, 0, game) == (action, len(text))
             state.apply(action)
-            state = pickle.loads(pickle.dumps(state)) if hand_id % 7 == 0 else state.copy()
+            restored = pickle.loads(pickle.dumps(state)) if hand_id % 7 == 0 else state.copy()
+            for field in ("hole_cards", "board_cards", "spent", "actions", "acting_players", "folded", "round",
+                          "finished", "current_player", "max_spent", "min_no_limit_raise_to", "num_folded",
+                          "num_all_in", "round_raises"):
+                assert getattr(restored, field) == getattr(state, field), field
+            state = restored
         digest.update(format_log_line(state, state.values(), [str(p) for p in range(game.num_players)]).encode())
 print(native.is_compiled(), digest.hexdigest())
 """
