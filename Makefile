@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 # compiler, rebuilt when they change; a failed build leaves the pure-Python modules in use
 # (protocol/native.py). NATIVE=0 removes the compiled modules and builds none.
 NATIVE ?= 1
-NATIVE_SOURCES := protocol/state.py protocol/wire.py protocol/cards.py protocol/native.py protocol/native_build.py
+NATIVE_SOURCES := $(addprefix protocol/,state.py wire.py cards.py errors.py evaluator.py game.py native.py native_build.py)
 NATIVE_STAMP := $(VENV)/.native-stamp-$(NATIVE)
 
 .PHONY: help install test test-slow lint match tournament web bench train data clean

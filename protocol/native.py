@@ -12,8 +12,9 @@ Where there is no compiler, or the build fails, nothing is compiled and the
 one program:
 
 - all or none: the three modules are compiled together (they call each other
-  natively), so if any compiled module is missing or older than its source, the
-  package imports the sources of all three (``use_sources``);
+  natively), so if any compiled module is missing, or older than its source or
+  than a module it was type-checked against (``TYPED_AGAINST``), the package
+  imports the sources of all three (``use_sources``);
 - ``ACPC_ARENA_PURE=1`` in the environment imports the sources too, whatever is
   compiled;
 - ``python -m acpc_arena.protocol.native_build --clean`` removes the compiled files.
@@ -31,6 +32,8 @@ PACKAGE = "acpc_arena.protocol"
 FOLDER = Path(__file__).resolve().parent
 COMPILED = ("cards", "state", "wire")
 """The compiled modules, in the order they import one another."""
+TYPED_AGAINST = ("errors", "evaluator", "game")
+"""The modules they import (not compiled): a change to these may change what the compiled code assumes."""
 GROUP = "native_lib"
 """The name of mypyc's shared library of the group (``native_lib__mypyc.*.so`` in this folder)."""
 PURE_VARIABLE = "ACPC_ARENA_PURE"
@@ -46,12 +49,13 @@ def _extension_suffix() -> str:
 
 
 def compiled_and_fresh() -> bool:
-    """Whether every module of ``COMPILED`` (and the group's library) is compiled and newer than its source."""
-    for name in COMPILED:
+    """Whether every module of ``COMPILED`` (and the group's library) is compiled and newer than the sources."""
+    newest_source = max((FOLDER / f"{name}.py").stat().st_mtime for name in (*COMPILED, *TYPED_AGAINST))
+    for name in (*COMPILED, f"{GROUP}__mypyc"):
         files = compiled_files(name)
-        if not files or files[0].stat().st_mtime < (FOLDER / f"{name}.py").stat().st_mtime:
+        if not files or files[0].stat().st_mtime < newest_source:
             return False
-    return bool(compiled_files(f"{GROUP}__mypyc"))
+    return True
 
 
 def use_sources() -> bool:

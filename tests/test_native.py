@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -83,7 +84,7 @@ def test_the_compiled_engine_plays_prints_and_reads_as_its_sources() -> None:
 
 
 def _fake_build(folder: Path, modules: tuple[str, ...], library: bool, stamp: float) -> None:
-    for name in native.COMPILED:
+    for name in (*native.COMPILED, *native.TYPED_AGAINST):
         (folder / f"{name}.py").write_text("")
         os.utime(folder / f"{name}.py", (stamp, stamp))
     suffix = native._extension_suffix()
@@ -93,14 +94,19 @@ def _fake_build(folder: Path, modules: tuple[str, ...], library: bool, stamp: fl
         (folder / f"{native.GROUP}__mypyc.cpython-311-x86_64-linux-gnu.{suffix}").write_bytes(b"")
 
 
-def test_the_compiled_modules_are_used_only_all_together_and_newer_than_their_sources(
+def test_the_compiled_modules_are_used_only_all_together_and_newer_than_the_sources(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(native, "FOLDER", tmp_path)
+    _fake_build(tmp_path, (), library=False, stamp=1_000_000)
     assert not native.compiled_and_fresh()  # nothing compiled
     _fake_build(tmp_path, native.COMPILED, library=True, stamp=1_000_000)
     assert native.compiled_and_fresh()
-    os.utime(tmp_path / "wire.py")  # edited after the build
+    later = time.time() + 10
+    os.utime(tmp_path / "wire.py", (later, later))  # edited after the build
+    assert not native.compiled_and_fresh()
+    os.utime(tmp_path / "wire.py", (1_000_000, 1_000_000))
+    os.utime(tmp_path / "game.py", (later, later))  # a module the compiled code was type-checked against
     assert not native.compiled_and_fresh()
     for path in tmp_path.iterdir():
         path.unlink()
