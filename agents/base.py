@@ -22,12 +22,16 @@ dealt, and without changing the agent's state: sampling it is drawing ``act``.
 Local best response (``acpc-lbr``) needs nothing else; ``policies`` asks for many
 views at once (the same betting, different hole cards) and is the place to batch.
 Those views share their betting lists, so an agent reads a view and never changes it.
+
+An agent whose choice is a function of the view alone (a network's argmax) may
+give a ``batch_key``: the in-process runner then decides the views of every agent
+of that key waiting at once, across matches, in one ``act_batch`` (``agents.dqn``).
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar
 
 from acpc_arena.protocol.game import Game
@@ -60,6 +64,16 @@ class Agent:
     def act(self, view: MatchState) -> Action:
         """The action to take; called only when ``view.viewer`` is to act."""
         raise NotImplementedError
+
+    def batch_key(self) -> Hashable | None:
+        """None (the default), or a key that is the same for agents that choose alike at any view (no
+        state of their own): the in-process runner then has ``act_batch`` of one of them decide
+        the views of all of them that wait at once, across matches."""
+        return None
+
+    def act_batch(self, views: Sequence[MatchState]) -> list[Action]:
+        """``act`` at each view; the place to batch the work (see ``batch_key``)."""
+        return [self.act(view) for view in views]
 
     def end_hand(self, view: MatchState) -> None:
         """Called with the final state of each hand (others' cards shown if there was a showdown)."""

@@ -130,7 +130,7 @@ class CFRAgent(Agent):
         if isinstance(self.checkpoint.tree, NoLimitTree):
             return self._act_nolimit(view)
         state = view.state
-        probabilities = self.checkpoint.probabilities(view).copy()
+        probabilities = self._rows([view], self.checkpoint.node(view))[0].copy()  # the keys kept for the board
         legal = state.legal_actions()
         probabilities[0] *= legal.can_fold
         probabilities[2] *= legal.can_raise

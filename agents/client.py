@@ -17,7 +17,7 @@ from typing import TextIO
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.state import CALL_ACTION
+from acpc_arena.protocol.state import CALL_ACTION, Action
 from acpc_arena.protocol.wire import MATCHSTATE_PREFIX, MatchState, MatchStateReader, format_action
 
 
@@ -98,9 +98,12 @@ class ClientSession:
 
     def reply(self, line: str, view: MatchState) -> str:
         """The response to ``line`` (no line end): the agent's action at ``view``, made valid if it is not."""
+        return self.respond(line, view, self.agent.act(view))
+
+    def respond(self, line: str, view: MatchState, action: Action) -> str:
+        """The response to ``line`` with ``action``, the agent's choice at ``view``, made valid if it is not."""
         agent = self.agent
         state = view.state
-        action = agent.act(view)
         fixed = state.validate_action(action, try_fixing=True)
         if fixed is None or fixed != action:
             replacement = fixed if fixed is not None else CALL_ACTION

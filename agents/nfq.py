@@ -13,13 +13,15 @@ network pass.
 (``act`` keeps no state between decisions but the strength cache, a pure function of
 the cards). ``--checkpoint`` takes a ``.pt`` file or a shipped checkpoint's name
 (``nfq``, the default, or the ablations ``nfq-chips``, ``nfq-lambda0``, ``nfq-n1``).
-The network loads onto the GPU when there is one.
+The network loads onto the GPU when there is one. Its passes go through
+``models.row_passes``: a decision is the same alone (over TCP) and batched with
+other matches' in the in-process runner (``batch_key``).
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,7 @@ from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.nfq.features import FEATURES, check_game, hand_strength, observation, window
 from acpc_arena.models.nfq.network import NFQNetwork
 from acpc_arena.models.q_checkpoint import default_device, load_module
+from acpc_arena.models.row_passes import MAX_ROWS, checked_batch_key, forward_rows
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import Action, ActionKind, State
 from acpc_arena.protocol.wire import MatchState
@@ -46,7 +49,7 @@ class NFQAgent(Agent):
         super().__init__(game, seed, **options)
         check_game(game)
         torch.set_num_threads(int(options.get("threads") or 1))
-        path = resolve_checkpoint(options.get("checkpoint")) or FOLDER / "nfq.pt"
+        self.path = path = resolve_checkpoint(options.get("checkpoint")) or FOLDER / "nfq.pt"
         self.device = default_device()
         try:
             self.net, self.meta = load_module(path, {"nfq": NFQNetwork}, self.device)
@@ -77,19 +80,30 @@ class NFQAgent(Agent):
 
     @torch.no_grad()
     def q_values(self, views: Sequence[MatchState]) -> np.ndarray:
+        """(views, 3) Q values, each view's row the same bits alone or batched (``models.row_passes``)."""
         x = torch.from_numpy(np.stack([self.state_vector(v) for v in views])).to(self.device)
-        return self.net(x).cpu().numpy()
+        return forward_rows(self.net, x).cpu().numpy()
 
     def act(self, view: MatchState) -> Action:
-        return best_action(view.state, self.q_values([view])[0])
+        return self.act_batch([view])[0]
+
+    def batch_key(self) -> Hashable | None:
+        """The same for agents of the same network file on the same device, when its passes are row-independent."""
+        sample = torch.rand(MAX_ROWS, self.net.inputs, generator=torch.Generator().manual_seed(0)).to(self.device)
+        return checked_batch_key(("nfq", str(self.path), str(self.device)), self.net, lambda: [sample])
+
+    def act_batch(self, views: Sequence[MatchState]) -> list[Action]:
+        """``act`` at each view (this agent's or others' of the same ``batch_key``: the strength cache aside, an
+        agent keeps no state)."""
+        if not views:
+            return []
+        return [best_action(v.state, q) for v, q in zip(views, self.q_values(views), strict=True)]
 
     def policy(self, view: MatchState) -> Policy:
         return self.policies([view])[0]
 
     def policies(self, views: Sequence[MatchState]) -> list[Policy]:
-        if not views:
-            return []
-        return [{best_action(v.state, q): 1.0} for v, q in zip(views, self.q_values(views), strict=True)]
+        return [{action: 1.0} for action in self.act_batch(views)]
 
 
 def best_action(state: State, q: np.ndarray) -> Action:

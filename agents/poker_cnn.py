@@ -13,17 +13,16 @@ when there is one.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
-import torch
 
-from acpc_arena.agents.base import Policy, pot_size_raise_to, valid_or_call
+from acpc_arena.agents.base import Policy
 from acpc_arena.agents.dqn import QAgent
-from acpc_arena.models.encoding import encode
+from acpc_arena.models.networks import NUM_ACTIONS
 from acpc_arena.protocol.game import Game
-from acpc_arena.protocol.state import RAISE, Action, ActionKind, State
+from acpc_arena.protocol.state import Action, ActionKind
 from acpc_arena.protocol.wire import MatchState
 
 
@@ -43,33 +42,23 @@ class PokerCNNAgent(QAgent):
         parser.add_argument("--sample", action="store_true", help="draw the action from the policy instead of argmax")
 
     def act(self, view: MatchState) -> Action:
-        state = view.state
-        probabilities = self.q_values(view).astype(np.float64)
-        legal = state.legal_actions()
-        allowed = np.array([legal.can_fold, True, legal.can_raise])
-        if self.sample:
-            weights = np.where(allowed, probabilities, 0.0)
-            kind = int(self.rng.choice(3, p=weights / weights.sum())) if weights.sum() > 0 else int(ActionKind.CALL)
-        else:
-            kind = int(np.argmax(np.where(allowed, probabilities, -np.inf)))
-        return self._action_of(state, kind)
+        if not self.sample:
+            return super().act(view)
+        (policy,) = self.policies([view])
+        actions = list(policy)
+        return actions[int(self.rng.choice(len(actions), p=np.array(list(policy.values()))))]
 
-    def _action_of(self, state: State, kind: int) -> Action:
-        if kind == RAISE:
-            size = pot_size_raise_to(state) if self.game.no_limit else 0
-            return valid_or_call(state, Action(RAISE, size))
-        return Action(ActionKind(kind))
+    def batch_key(self) -> Hashable | None:
+        """Batched like the Q-agents (argmax); ``--sample`` draws from each agent's own generator: never."""
+        return None if self.sample else super().batch_key()
 
-    @torch.no_grad()
     def policies(self, views: Sequence[MatchState]) -> list[Policy]:
         """Argmax: the Q-agents' (probability 1 on the best legal output); with ``--sample``, the
         network's probabilities over the legal actions, renormalised, as ``act`` draws them."""
         if not self.sample:
             return super().policies(views)
         out: list[Policy] = []
-        for view in views:
-            image = torch.from_numpy(encode(view.state, view.viewer))[None, None].to(self.device)
-            probabilities = self.net(image, None)[0][0, 0].cpu().numpy().astype(np.float64)
+        for view, probabilities in zip(views, self.outputs(views).astype(np.float64), strict=True):
             legal = view.state.legal_actions()
             weights = np.where([legal.can_fold, True, legal.can_raise], probabilities, 0.0)
             if weights.sum() <= 0:
@@ -77,7 +66,7 @@ class PokerCNNAgent(QAgent):
                 continue
             policy: Policy = {}
             for kind in np.flatnonzero(weights):
-                action = self._action_of(view.state, int(kind))
+                action = self._best_action(view.state, np.eye(NUM_ACTIONS)[kind])
                 policy[action] = policy.get(action, 0.0) + float(weights[kind] / weights.sum())
             out.append(policy)
         return out

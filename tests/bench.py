@@ -4,7 +4,8 @@ Each section measures ours and, where there is one, a reference in the same
 process and run, and reports the ratio; these machines are noisy, so ratios
 measured together mean more than absolute rates.
 
-    python -m tests.bench [section ...]   # evaluator engine dealer runner inprocess cfr dqn logs lbr poker_cnn ensemble
+    python -m tests.bench [section ...]
+    # sections: evaluator engine dealer runner inprocess batched tournament cfr dqn logs lbr poker_cnn ensemble
 """
 
 from __future__ import annotations
@@ -311,6 +312,35 @@ def bench_inprocess() -> Iterator[Row]:
             f"{pure:,.0f} hands/s",
             f"{pure / rates['']:.1f}x over TCP; the compiled engine {rates['--in-process'] / pure:.2f}x its rate",
         )
+
+
+def bench_batched() -> Iterator[Row]:
+    """lstm_dqn vs cfr in 8 matches over TCP and in process, one match at a time (a decision per network pass)
+    and all 8 at once (lstm_dqn's decisions of every match batched into one pass)."""
+    import json
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    program = str(Path(sys.executable).parent / "acpc-match")
+    variants = ("--concurrency 2", "--in-process --concurrency 1", "--in-process --concurrency 8")
+    rates: dict[str, float] = {}
+    for flags in variants:
+        with tempfile.TemporaryDirectory() as out:
+            subprocess.run(
+                [program, "--a", "lstm_dqn", "--b", "cfr", "--seeds", "1,2,3,4", "--hands", "300", "--out", out,
+                 "--quiet", "--no-plots", *flags.split()],
+                check=True, capture_output=True,
+            )  # fmt: skip
+            rates[flags] = json.loads((Path(out) / "report.json").read_text())["hands_per_second"]
+    tcp, one, batched = (rates[flags] for flags in variants)
+    yield ("acpc-match lstm_dqn vs cfr, 8 matches of 300 hands, over TCP", f"{tcp:,.0f} hands/s", "")
+    yield ("  --in-process, one match at a time", f"{one:,.0f} hands/s", f"{one / tcp:.1f}x over TCP")
+    yield (
+        "  --in-process, 8 matches at once (decisions batched)",
+        f"{batched:,.0f} hands/s",
+        f"{batched / tcp:.1f}x over TCP; {batched / one:.2f}x one at a time",
+    )
 
 
 def bench_tournament() -> Iterator[Row]:
@@ -755,6 +785,7 @@ SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "dealer": bench_dealer,
     "runner": bench_runner,
     "inprocess": bench_inprocess,
+    "batched": bench_batched,
     "tournament": bench_tournament,
     "cfr": bench_cfr,
     "dqn": bench_dqn,

@@ -19,6 +19,7 @@ from acpc_arena.models.networks import DQN, LSTMDQN
 from acpc_arena.models.q_checkpoint import load_network, save_network
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, LIMIT_RAISE_ACTION
 from acpc_arena.protocol.wire import parse_match_state
 from tests.processes import check_log, play
 
@@ -201,17 +202,48 @@ def test_q_agents_play_through_the_dealer(tmp_path: Path, game: str, agents: lis
     check_log(tmp_path / "match.log", load_game(game), 120)
 
 
-def test_lstm_memory_lasts_one_hand() -> None:
+def test_lstm_output_is_the_hands_decisions_run_step_by_step_from_an_empty_memory() -> None:
+    """The reference: the network's own memory argument, one image at a time, over the viewer's decisions
+    of the hand (pre-flop facing a raise, then first on the flop); the agent keeps no memory between calls."""
     from acpc_arena.agents.dqn import LSTMDQNAgent
 
     agent = LSTMDQNAgent(LIMIT)
-    first = parse_match_state("MATCHSTATE:0:0:r:AsKd|", LIMIT)
-    agent.begin_hand(first)
-    q_fresh = agent.q_values(first)
-    q_again = agent.q_values(first)  # same view, but now with the memory of the first decision
-    assert not np.allclose(q_fresh, q_again)
-    agent.begin_hand(first)
-    assert np.allclose(agent.q_values(first), q_fresh)
+    preflop = parse_match_state("MATCHSTATE:0:0:r:AsKd|", LIMIT)
+    flop = parse_match_state("MATCHSTATE:0:0:rc/:AsKd|/2c3d4h", LIMIT)
+    with torch.no_grad():
+        q_first, memory = agent.net(torch.from_numpy(encode(preflop.state, 0))[None, None], None)
+        q_second, _ = agent.net(torch.from_numpy(encode(flop.state, 0))[None, None], memory)
+    np.testing.assert_allclose(agent.outputs([flop])[0], q_second[0, 0].numpy(), atol=1e-5)
+    np.testing.assert_allclose(agent.outputs([preflop])[0], q_first[0, 0].numpy(), atol=1e-5)
+    next_hand = parse_match_state("MATCHSTATE:0:1:r:AsKd|", LIMIT)
+    assert np.array_equal(agent.outputs([next_hand])[0], agent.outputs([preflop])[0])
+
+
+def test_q_agents_act_alone_as_in_a_batch_of_other_tables_views() -> None:
+    """``act_batch`` over views of many hands (other agents' in the runner) gives each view the action ``act``
+    gives it alone, as an agent process would; checked where this machine's passes are row-independent."""
+    from acpc_arena.agents.dqn import DQNAgent, LSTMDQNAgent
+    from acpc_arena.protocol.dealing import deal_hand
+    from acpc_arena.protocol.rng import MT19937
+    from acpc_arena.protocol.wire import MatchState
+
+    rng = np.random.default_rng(5)
+    views = []
+    deal = MT19937(3)
+    for hand in range(60):
+        state = deal_hand(LIMIT, hand, deal)
+        while not state.finished:
+            views.append(MatchState(state.current_player, state.copy()))
+            legal = state.legal_actions()
+            kinds = [k for k, ok in zip(("f", "c", "r"), (legal.can_fold, True, legal.can_raise), strict=True) if ok]
+            state.apply({"f": FOLD_ACTION, "c": CALL_ACTION, "r": LIMIT_RAISE_ACTION}[kinds[rng.integers(len(kinds))]])
+    for agent in (LSTMDQNAgent(LIMIT), DQNAgent(LIMIT)):
+        if agent.batch_key() is None:
+            pytest.skip("this machine's network passes are not row-independent: the runner does not batch")
+        alone = [agent.act(view) for view in views]
+        assert agent.act_batch(views) == alone
+        assert agent.act_batch(views[::-1]) == alone[::-1]
+        assert len(set(alone)) > 1
 
 
 def test_sound_pool_is_honoured_and_recorded(tmp_path: Path) -> None:

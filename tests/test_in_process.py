@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 import trio
@@ -22,7 +25,7 @@ from acpc_arena.agents.base import Agent
 from acpc_arena.agents.baselines import CallAgent
 from acpc_arena.agents.client import ClientSession
 from acpc_arena.dealer.arena import play
-from acpc_arena.dealer.arena.in_process import AgentChannel
+from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher
 from acpc_arena.dealer.arena.runner import Contestant, MatchSpec, RunSpec, run_matches
 from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, play_match
 from acpc_arena.dealer.seat import SeatFailure
@@ -109,6 +112,84 @@ def test_a_seat_in_process_against_a_bot_over_tcp(tmp_path: Path) -> None:
     )
     _run_all([both_tcp, mixed])
     assert _logs(tmp_path / "mixed") == _logs(tmp_path / "tcp")
+
+
+def test_neural_agents_decide_across_matches_in_batches_and_log_as_over_tcp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Six matches at once, every seat a network: each decision goes through the batcher, several at a time,
+    and the logs are the TCP run's."""
+    batchers: list[DecisionBatcher] = []
+    original = DecisionBatcher.__init__
+
+    def recording(self: DecisionBatcher) -> None:
+        original(self)
+        batchers.append(self)
+
+    monkeypatch.setattr(DecisionBatcher, "__init__", recording)
+    specs = []
+    for kind in ("tcp", "inproc"):
+        spec = _spec(
+            LIMIT, Contestant("a", agent="lstm_dqn"), Contestant("b", agent="poker_cnn"), tmp_path / kind, False
+        )
+        specs.append(replace(spec, seeds=(7, 8, 9), concurrency=6, in_process=kind == "inproc"))
+    _run_all(specs)
+    tcp, inproc = _logs(tmp_path / "tcp", 6), _logs(tmp_path / "inproc", 6)
+    assert inproc == tcp
+    (batcher,) = batchers
+    actions = sum(len(re.sub(r"[^fcr]", "", line.split(":")[2])) for lines in tcp.values() for line in lines
+                  if line.startswith("STATE:"))  # fmt: skip
+    assert sum(batcher.sizes) == actions > 6 * HANDS
+    assert max(batcher.sizes) >= 3
+
+
+class _BatchedCall(CallAgent):
+    """A call agent that says it batches, and fails at hand 3 in ``act_batch``."""
+
+    calls: ClassVar[list[int]] = []
+
+    def batch_key(self) -> Hashable | None:
+        return "call"
+
+    def act_batch(self, views: Sequence[MatchState]) -> list[Action]:
+        self.calls.append(len(views))
+        if any(view.state.hand_id == 3 for view in views):
+            raise RuntimeError("out of memory")
+        return [self.act(view) for view in views]
+
+
+def test_a_batch_that_fails_loses_the_seat_of_every_view_in_it() -> None:
+    game = load_game(LIMIT)
+    config = MatchConfig(name="m", game=game, game_file=LIMIT, hands=20, seed=SEED, players=("A", "B"))
+    logs = [[_Log(), _Log()] for _ in range(2)]
+    results: list[MatchResult] = []
+
+    async def main() -> None:
+        batcher = DecisionBatcher()
+        async with trio.open_nursery() as helpers:
+            helpers.start_soon(batcher.run)
+            async with trio.open_nursery() as nursery:
+                for match in range(2):
+                    agents = [CallAgent(game, 1), _BatchedCall(game, 2)]
+                    channels = [AgentChannel(seat, agents[seat], logs[match][seat], batcher) for seat in range(2)]
+                    nursery.start_soon(_play_to_end, config, channels, results)
+            helpers.cancel_scope.cancel()
+
+    trio.run(main)
+    assert len(results) == 2
+    for result, seat_logs in zip(results, logs, strict=True):
+        assert result.error is not None and result.error.seat == 1 and result.error.kind == SeatFailure.DISCONNECT
+        assert "RuntimeError: out of memory" in str(result.error) and result.hands_played == 3
+        assert "out of memory" in seat_logs[1].text
+    assert max(_BatchedCall.calls) == 2
+
+
+async def _play_to_end(config: MatchConfig, channels: list[AgentChannel], results: list[MatchResult]) -> None:
+    try:
+        results.append(await play_match(config, channels, None, None))
+    finally:
+        for channel in channels:
+            await channel.aclose()
 
 
 def test_acpc_match_in_process_writes_the_logs_and_report_of_the_tcp_run(tmp_path: Path) -> None:

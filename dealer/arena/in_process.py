@@ -14,6 +14,14 @@ start, the others' actions) included, as a process would do it before it answers
 The difference: an agent in this process cannot be interrupted in the middle of a
 decision; one that takes too long is found out when it returns, and its match ends
 with the same timeout as over TCP.
+
+Agents that say they can (``Agent.batch_key``: the neural ones, whose choice is a
+function of the view) decide across matches together: a seat asked for an action
+hands its view to the run's ``DecisionBatcher`` and waits; once every match of the
+run is waiting (on an agent, a process or the batcher), the batcher has one agent of
+each key decide all its key's views in one ``act_batch``. A view's action is the one
+``act`` gives it alone, so the logs stay those of TCP; the batch is what the
+network computes in one pass instead of one pass a table.
 """
 
 from __future__ import annotations
@@ -21,13 +29,18 @@ from __future__ import annotations
 import contextlib
 import math
 import traceback
+from collections.abc import Hashable
+from dataclasses import dataclass, field
 from typing import TextIO
 
 import trio
+import trio.testing
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.client import ClientSession
 from acpc_arena.dealer.seat import SeatChannel, SeatError, SeatFailure
+from acpc_arena.protocol.state import Action
+from acpc_arena.protocol.wire import MatchState
 
 VERSION_LINE = b"VERSION:2.0.0\r\n"
 """What ``acpc-agent`` sends first."""
@@ -45,10 +58,11 @@ class AgentChannel(SeatChannel):
     CHECKPOINT_EVERY = 16
     """Replies between two turns given to the other tasks (other matches, the progress bar, Ctrl-C)."""
 
-    def __init__(self, seat: int, agent: Agent, log: TextIO) -> None:
+    def __init__(self, seat: int, agent: Agent, log: TextIO, batcher: DecisionBatcher | None = None) -> None:
         super().__init__(seat)
         self.session = ClientSession(agent, log)
         self.log = log
+        self.batcher = batcher if batcher is not None and agent.batch_key() is not None else None
         self._lines: list[str] = []
         self._replies = 0
         self._buffer += VERSION_LINE
@@ -65,7 +79,7 @@ class AgentChannel(SeatChannel):
             self._replies += 1
             if self._replies % self.CHECKPOINT_EVERY == 0:
                 await trio.lowlevel.checkpoint()
-            reply = self._follow()
+            reply = self._follow() if self.batcher is None else await self._follow_batched()
             if reply is None:  # asked nothing: nothing will come, as from a process
                 await trio.sleep_until(deadline)
                 raise self.timed_out()
@@ -81,11 +95,28 @@ class AgentChannel(SeatChannel):
             view = self.session.follow(lines)
             return None if view is None else self.session.reply(lines[-1], view)
         except Exception as exc:  # the agent's own failure: the seat is lost, as a crashed process's
-            traceback.print_exc(file=self.log)
-            self.log.flush()
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            cause = f"the agent failed: {type(exc).__name__}" + (f": {reason}" if reason else "")
-            raise SeatError(self.seat, cause, SeatFailure.DISCONNECT) from None
+            raise self._failed(exc) from None
+
+    async def _follow_batched(self) -> str | None:
+        """``_follow``, the agent's action decided by the batcher with other matches' views."""
+        assert self.batcher is not None
+        lines, self._lines = self._lines, []
+        try:
+            view = self.session.follow(lines)
+            if view is None:
+                return None
+            action = await self.batcher.decide(self.session.agent, view)
+            return self.session.respond(lines[-1], view, action)
+        except Exception as exc:
+            raise self._failed(exc) from None
+
+    def _failed(self, exc: Exception) -> SeatError:
+        """The seat's error for the agent's own failure ``exc``, its traceback written to the agent's log."""
+        traceback.print_exception(exc, file=self.log)
+        self.log.flush()
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        cause = f"the agent failed: {type(exc).__name__}" + (f": {reason}" if reason else "")
+        return SeatError(self.seat, cause, SeatFailure.DISCONNECT)
 
     async def aclose(self) -> None:
         """Let the agent read the last lines (the end of the last hand), as a process would before the hang-up."""
@@ -93,3 +124,60 @@ class AgentChannel(SeatChannel):
             self._follow()
         self.log.close()
         await trio.lowlevel.checkpoint()
+
+
+@dataclass
+class _Request:
+    agent: Agent
+    view: MatchState
+    done: trio.Event = field(default_factory=trio.Event)
+    action: Action | None = None
+    error: Exception | None = None
+
+
+class DecisionBatcher:
+    """The decisions of in-process agents with a ``batch_key``, taken together across the run's matches.
+
+    ``run`` (a task of the run's nursery, cancelled when the matches are over) waits for
+    a request, then until no task of the run can move without an answer, then decides
+    every waiting view, one ``act_batch`` per key. ``sizes`` counts the views of each
+    ``act_batch`` (the bench reads it).
+    """
+
+    def __init__(self) -> None:
+        self._waiting: list[_Request] = []
+        self._arrived = trio.Event()
+        self.sizes: list[int] = []
+
+    async def decide(self, agent: Agent, view: MatchState) -> Action:
+        """``agent``'s action at ``view`` (raises what ``act_batch`` raised)."""
+        request = _Request(agent, view)
+        self._waiting.append(request)
+        self._arrived.set()
+        await request.done.wait()
+        if request.error is not None:
+            raise request.error
+        assert request.action is not None
+        return request.action
+
+    async def run(self) -> None:
+        while True:
+            await self._arrived.wait()
+            self._arrived = trio.Event()
+            await trio.testing.wait_all_tasks_blocked()
+            waiting, self._waiting = self._waiting, []
+            by_key: dict[Hashable, list[_Request]] = {}
+            for request in waiting:
+                by_key.setdefault(request.agent.batch_key(), []).append(request)
+            for requests in by_key.values():
+                self.sizes.append(len(requests))
+                try:
+                    actions = requests[0].agent.act_batch([r.view for r in requests])
+                except Exception as exc:  # every seat of the batch fails as its agent would have
+                    for request in requests:
+                        request.error = exc
+                else:
+                    for request, action in zip(requests, actions, strict=True):
+                        request.action = action
+                for request in requests:
+                    request.done.set()

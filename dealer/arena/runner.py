@@ -39,7 +39,7 @@ import trio
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.registry import agent_class
-from acpc_arena.dealer.arena.in_process import AgentChannel
+from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher
 from acpc_arena.dealer.logfiles import MatchLog
 from acpc_arena.dealer.match import (
     DEFAULT_T_HAND_MS,
@@ -259,24 +259,36 @@ async def run_matches(
     limiter = limiter or trio.CapacityLimiter(max(1, spec.concurrency))
     chosen = spec.matches() if matches is None else matches
     outcomes = {match: MatchOutcome(match, spec.out_dir / f"{match.name}.log") for match in chosen}
-    async with trio.open_nursery() as nursery:
-        for match, outcome in outcomes.items():
-            nursery.start_soon(_run_one, spec, match, outcome, limiter, observer)
+    batcher = DecisionBatcher() if spec.in_process else None
+    async with trio.open_nursery() as helpers:
+        if batcher is not None:
+            helpers.start_soon(batcher.run)
+        async with trio.open_nursery() as nursery:
+            for match, outcome in outcomes.items():
+                nursery.start_soon(_run_one, spec, match, outcome, limiter, observer, batcher)
+        helpers.cancel_scope.cancel()
     return list(outcomes.values())
 
 
 async def _run_one(
-    spec: RunSpec, match: MatchSpec, outcome: MatchOutcome, limiter: trio.CapacityLimiter, observer: RunObserver
+    spec: RunSpec,
+    match: MatchSpec,
+    outcome: MatchOutcome,
+    limiter: trio.CapacityLimiter,
+    observer: RunObserver,
+    batcher: DecisionBatcher | None,
 ) -> None:
     async with limiter:
         try:
-            await _play_one(spec, match, outcome, observer)
+            await _play_one(spec, match, outcome, observer, batcher)
         except OSError as exc:
             outcome.error = f"could not run the match: {exc}"
         observer.match_finished(outcome)
 
 
-async def _play_one(spec: RunSpec, match: MatchSpec, outcome: MatchOutcome, observer: RunObserver) -> None:
+async def _play_one(
+    spec: RunSpec, match: MatchSpec, outcome: MatchOutcome, observer: RunObserver, batcher: DecisionBatcher | None
+) -> None:
     seats = match.seating(spec.contestants)
     remote = [seat for seat, contestant in enumerate(seats) if not spec.plays_in_process(contestant)]
     listeners = {seat: open_listener(spec.host) for seat in remote}
@@ -318,7 +330,7 @@ async def _play_one(spec: RunSpec, match: MatchSpec, outcome: MatchOutcome, obse
             except Exception as exc:  # checked before the run (check_agent): a rare failure of this match alone
                 outcome.error = f"could not start {contestant.name}: {type(exc).__name__}: {exc}"
                 return
-            channels.append(AgentChannel(seat, agent, open(err_path, "w")))  # noqa: SIM115 (closed with the channel)
+            channels.append(AgentChannel(seat, agent, open(err_path, "w"), batcher))  # noqa: SIM115 (closed with it)
         config = MatchConfig(
             name=match.name,
             game=spec.game,

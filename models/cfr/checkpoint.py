@@ -14,6 +14,7 @@ import subprocess
 import time
 import zipfile
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +120,12 @@ class CFRPolicy:
         return self.strategy[self.base[self.decision_row[node]] + key]
 
 
+@cache
+def _limit_tree(game: Game) -> BettingTree:
+    """``build_tree(game)``, built once a process (read-only; the in-process runner loads a checkpoint a match)."""
+    return build_tree(game)
+
+
 def load_policy(path: str | Path) -> CFRPolicy:
     """Load a checkpoint written by ``save_policy`` (give the .npz or the .json)."""
     path = Path(path).with_suffix(".npz")
@@ -144,7 +151,7 @@ def load_policy(path: str | Path) -> CFRPolicy:
         raise CheckpointError(f"{sidecar(path)}: {exc}") from None
     try:
         tree = (
-            build_tree(game)
+            _limit_tree(game)
             if not game.no_limit
             else build_nolimit_tree(game, BetAbstraction.from_description(meta["betting"]))
         )
