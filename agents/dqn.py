@@ -3,11 +3,13 @@
 Each decision encodes the view as the 16x17x17 card image and takes the legal
 action with the highest Q value: fold is never chosen with nothing owed, nor
 raise when raising is not allowed. The LSTM's memory is a function of the hand's
-decisions so far: every decision replays them (the viewer's card images at each
-of its earlier decisions, then the current one) from an empty memory, which is
-also how ``policy`` gives the choice for any hole cards without an agent state.
-The seed learns no bet sizes: in no-limit games a raise is a pot-size raise
-(clamped to the legal range). Checkpoints load onto the GPU when there is one.
+decisions so far: the network runs one decision at a time (``step``) over the
+viewer's card images at each of them, from an empty memory. The output and the
+memory after each sequence of images met are kept, by network, so a decision
+usually costs one step, and ``policy`` gives the choice for any hole cards
+without a state of the agent's own. The seed learns no bet sizes: in no-limit
+games a raise is a pot-size raise (clamped to the legal range). Checkpoints load
+onto the GPU when there is one.
 
 Every network pass goes through ``models.row_passes``, so a decision comes out
 the same alone (over TCP) and batched with other tables' (``act_batch``, which
@@ -25,7 +27,7 @@ is still ``dqn-v1``, since its ``sound``-pool retraining did not improve it (REA
 from __future__ import annotations
 
 import argparse
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +38,7 @@ from acpc_arena.agents.base import Agent, Policy, pot_size_raise_to, valid_or_ca
 from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.encoding import IMAGE_SIZE, images, num_planes, observe
-from acpc_arena.models.networks import NUM_ACTIONS
+from acpc_arena.models.networks import HIDDEN, NUM_ACTIONS
 from acpc_arena.models.q_checkpoint import default_device, load_network
 from acpc_arena.models.row_passes import MAX_ROWS, checked_batch_key, forward_rows
 from acpc_arena.protocol.game import Game
@@ -72,6 +74,8 @@ class QAgent(Agent):
             raise ValueError(
                 f"{self.path} was trained on {self.meta['planes']} planes; this game has {num_planes(game)}"
             )
+        self._empty = torch.zeros(2 * HIDDEN if self.net.recurrent else 0, device=self.device)
+        """The memory before a hand's first decision (h and c side by side; none without an LSTM)."""
 
     @classmethod
     def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
@@ -86,8 +90,7 @@ class QAgent(Agent):
     def batch_key(self) -> Hashable | None:
         """The same for agents that choose alike at any view: the same network file on the same device, whose
         passes give a row the same bits alone or batched (``models.row_passes``)."""
-        key = (self.network, str(self.path), str(self.device))
-        return checked_batch_key(key, self._last_outputs, self._probe_samples)
+        return checked_batch_key(self._network_key(), self._step_rows, self._probe_samples)
 
     def act_batch(self, views: Sequence[MatchState]) -> list[Action]:
         """``act`` at each view (views of any hands, of this agent or of one with the same ``batch_key``)."""
@@ -101,26 +104,44 @@ class QAgent(Agent):
 
     @torch.no_grad()
     def outputs(self, views: Sequence[MatchState]) -> np.ndarray:
-        """(views, 3) network outputs at each view's current decision, the hand's decisions so far replayed
-        from an empty memory: passes of one sequence length, each view's row the same bits as alone."""
-        sequences = self._observations(views)
-        out = np.empty((len(views), NUM_ACTIONS), dtype=np.float32)
-        by_length: dict[int, list[int]] = {}
-        for i, sequence in enumerate(sequences):
-            by_length.setdefault(len(sequence), []).append(i)
-        for steps, indices in by_length.items():
-            observations = np.stack([sequences[i] for i in indices])
-            planes = images(self.game, observations.reshape(-1, observations.shape[-1]))
-            batch = torch.from_numpy(planes.reshape(len(indices), steps, *planes.shape[1:])).to(self.device)
-            if steps <= BATCHED_STEPS:
-                q = forward_rows(self._last_outputs, batch)
-            else:  # lengths the check does not cover: each view alone, as over TCP
-                q = torch.cat([forward_rows(self._last_outputs, batch[j : j + 1]) for j in range(len(indices))])
-            out[indices] = q.cpu().numpy()
-        return out
+        """(views, 3) network outputs at each view's current decision: the network run one decision at a time
+        over the viewer's decisions of the hand so far, from an empty memory.
 
-    def _last_outputs(self, batch: torch.Tensor) -> torch.Tensor:
-        return self.net(batch, None)[0][:, -1]
+        The output and memory after each sequence of observations are kept (``_KNOWN``, shared by the
+        agents of one network), so a decision usually costs one step; the steps still to run go in one
+        pass a round for all the views. Each row's bits are those of a pass of it alone (row passes)."""
+        sequences = self._observations(views)
+        known = _KNOWN.setdefault(self._network_key(), {})
+        if len(known) > KNOWN_PREFIXES:
+            known.clear()
+        done = []
+        for sequence in sequences:
+            steps = len(sequence)
+            while steps and sequence[:steps].tobytes() not in known:
+                steps -= 1
+            done.append(steps)
+        while behind := [i for i, sequence in enumerate(sequences) if done[i] < len(sequence)]:
+            planes = images(self.game, np.stack([sequences[i][done[i]] for i in behind]))
+            rows = torch.from_numpy(planes.reshape(len(behind), -1)).to(self.device)
+            if self.net.recurrent:
+                memory = [known[sequences[i][: done[i]].tobytes()][1] if done[i] else self._empty for i in behind]
+                rows = torch.cat([rows, torch.stack(memory)], dim=1)
+            after = forward_rows(self._step_rows, rows)
+            for row, i in enumerate(behind):
+                done[i] += 1
+                known[sequences[i][: done[i]].tobytes()] = (after[row, :NUM_ACTIONS], after[row, NUM_ACTIONS:])
+        return np.stack([known[sequence.tobytes()][0].cpu().numpy() for sequence in sequences])
+
+    def _step_rows(self, rows: torch.Tensor) -> torch.Tensor:
+        """``net.step`` over rows of a flattened image and (with an LSTM) the memory before it -> rows of Q
+        and the memory after."""
+        pixels = self.meta["planes"] * IMAGE_SIZE * IMAGE_SIZE
+        batch = rows[:, :pixels].reshape(-1, self.meta["planes"], IMAGE_SIZE, IMAGE_SIZE)
+        q, memory = self.net.step(batch, rows[:, pixels:] if self.net.recurrent else None)
+        return q if memory is None else torch.cat([q, memory], dim=1)
+
+    def _network_key(self) -> tuple[str, str, str]:
+        return (self.network, str(self.path), str(self.device))
 
     def _observations(self, views: Sequence[MatchState]) -> list[np.ndarray]:
         """Each view's (steps, fields) observations at its viewer's decisions so far, the current one last (only
@@ -138,13 +159,15 @@ class QAgent(Agent):
             out.append(observations)
         return out
 
-    def _probe_samples(self) -> Iterator[torch.Tensor]:
-        """``MAX_ROWS`` sequences of random images with a real image's few cards and counts, of every length
-        batched (one step for a network without memory)."""
-        for steps in range(1, (BATCHED_STEPS if self.net.recurrent else 1) + 1):
-            generator = torch.Generator().manual_seed(steps)
-            shape = (MAX_ROWS, steps, self.meta["planes"], IMAGE_SIZE, IMAGE_SIZE)
-            yield (torch.rand(shape, generator=generator) < 0.05).float().to(self.device)
+    def _probe_samples(self) -> list[torch.Tensor]:
+        """``MAX_ROWS`` rows for ``_step_rows``: random images with a real image's few cards and counts, and
+        random memories."""
+        generator = torch.Generator().manual_seed(0)
+        pixels = (
+            torch.rand(MAX_ROWS, self.meta["planes"] * IMAGE_SIZE * IMAGE_SIZE, generator=generator) < 0.05
+        ).float()
+        memory = torch.randn(MAX_ROWS, self._empty.shape[0], generator=generator) * 0.5
+        return [torch.cat([pixels, memory], dim=1).to(self.device)]
 
     def _best_action(self, state: State, q: np.ndarray) -> Action:
         """The legal action with the highest Q value (a raise sized as the module docstring says)."""
@@ -157,8 +180,10 @@ class QAgent(Agent):
         return Action(ActionKind(kind))
 
 
-BATCHED_STEPS = 8
-"""Replayed sequences of up to this many decisions are batched (the lengths ``batch_key`` checks)."""
+KNOWN_PREFIXES = 20_000
+"""Sequences of observations whose output and memory are kept (2 KB each), a network; all are dropped beyond."""
+_KNOWN: dict[tuple[str, str, str], dict[bytes, tuple[torch.Tensor, torch.Tensor]]] = {}
+"""``QAgent.outputs``' outputs and memories by network file and device, then by the observations' bytes."""
 
 
 class LSTMDQNAgent(QAgent):

@@ -65,6 +65,11 @@ class QNetwork(nn.Module):
     def initial_memory(self, batch: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor] | None:
         return None
 
+    def step(self, images: torch.Tensor, memory: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """One decision at a time, as the agents play: (batch, planes, 17, 17) images and the memory before
+        them, (batch, 2 * 256) (h and c side by side; None without an LSTM) -> (Q (batch, 3), memory after)."""
+        raise NotImplementedError
+
     def features(self, images: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
         """(batch, time, 256) convolution features, zero at padded steps."""
         batch, steps = images.shape[:2]
@@ -107,6 +112,14 @@ class LSTMDQN(QNetwork):
         hidden = self.dropout(torch.relu(self.fc(sequence)))
         return self.out(hidden), memory
 
+    def step(self, images: torch.Tensor, memory: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+        if memory is None:
+            memory = images.new_zeros(images.shape[0], 2 * HIDDEN)
+        h, c = memory[:, :HIDDEN], memory[:, HIDDEN:]
+        sequence, (h, c) = self._one_step(self.conv(images)[:, None], (h[None], c[None]))
+        q = self.out(self.dropout(torch.relu(self.fc(sequence[:, 0]))))
+        return q, torch.cat([h[0], c[0]], dim=1)
+
     def _one_step(
         self, features: torch.Tensor, memory: tuple[torch.Tensor, torch.Tensor]
     ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
@@ -135,6 +148,9 @@ class DQN(QNetwork):
         hidden = self.dropout(torch.relu(self.fc(self.features(images, valid))))
         return self.out(hidden), None
 
+    def step(self, images: torch.Tensor, memory: torch.Tensor | None) -> tuple[torch.Tensor, None]:
+        return self.out(self.dropout(torch.relu(self.fc(self.conv(images))))), None
+
 
 class PokerCNN(QNetwork):
     """Seed 004's Poker-CNN: the conv stack -> fully connected 256 (ReLU) -> softmax(fold, call, raise).
@@ -158,6 +174,9 @@ class PokerCNN(QNetwork):
         self, images: torch.Tensor, memory: None = None, valid: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, None]:
         return torch.softmax(self.logits(self.features(images, valid)), dim=-1), None
+
+    def step(self, images: torch.Tensor, memory: torch.Tensor | None) -> tuple[torch.Tensor, None]:
+        return torch.softmax(self.logits(self.conv(images)), dim=-1), None
 
     def logits(self, features: torch.Tensor) -> torch.Tensor:
         """The outputs before the softmax, from ``features`` (the conv stack's, last dimension 256)."""

@@ -222,7 +222,7 @@ def test_lstm_output_is_the_hands_decisions_run_step_by_step_from_an_empty_memor
 def test_q_agents_act_alone_as_in_a_batch_of_other_tables_views() -> None:
     """``act_batch`` over views of many hands (other agents' in the runner) gives each view the action ``act``
     gives it alone, as an agent process would; checked where this machine's passes are row-independent."""
-    from acpc_arena.agents.dqn import DQNAgent, LSTMDQNAgent
+    from acpc_arena.agents.dqn import _KNOWN, DQNAgent, LSTMDQNAgent
     from acpc_arena.protocol.dealing import deal_hand
     from acpc_arena.protocol.rng import MT19937
     from acpc_arena.protocol.wire import MatchState
@@ -240,9 +240,15 @@ def test_q_agents_act_alone_as_in_a_batch_of_other_tables_views() -> None:
     for agent in (LSTMDQNAgent(LIMIT), DQNAgent(LIMIT)):
         if agent.batch_key() is None:
             pytest.skip("this machine's network passes are not row-independent: the runner does not batch")
-        alone = [agent.act(view) for view in views]
+        alone = []
+        for view in views:
+            _KNOWN.clear()  # every step of the hand run again, one view at a time
+            alone.append(agent.act(view))
+        _KNOWN.clear()
         assert agent.act_batch(views) == alone
+        _KNOWN.clear()
         assert agent.act_batch(views[::-1]) == alone[::-1]
+        assert agent.act_batch(views) == alone  # from the outputs kept
         assert len(set(alone)) > 1
 
 
