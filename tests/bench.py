@@ -315,15 +315,15 @@ def bench_inprocess() -> Iterator[Row]:
 
 
 def bench_batched() -> Iterator[Row]:
-    """lstm_dqn vs cfr in 8 matches over TCP and in process, one match at a time (a decision per network pass)
-    and all 8 at once (lstm_dqn's decisions of every match batched into one pass)."""
+    """lstm_dqn vs cfr in 8 matches over TCP and in process, one match at a time (a decision per network pass),
+    all 8 at once (lstm_dqn's decisions of every match batched into one pass) and in 2 workers (4 at once each)."""
     import json
     import subprocess
     import tempfile
     from pathlib import Path
 
     program = str(Path(sys.executable).parent / "acpc-match")
-    variants = ("--concurrency 2", "--in-process --concurrency 1", "--in-process --concurrency 8")
+    variants = ("--concurrency 2", "--in-process --concurrency 1", "--in-process --concurrency 8", "--workers 2")
     rates: dict[str, float] = {}
     for flags in variants:
         with tempfile.TemporaryDirectory() as out:
@@ -333,7 +333,7 @@ def bench_batched() -> Iterator[Row]:
                 check=True, capture_output=True,
             )  # fmt: skip
             rates[flags] = json.loads((Path(out) / "report.json").read_text())["hands_per_second"]
-    tcp, one, batched = (rates[flags] for flags in variants)
+    tcp, one, batched, workers = (rates[flags] for flags in variants)
     yield ("acpc-match lstm_dqn vs cfr, 8 matches of 300 hands, over TCP", f"{tcp:,.0f} hands/s", "")
     yield ("  --in-process, one match at a time", f"{one:,.0f} hands/s", f"{one / tcp:.1f}x over TCP")
     yield (
@@ -341,6 +341,7 @@ def bench_batched() -> Iterator[Row]:
         f"{batched:,.0f} hands/s",
         f"{batched / tcp:.1f}x over TCP; {batched / one:.2f}x one at a time",
     )
+    yield ("  --workers 2 (4 matches at once in each)", f"{workers:,.0f} hands/s", f"{workers / tcp:.1f}x over TCP")
 
 
 def bench_tournament() -> Iterator[Row]:

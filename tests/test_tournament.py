@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from acpc_arena.dealer.arena.fanout import MatchJob, job_groups
+from acpc_arena.dealer.arena.runner import Contestant, RunSpec
 from acpc_arena.dealer.arena.tournament import Entrant, Tournament, match_finished
 from acpc_arena.protocol.game import load_game, resolve_game_path
 from tests.processes import program
@@ -297,3 +299,27 @@ def test_acpc_match_as_jobs_writes_the_logs_and_report_of_the_run_here(
     mine = json.loads((tmp_path / "report.json").read_text())
     cell = json.loads((played / "crosstable.json").read_text())["crosstable"]["random"]["raise"]
     assert mine["mbb_per_hand"] == cell["mbb_per_hand"] and mine["ci95"] == cell["ci95"]
+
+
+def test_job_groups_hold_one_runs_matches_in_even_shares_in_order(tmp_path: Path) -> None:
+    """Two runs' jobs interleaved: 6 and 2 matches over 2 workers make groups of ceil(8 / 2) = 4 at most, each
+    of one run; 40 matches over 2 workers are capped at 8 a group."""
+    game = load_game(GAME)
+
+    def run(a: str, seeds: tuple[int, ...]) -> RunSpec:
+        return RunSpec(
+            a=Contestant("a", agent=a), b=Contestant("b", agent="call"), game_file=GAME, game=game,
+            game_path=resolve_game_path(GAME), seeds=seeds, hands=HANDS, out_dir=tmp_path,
+        )  # fmt: skip
+
+    first, second = run("random", (1, 2, 3)), run("raise", (1,))
+    jobs = [MatchJob(first, match, "") for match in first.matches()]
+    jobs[1:1] = [MatchJob(second, match, "") for match in second.matches()]
+    groups = job_groups(jobs, 2)
+    assert [[(job.spec.a.agent, job.match.name) for job in group] for group in groups] == [
+        [("random", "seed1-a1"), ("random", "seed1-a2"), ("random", "seed2-a1"), ("random", "seed2-a2")],
+        [("random", "seed3-a1"), ("random", "seed3-a2")],
+        [("raise", "seed1-a1"), ("raise", "seed1-a2")],
+    ]
+    many = run("random", tuple(range(20)))
+    assert [len(group) for group in job_groups([MatchJob(many, m, "") for m in many.matches()], 2)] == [8] * 5

@@ -1,12 +1,13 @@
 """Matches as jobs: each played from start to end by a worker process, its log sent back.
 
 A ``MatchJob`` is one match of a run (the run's spec, the seed and seating, and
-the game file's text). ``play_job`` plays it where it runs, in a scratch folder,
-with the shipped agents inside the worker (``RunSpec.in_process``; commands still
-connect over TCP there) and returns the log's text, the match's error and the
-agents' standard error: nothing in it depends on a file system shared with the
-one who asked. The log is the one the runner would write itself for the same
-seed and seating.
+the game file's text). ``play_jobs`` plays a group of one run's matches at once
+where it runs, in a scratch folder, with the shipped agents inside the worker
+(``RunSpec.in_process``, so the network agents' decisions are batched across the
+group's matches; commands still connect over TCP there) and returns each match's
+log text, error and agents' standard error: nothing in it depends on a file
+system shared with the one who asked. The log is the one the runner would write
+itself for the same seed and seating.
 
 ``run_jobs`` plays many at once and hands each result back as it comes, either on
 a local pool of worker processes or as Ray tasks (``ray_address``: ``"local"``
@@ -83,19 +84,41 @@ def add_ray_option(
     )
 
 
-def play_job(job: MatchJob) -> JobResult:
-    """Play ``job``'s match here, in a scratch folder, and return what it wrote."""
+GROUP_MATCHES = 8
+"""The most matches a worker plays at once (``run_jobs``' groups)."""
+
+
+def play_jobs(jobs: Sequence[MatchJob]) -> list[JobResult]:
+    """Play ``jobs``' matches (of one run) here at once, in a scratch folder, and return what each wrote."""
+    first = jobs[0]
     with tempfile.TemporaryDirectory(prefix="acpc-job-") as scratch:
-        game_path = Path(scratch) / job.spec.game_path.name
-        game_path.write_text(job.game_text, encoding="ascii")
+        game_path = Path(scratch) / first.spec.game_path.name
+        game_path.write_text(first.game_text, encoding="ascii")
         spec = dataclasses.replace(
-            job.spec, out_dir=Path(scratch) / "run", game_path=game_path, concurrency=1, in_process=True
+            first.spec, out_dir=Path(scratch) / "run", game_path=game_path, concurrency=len(jobs), in_process=True
         )
-        [outcome] = trio.run(run_matches, spec, None, [job.match])
-        log_text = outcome.log.read_text(encoding="latin-1") if outcome.log.exists() else None
-        agents = spec.out_dir / "agents"
-        output = {p.name: p.read_text(errors="replace") for p in sorted(agents.glob("*")) if p.stat().st_size}
-        return JobResult(log_text, outcome.error, outcome.agent_notes, output)
+        outcomes = trio.run(run_matches, spec, None, [job.match for job in jobs])
+        results = []
+        for outcome in outcomes:
+            log_text = outcome.log.read_text(encoding="latin-1") if outcome.log.exists() else None
+            written = sorted((spec.out_dir / "agents").glob(f"{outcome.spec.name}-*"))
+            output = {p.name: p.read_text(errors="replace") for p in written if p.stat().st_size}
+            results.append(JobResult(log_text, outcome.error, outcome.agent_notes, output))
+        return results
+
+
+def job_groups(jobs: Sequence[MatchJob], workers: int) -> list[list[MatchJob]]:
+    """``jobs`` in groups of one run's matches, of an even share of the work a worker (at most
+    ``GROUP_MATCHES``), in the order given."""
+    size = max(1, min(GROUP_MATCHES, -(-len(jobs) // max(1, workers))))
+    runs: list[list[MatchJob]] = []
+    for job in jobs:
+        run = next((run for run in runs if run[0].spec == job.spec), None)
+        if run is None:
+            runs.append([job])
+        else:
+            run.append(job)
+    return [run[start : start + size] for run in runs for start in range(0, len(run), size)]
 
 
 def save_result(job: MatchJob, result: JobResult) -> None:
@@ -109,15 +132,11 @@ def save_result(job: MatchJob, result: JobResult) -> None:
         temporary.replace(job.log)
 
 
-def _play_numbered(job: MatchJob) -> JobResult:
+def _play_group(jobs: list[MatchJob]) -> list[JobResult]:
     try:
-        return play_job(job)
-    except Exception as exc:  # the worker lives on; the match is told as failed
-        return JobResult(None, f"the worker could not play the match: {type(exc).__name__}: {exc}")
-
-
-def _lost(index: int, exc: Exception) -> JobResult:
-    return JobResult(None, f"the Ray task failed: {type(exc).__name__}: {exc}")
+        return play_jobs(jobs)
+    except Exception as exc:  # the worker lives on; the matches are told as failed
+        return [JobResult(None, f"the worker could not play the match: {type(exc).__name__}: {exc}")] * len(jobs)
 
 
 def _ignore_interrupts() -> None:
@@ -199,12 +218,19 @@ def run_jobs(
     on_result: Callable[[MatchJob, JobResult], None],
     ray_address: str | None = None,
 ) -> None:
-    """Play ``jobs``, ``workers`` at once (on Ray: as many as the cluster gives), calling ``on_result`` as each
-    ends (its log already saved). KeyboardInterrupt stops the workers; the results handed back stay."""
+    """Play ``jobs``, ``workers`` groups at once (``job_groups``; on Ray: as many as the cluster gives), calling
+    ``on_result`` for each match as its group ends (its log already saved). KeyboardInterrupt stops the workers;
+    the results handed back stay."""
     if not jobs:
         return
-    results = fan_out(_play_numbered, jobs, workers, ray_address, _lost)
+    groups = job_groups(jobs, workers)
+
+    def lost(index: int, exc: Exception) -> list[JobResult]:
+        return [JobResult(None, f"the Ray task failed: {type(exc).__name__}: {exc}")] * len(groups[index])
+
+    results = fan_out(_play_group, groups, workers, ray_address, lost)
     with contextlib.closing(results):
-        for index, result in results:
-            save_result(jobs[index], result)
-            on_result(jobs[index], result)
+        for index, group_results in results:
+            for job, result in zip(groups[index], group_results, strict=True):
+                save_result(job, result)
+                on_result(job, result)

@@ -168,7 +168,8 @@ def parser() -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help="play the matches in N worker processes of this machine, the shipped agents inside them (the same "
-        "logs; every core used, where --in-process plays in one thread; progress and metrics move a match at a time)",
+        "logs; every core used, where --in-process plays in one thread; progress and metrics move a group of matches "
+        "at a time)",
     )
     p.add_argument("--host", default="127.0.0.1", help="address the dealer listens on")
     p.add_argument(
@@ -456,7 +457,7 @@ def _play_as_jobs(spec: RunSpec, observer: CliObserver, settings: _JobSettings) 
     signal that interrupted the run, or None.
 
     Each finished match's log is written as it comes back; the progress bar and the
-    metrics move a match at a time.
+    metrics move a group of matches at a time (``fanout.job_groups``).
     """
     jobs = [MatchJob(spec, match, spec.game_path.read_text(encoding="ascii")) for match in spec.matches()]
     received: list[int] = []
