@@ -66,6 +66,9 @@ class QAgent(Agent):
         torch.set_num_threads(int(options.get("threads") or 1))  # one decision at a time: threads only contend
         self.path = resolve_checkpoint(options.get("checkpoint")) or FOLDER / f"{self.network}.pt"
         self.device = default_device()
+        # cuDNN's TF32 convolutions round a row differently by batch size (measured on an H100); the
+        # networks were trained in float32 anyway.
+        torch.backends.cudnn.allow_tf32 = False
         try:
             self.net, self.meta = load_network(self.path, self.device)
         except CheckpointError as exc:

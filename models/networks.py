@@ -126,7 +126,8 @@ class LSTMDQN(QNetwork):
         """``self.lstm`` over a single step, written out: a sixth of ``nn.LSTM``'s fixed cost per call on CPU."""
         h, c = memory[0][0], memory[1][0]
         weight_ih, weight_hh, bias_ih, bias_hh = self.lstm.all_weights[0]  # layer 0, typed (unlike weight_ih_l0)
-        gates = features[:, 0] @ weight_ih.T + bias_ih + h @ weight_hh.T + bias_hh
+        # F.linear (the product with its bias), not @: on an H100 a row of @'s product depends on the batch.
+        gates = nn.functional.linear(features[:, 0], weight_ih, bias_ih) + nn.functional.linear(h, weight_hh, bias_hh)
         i, f, g, o = gates.chunk(4, dim=1)  # nn.LSTM's gate order
         c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
         h = torch.sigmoid(o) * torch.tanh(c)
