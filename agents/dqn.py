@@ -39,7 +39,7 @@ from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.encoding import IMAGE_SIZE, images, num_planes, observe
 from acpc_arena.models.networks import HIDDEN, NUM_ACTIONS
-from acpc_arena.models.q_checkpoint import default_device, load_network
+from acpc_arena.models.q_checkpoint import default_device, load_network, weights_digest
 from acpc_arena.models.row_passes import MAX_ROWS, checked_batch_key, forward_rows
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import RAISE, Action, ActionKind, State
@@ -77,6 +77,8 @@ class QAgent(Agent):
             raise ValueError(
                 f"{self.path} was trained on {self.meta['planes']} planes; this game has {num_planes(game)}"
             )
+        self._network_key = (self.network, weights_digest(self.net), str(self.device))
+        """What agents of the same network share: batches and the outputs kept (``_KNOWN``)."""
         self._empty = torch.zeros(2 * HIDDEN if self.net.recurrent else 0, device=self.device)
         """The memory before a hand's first decision (h and c side by side; none without an LSTM)."""
 
@@ -91,9 +93,9 @@ class QAgent(Agent):
         return self.act_batch([view])[0]
 
     def batch_key(self) -> Hashable | None:
-        """The same for agents that choose alike at any view: the same network file on the same device, whose
+        """The same for agents that choose alike at any view: the same weights on the same device, whose
         passes give a row the same bits alone or batched (``models.row_passes``)."""
-        return checked_batch_key(self._network_key(), self._step_rows, self._probe_samples)
+        return checked_batch_key(self._network_key, self._step_rows, self._probe_samples)
 
     def act_batch(self, views: Sequence[MatchState]) -> list[Action]:
         """``act`` at each view (views of any hands, of this agent or of one with the same ``batch_key``)."""
@@ -114,7 +116,7 @@ class QAgent(Agent):
         agents of one network), so a decision usually costs one step; the steps still to run go in one
         pass a round for all the views. Each row's bits are those of a pass of it alone (row passes)."""
         sequences = self._observations(views)
-        known = _KNOWN.setdefault(self._network_key(), {})
+        known = _KNOWN.setdefault(self._network_key, {})
         if len(known) > KNOWN_PREFIXES:
             known.clear()
         done = []
@@ -142,9 +144,6 @@ class QAgent(Agent):
         batch = rows[:, :pixels].reshape(-1, self.meta["planes"], IMAGE_SIZE, IMAGE_SIZE)
         q, memory = self.net.step(batch, rows[:, pixels:] if self.net.recurrent else None)
         return q if memory is None else torch.cat([q, memory], dim=1)
-
-    def _network_key(self) -> tuple[str, str, str]:
-        return (self.network, str(self.path), str(self.device))
 
     def _observations(self, views: Sequence[MatchState]) -> list[np.ndarray]:
         """Each view's (steps, fields) observations at its viewer's decisions so far, the current one last (only
@@ -186,7 +185,8 @@ class QAgent(Agent):
 KNOWN_PREFIXES = 20_000
 """Sequences of observations whose output and memory are kept (2 KB each), a network; all are dropped beyond."""
 _KNOWN: dict[tuple[str, str, str], dict[bytes, tuple[torch.Tensor, torch.Tensor]]] = {}
-"""``QAgent.outputs``' outputs and memories by network file and device, then by the observations' bytes."""
+"""``QAgent.outputs``' outputs and memories by network (its weights' digest) and device, then by the observations'
+bytes."""
 
 
 class LSTMDQNAgent(QAgent):

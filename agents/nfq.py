@@ -35,7 +35,7 @@ from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.nfq.features import FEATURES, check_game, hand_strength, observation, window
 from acpc_arena.models.nfq.network import NFQNetwork
-from acpc_arena.models.q_checkpoint import default_device, load_module
+from acpc_arena.models.q_checkpoint import default_device, load_module, weights_digest
 from acpc_arena.models.row_passes import MAX_ROWS, checked_batch_key, forward_rows
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import Action, ActionKind, State
@@ -49,7 +49,7 @@ class NFQAgent(Agent):
         super().__init__(game, seed, **options)
         check_game(game)
         torch.set_num_threads(int(options.get("threads") or 1))
-        self.path = path = resolve_checkpoint(options.get("checkpoint")) or FOLDER / "nfq.pt"
+        path = resolve_checkpoint(options.get("checkpoint")) or FOLDER / "nfq.pt"
         self.device = default_device()
         try:
             self.net, self.meta = load_module(path, {"nfq": NFQNetwork}, self.device)
@@ -88,9 +88,9 @@ class NFQAgent(Agent):
         return self.act_batch([view])[0]
 
     def batch_key(self) -> Hashable | None:
-        """The same for agents of the same network file on the same device, when its passes are row-independent."""
+        """The same for agents of the same weights on the same device, when its passes are row-independent."""
         sample = torch.rand(MAX_ROWS, self.net.inputs, generator=torch.Generator().manual_seed(0)).to(self.device)
-        return checked_batch_key(("nfq", str(self.path), str(self.device)), self.net, lambda: [sample])
+        return checked_batch_key(("nfq", weights_digest(self.net), str(self.device)), self.net, lambda: [sample])
 
     def act_batch(self, views: Sequence[MatchState]) -> list[Action]:
         """``act`` at each view (this agent's or others' of the same ``batch_key``: the strength cache aside, an

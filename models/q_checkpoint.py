@@ -11,6 +11,7 @@ is one and the CPU otherwise. A missing, damaged or mismatched checkpoint raises
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -56,6 +57,15 @@ def save_network(
     }
     path.with_suffix(".json").write_text(json.dumps(sidecar, indent=2) + "\n")
     return path
+
+
+def weights_digest(module: nn.Module) -> str:
+    """A digest of ``module``'s weights: the same for networks that compute the same function."""
+    digest = hashlib.sha1()
+    for name, tensor in module.state_dict().items():
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    return digest.hexdigest()
 
 
 def load_network(path: str | Path, device: torch.device | None = None) -> tuple[QNetwork, dict[str, Any]]:

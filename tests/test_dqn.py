@@ -219,6 +219,29 @@ def test_lstm_output_is_the_hands_decisions_run_step_by_step_from_an_empty_memor
     assert np.array_equal(agent.outputs([next_hand])[0], agent.outputs([preflop])[0])
 
 
+def test_outputs_are_kept_for_one_networks_weights_not_for_its_file(tmp_path: Path) -> None:
+    """Two networks saved in turn at one path, in one process: each agent gives its own network's output
+    (the reference: the network called directly), not the other's kept one."""
+    from acpc_arena.agents.dqn import LSTMDQNAgent
+
+    view = parse_match_state("MATCHSTATE:0:0:r:AsKd|", LIMIT)
+    image = torch.from_numpy(encode(view.state, 0))[None, None]
+    outputs = []
+    for seed in (1, 2):
+        torch.manual_seed(seed)
+        net = LSTMDQN(planes=num_planes(LIMIT)).eval()
+        with torch.no_grad():
+            for parameter in net.parameters():
+                parameter.normal_(0.0, 0.1)  # outputs of the order of 1, not 1e-7 as from the seed's 0.01
+        save_network(tmp_path / "q", net, "lstm_dqn", num_planes(LIMIT), {"hands_trained": 0})
+        agent = LSTMDQNAgent(LIMIT, checkpoint=tmp_path / "q.pt")
+        with torch.no_grad():
+            reference = net(image, None)[0][0, 0].numpy()
+        outputs.append(agent.outputs([view])[0])
+        np.testing.assert_allclose(outputs[-1], reference, rtol=1e-4, atol=1e-5)
+    assert np.abs(outputs[0] - outputs[1]).max() > 0.01
+
+
 def test_q_agents_act_alone_as_in_a_batch_of_other_tables_views() -> None:
     """``act_batch`` over views of many hands (other agents' in the runner) gives each view the action ``act``
     gives it alone, as an agent process would; checked where this machine's passes are row-independent."""
