@@ -50,7 +50,8 @@ def play(
     game file. ``seeds``: the deal seeds; every seed is played in every seating of
     the agents, ``hands`` hands a match. The logs go to ``out_dir`` (default: a
     temporary folder, removed before this returns; the report keeps what it needs).
-    ``concurrency`` matches are played at once. The time limits are the dealer's
+    ``concurrency`` matches are played at once (in process, the network agents' decisions of those
+    matches are batched: ``in_process.DecisionBatcher``). The time limits are the dealer's
     (milliseconds, as ``acpc-match --t-response`` etc.).
 
     The report's ``extra`` holds the run's failures (``failed``: a match whose agent

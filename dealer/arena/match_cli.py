@@ -133,7 +133,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--hands", type=_positive, default=3000, help="hands per match")
     p.add_argument("--game", default="holdem.limit.2p.reverse_blinds", help="game file or shipped game")
     p.add_argument("--out", type=Path, default=None, help="output folder (default matches/<time>-<a>-vs-<b>)")
-    p.add_argument("--concurrency", type=_positive, default=max(1, os.cpu_count() or 1), help="matches at once")
+    p.add_argument(
+        "--concurrency",
+        type=_positive,
+        default=max(1, os.cpu_count() or 1),
+        help="matches at once (with --in-process, their network agents' decisions are batched together)",
+    )
     p.add_argument("--metrics-port", type=_port, default=None, help="serve Prometheus metrics on this port")
     p.add_argument(
         "--metrics-linger",
