@@ -21,6 +21,14 @@ decision and gamma times the best legal Q of the next decision otherwise; the
 loss is the squared error on the actions taken; Adagrad; epsilon-greedy
 exploration from 0.9 down to 0 over the run.
 
+An auxiliary loss (``strength_weight`` > 0, a departure from the seed, off in both presets): a linear
+head on the last hidden layer (after its ReLU, before the dropout), through a sigmoid, predicts at
+each of the learner's decisions its hand strength on the hand's whole board (the board cards are
+dealt with the hand, seen or not) against every hand the opponent could hold, the squared error
+weighted by ``strength_weight`` and added to the Q loss. That strength is a sample, unbiased, of the
+hand's equity against a random hand given what the learner has seen; the head only shapes the
+features the Q values are read from, and is not saved: the checkpoint is the seed's network.
+
 Rewards, in big blinds: ``chips`` is the hand's result R; ``mcts`` is R - V(S),
 V(S) the UCT estimate from the hand's start state (``models.mcts``).
 
@@ -42,14 +50,16 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch import nn
 from tqdm import tqdm
 
 from acpc_arena.agents.base import Agent, pot_size_raise_to
 from acpc_arena.models.encoding import IMAGE_SIZE, images, num_planes, observe
 from acpc_arena.models.mcts import hand_class, value_table
-from acpc_arena.models.networks import LSTMDQN, NETWORKS, NUM_ACTIONS, QNetwork
+from acpc_arena.models.networks import HIDDEN, LSTMDQN, NETWORKS, NUM_ACTIONS, QNetwork
 from acpc_arena.models.q_checkpoint import save_network
 from acpc_arena.protocol.dealing import deal_hand
+from acpc_arena.protocol.equity import showdown_strengths
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.state import CALL_ACTION, RAISE, Action, ActionKind, State
@@ -111,6 +121,8 @@ class TrainConfig:
     seed: int = 0
     threads: int = 2
     """torch threads (0: torch's default)."""
+    strength_weight: float = 0.0
+    """Weight of the auxiliary strength loss (0: the seed's loss alone); see the module docstring."""
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -170,10 +182,18 @@ class EpisodeReplay:
         self.legal = np.zeros((capacity, MAX_STEPS, NUM_ACTIONS), dtype=bool)
         self.steps = np.zeros(capacity, dtype=np.int64)
         self.reward = np.zeros(capacity, dtype=np.float32)
+        self.strength = np.zeros(capacity, dtype=np.float32)
         self.size = 0
         self.next = 0
 
-    def add(self, observations: list[np.ndarray], actions: list[int], legal: list[np.ndarray], reward: float) -> None:
+    def add(
+        self,
+        observations: list[np.ndarray],
+        actions: list[int],
+        legal: list[np.ndarray],
+        reward: float,
+        strength: float = 0.0,
+    ) -> None:
         steps = min(len(actions), MAX_STEPS)
         slot = self.next
         self.observations[slot, :steps] = np.stack(observations[:steps])
@@ -182,6 +202,7 @@ class EpisodeReplay:
         self.legal[slot, :steps] = np.stack(legal[:steps])
         self.steps[slot] = steps
         self.reward[slot] = reward
+        self.strength[slot] = strength
         self.next = (slot + 1) % self.capacity
         self.size = min(self.size + 1, self.capacity)
 
@@ -221,7 +242,11 @@ class Trainer:
         self.net: QNetwork = NETWORKS[config.network](planes=self.planes)
         self.target = copy.deepcopy(self.net).eval() if config.target_every else None
         self.snapshot = copy.deepcopy(self.net).eval()
-        self.optimizer = torch.optim.Adagrad(self.net.parameters(), lr=config.learning_rate, foreach=True)
+        self.strength_head = nn.Linear(HIDDEN, 1) if config.strength_weight else None
+        parameters = list(self.net.parameters())
+        if self.strength_head is not None:
+            parameters += list(self.strength_head.parameters())
+        self.optimizer = torch.optim.Adagrad(parameters, lr=config.learning_rate, foreach=True)
         fields = self.game.num_hole_cards + self.game.total_board_cards + 3
         self.replay = EpisodeReplay(min(config.replay_capacity, config.hands), fields)
         self.values = (
@@ -238,6 +263,7 @@ class Trainer:
         self.steps = 0
         self.results: dict[str, list[float]] = {name: [] for name in names}
         self.losses: list[float] = []
+        self.strength_losses: list[float] = []
 
     def _opponents(self) -> dict[str, Agent]:
         return build_opponents(self.game, self.config.opponents, self.config.seed)
@@ -263,9 +289,17 @@ class Trainer:
         if self.values is not None:
             reward -= self.values[table.learner, hand_class(state.hole_cards[table.learner])]
         if table.actions:
-            self.replay.add(table.observations, table.actions, table.legal, reward)
+            strength = self._strength(state, table.learner) if self.strength_head is not None else 0.0
+            self.replay.add(table.observations, table.actions, table.legal, reward, strength)
         self.results[table.opponent].append(chips / big)
         self.hands_done += 1
+
+    def _strength(self, state: State, learner: int) -> float:
+        """The learner's hand strength on the hand's whole board (dealt at the start, seen or not) against
+        every hand the opponent could hold: a sample of its equity against a random hand at each decision."""
+        hole = np.array([state.hole_cards[learner]], dtype=np.uint8)
+        board = np.array([state.board_cards], dtype=np.uint8)
+        return float(showdown_strengths(self.game.deck, hole, board)[0])
 
     def _advance(self, table: _Table) -> str:
         """Play the opponent's moves until the learner or the snapshot must choose: 'learner' or 'self'."""
@@ -322,7 +356,8 @@ class Trainer:
         valid = torch.arange(horizon)[None, :] < torch.from_numpy(steps)[:, None]
         reward = torch.from_numpy(self.replay.reward[index])
         self.net.train()
-        q, _ = self.net(batch, None, valid)
+        hidden, _ = self.net.hidden(batch, None, valid)
+        q = self.net.q_values(hidden)
         taken = q.gather(2, actions[:, :, None])[:, :, 0]
         with torch.no_grad():
             bootstrap = self.target if self.target is not None else self.net
@@ -335,13 +370,20 @@ class Trainer:
             target = torch.where(not_last, target, torch.zeros_like(target))
             target[torch.arange(len(index)), last] = reward
         loss = (((taken - target) ** 2) * valid).sum() / valid.sum()
+        q_loss = loss.item()
+        if self.strength_head is not None:
+            label = torch.from_numpy(self.replay.strength[index])[:, None]
+            predicted = torch.sigmoid(self.strength_head(hidden)[:, :, 0])
+            strength_loss = (((predicted - label) ** 2) * valid).sum() / valid.sum()
+            self.strength_losses.append(strength_loss.item())
+            loss = loss + c.strength_weight * strength_loss
         self.optimizer.zero_grad()
-        loss.backward()
+        torch.autograd.backward(loss)
         self.optimizer.step()
         self.steps += 1
         if self.target is not None and self.steps % c.target_every == 0:
             self.target.load_state_dict(self.net.state_dict())
-        return loss.item()
+        return q_loss
 
     # -- the run -------------------------------------------------------------
 
@@ -408,6 +450,7 @@ class Trainer:
             "hands_per_second": round(self.hands_done / seconds, 1),
             "mbb_per_hand_last_2000_by_opponent": last,
             "final_loss": float(np.mean(self.losses[-200:])) if self.losses else None,
+            "final_strength_loss": float(np.mean(self.strength_losses[-200:])) if self.strength_losses else None,
         }
 
     def save(self, path: str | Path, stats: dict[str, Any]) -> Path:

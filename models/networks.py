@@ -15,6 +15,8 @@ end; like the seed's own algorithm the outputs are used as Q values.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import nn
 
@@ -61,6 +63,8 @@ class QNetwork(nn.Module):
 
     recurrent = False
     conv: ConvStack
+    dropout: nn.Dropout
+    out: nn.Linear
 
     def initial_memory(self, batch: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor] | None:
         return None
@@ -69,6 +73,15 @@ class QNetwork(nn.Module):
         """One decision at a time, as the agents play: (batch, planes, 17, 17) images and the memory before
         them, (batch, 2 * 256) (h and c side by side; None without an LSTM) -> (Q (batch, 3), memory after)."""
         raise NotImplementedError
+
+    def hidden(self, images: torch.Tensor, memory: Any = None, valid: torch.Tensor | None = None) -> tuple[Any, Any]:
+        """``forward``'s last hidden layer, (batch, time, 256) after its ReLU and before the dropout, and the
+        memory after (the Q-networks; ``q_values`` of it is ``forward``'s output)."""
+        raise NotImplementedError
+
+    def q_values(self, hidden: torch.Tensor) -> torch.Tensor:
+        """Q(fold, call, raise) from ``hidden``'s output: the dropout, then the output layer."""
+        return self.out(self.dropout(hidden))
 
     def features(self, images: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
         """(batch, time, 256) convolution features, zero at padded steps."""
@@ -102,6 +115,15 @@ class LSTMDQN(QNetwork):
         memory: tuple[torch.Tensor, torch.Tensor] | None = None,
         valid: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+        hidden, memory = self.hidden(images, memory, valid)
+        return self.q_values(hidden), memory
+
+    def hidden(
+        self,
+        images: torch.Tensor,
+        memory: tuple[torch.Tensor, torch.Tensor] | None = None,
+        valid: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
         features = self.features(images, valid)
         if memory is None:
             memory = self.initial_memory(images.shape[0], images.device)
@@ -109,8 +131,7 @@ class LSTMDQN(QNetwork):
             sequence, memory = self._one_step(features, memory)
         else:
             sequence, memory = self.lstm(features, memory)
-        hidden = self.dropout(torch.relu(self.fc(sequence)))
-        return self.out(hidden), memory
+        return torch.relu(self.fc(sequence)), memory
 
     def step(self, images: torch.Tensor, memory: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
         if memory is None:
@@ -146,8 +167,13 @@ class DQN(QNetwork):
     def forward(
         self, images: torch.Tensor, memory: None = None, valid: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, None]:
-        hidden = self.dropout(torch.relu(self.fc(self.features(images, valid))))
-        return self.out(hidden), None
+        hidden, _ = self.hidden(images, memory, valid)
+        return self.q_values(hidden), None
+
+    def hidden(
+        self, images: torch.Tensor, memory: None = None, valid: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, None]:
+        return torch.relu(self.fc(self.features(images, valid))), None
 
     def step(self, images: torch.Tensor, memory: torch.Tensor | None) -> tuple[torch.Tensor, None]:
         return self.out(self.dropout(torch.relu(self.fc(self.conv(images))))), None

@@ -133,10 +133,17 @@ def train_q(
     seed: int,
     pool: str = "sound",
     threads: int = 2,
+    strength_weight: float = 0.0,
 ) -> None:
     from acpc_arena.models.dqn_training import config_for, train
 
-    overrides = {"reward": reward, "seed": seed, "hands": hands or Q_HANDS[network], "threads": threads}
+    overrides = {
+        "reward": reward,
+        "seed": seed,
+        "hands": hands or Q_HANDS[network],
+        "threads": threads,
+        "strength_weight": strength_weight,
+    }
     config = config_for(network, preset, pool, **overrides)
     path, stats = train(config, out or checkpoint_path(network).with_suffix(".pt"), save_every=5000)
     print(f"saved {path}: {stats}")
@@ -228,6 +235,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--window", type=int, default=None, help="NFQ's window of observations n (default 3)")
     parser.add_argument("--seed", type=int, default=1, help="Q-network training seed (the shipped ones: 1)")
     parser.add_argument("--threads", type=int, default=2, help="Q-network training's torch threads (default 2)")
+    parser.add_argument(
+        "--strength-weight",
+        type=float,
+        default=0.0,
+        help="Q-networks: weight of the auxiliary hand-strength loss (default 0, the seed's loss alone)",
+    )
     parser.add_argument("--data", default=None, help="Poker-CNN records (default runs/poker_cnn/records.npz)")
     parser.add_argument("--epochs", type=int, default=None, help="Poker-CNN epochs per fold (default 12)")
     parser.add_argument("--records", type=int, default=None, help="Poker-CNN records used (default 240000; 0: all)")
@@ -267,7 +280,10 @@ def main(argv: list[str] | None = None) -> None:
     elif args.agent == "ensemble":
         train_ensemble(args)
     else:
-        train_q(args.agent, args.preset, args.hands, args.reward, args.out, args.seed, args.pool, args.threads)
+        train_q(
+            args.agent, args.preset, args.hands, args.reward, args.out, args.seed, args.pool, args.threads,
+            args.strength_weight,
+        )  # fmt: skip
     if redirected:
         print(
             f"the shipped checkpoints are unchanged; to use these, copy them from {OUT_DIR}/ into "

@@ -184,6 +184,39 @@ def test_training_runs_and_learns_a_fixed_batch(network: str, reward: str) -> No
     assert last < first
 
 
+def test_strength_loss_labels_and_head(tmp_path: Path) -> None:
+    """The auxiliary labels are hand strengths worked out by hand; the head learns and is not saved."""
+    config = config_for(
+        "dqn", "tuned", hands=64, reward="chips", tables=8, strength_weight=50.0, opponents=(("call", 1.0),)
+    )
+    trainer = Trainer(config, show_progress=False)
+    state = trainer._new_hand()
+    state.state.hole_cards[0] = parse_cards("AhAs")
+    state.state.board_cards = parse_cards("AdAcKh2s3d")  # quads, and no straight flush can be made: beats all
+    assert trainer._strength(state.state, 0) == 1.0
+    state.state.board_cards = parse_cards("AcKcQcJcTc")  # a royal flush on the board: every hand ties
+    assert trainer._strength(state.state, 0) == 0.5
+    state.state.hole_cards[0] = parse_cards("2h3d")
+    state.state.board_cards = parse_cards("AcAdKhKs9c")
+    # Aces and kings with a nine: 2-3 never wins; it ties every hand of two cards from 2 to 9 but 9-9 (a full
+    # house), since the board plays for both: 29 such cards are unseen (three 2s, 3s and 9s, four of 4 to 8),
+    # C(29, 2) - 3 = 403 hands of the C(45, 2) = 990.
+    assert trainer._strength(state.state, 0) == pytest.approx(0.5 * 403 / 990)
+    stats = trainer.run()
+    assert trainer.replay.size > 20 and len(trainer.strength_losses) == stats["gradient_steps"] > 0
+    labels = trainer.replay.strength[: trainer.replay.size]
+    assert ((labels >= 0) & (labels <= 1)).all() and len(set(labels.tolist())) > 5
+    trainer.rng = np.random.default_rng(1)
+    trainer.learn()
+    first = trainer.strength_losses[-1]
+    for _ in range(30):
+        trainer.rng = np.random.default_rng(1)
+        trainer.learn()
+    assert trainer.strength_losses[-1] < first
+    network, meta = load_network(trainer.save(tmp_path / "q", stats))
+    assert isinstance(network, DQN) and meta["config"]["strength_weight"] == 50.0
+
+
 @pytest.mark.parametrize(
     ("game", "agents"),
     [
