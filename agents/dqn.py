@@ -17,11 +17,11 @@ the in-process runner calls with the views of many matches at once; see
 ``batch_key``), and ``act`` never parts from ``policy`` on a near tie.
 
 ``--checkpoint`` takes a ``.pt`` file or a shipped checkpoint's name: ``lstm_dqn``
-and ``dqn`` (the defaults) or ``lstm_dqn-v1`` and ``dqn-v1`` (the first networks,
-trained against the ``v1`` pool of bettors without cards). The default
-``lstm_dqn`` is trained on 120,000 hands of the ``sound`` pool
-(``models/dqn_training.py``; it folds, and beats ``equity``); the default ``dqn``
-is still ``dqn-v1``, since its ``sound``-pool retraining did not improve it (README).
+and ``dqn`` (the defaults), ``lstm_dqn-v2`` (the first ``sound``-pool LSTM) or
+``lstm_dqn-v1`` and ``dqn-v1`` (the first networks, trained against the ``v1`` pool
+of bettors without cards). The defaults are trained on the ``sound`` pool with the
+auxiliary hand-strength loss (``models/dqn_training.py``; 120,000 and 200,000 hands):
+both fold trash, and the LSTM beats ``equity`` (README).
 """
 
 from __future__ import annotations

@@ -23,10 +23,11 @@ command prints how to install what it wrote.
 - ``lstm_dqn``, ``dqn``: seed 000's Q-networks on the limit hold'em game
   (``models/dqn_training.py``; ``--preset tuned`` is what is shipped, ``faithful``
   keeps the seed's learning rate; ``--reward mcts`` or ``chips``; ``--pool sound``,
-  the default, is mostly ``cfr-ehs2`` and ``equity``: ``Q_HANDS``, 120,000 hands
-  for the LSTM (17 minutes on one core with ``--threads 1``: the shipped
-  ``lstm_dqn``) and 200,000 for the DQN (17 minutes; not shipped: the shipped
-  ``dqn`` is still ``dqn-v1``, see the README); ``--pool v1 --hands 120000`` rebuilds
+  the default, is mostly ``cfr-ehs2`` and ``equity``; the defaults (``Q_HANDS``,
+  ``Q_SEED``, ``Q_STRENGTH_WEIGHT``) rebuild the shipped ``lstm_dqn`` (120,000 hands,
+  seed 3) and ``dqn`` (200,000 hands, seed 1), both with the auxiliary strength loss,
+  13 minutes each on one core with ``--threads 1``; ``--strength-weight 0 --seed 1``
+  rebuilds ``lstm_dqn-v2`` and ``--pool v1 --strength-weight 0 --seed 1 --hands 120000``
   ``lstm_dqn-v1`` and ``dqn-v1``, ``--out`` saying where).
 - ``nfq``: seed 003's NFQ agent (``models/nfq/training.py``): online Q(lambda) with
   traces and the UCT reward against the ``sound`` pool (``--hands``, default
@@ -121,7 +122,15 @@ def train_cfr_nl(iterations: int, deals: int) -> None:
 
 Q_HANDS = {"lstm_dqn": 120_000, "dqn": 200_000}
 """Training hands of the Q-networks against the ``sound`` pool (saved every 5,000): at 60,000 neither
-network learned to fold; at 120,000 the LSTM does (the shipped ``lstm_dqn``); the DQN at 200,000 still does not."""
+network learned to fold; at 120,000 the LSTM does (the shipped ``lstm_dqn``); the DQN at 200,000 does with
+the strength loss below (the shipped ``dqn``), not without it."""
+
+Q_SEED = {"lstm_dqn": 3, "dqn": 1}
+"""Training seed of each shipped Q-network (``--seed`` overrides; every other training's default is 1)."""
+
+Q_STRENGTH_WEIGHT = {"lstm_dqn": 50.0, "dqn": 50.0}
+"""Default weight of the auxiliary hand-strength loss (``models/dqn_training.py``) for each Q-network: the
+shipped checkpoints' (``--strength-weight 0`` is the seed's loss alone, as the ``v1`` checkpoints)."""
 
 
 def train_q(
@@ -133,7 +142,7 @@ def train_q(
     seed: int,
     pool: str = "sound",
     threads: int = 2,
-    strength_weight: float = 0.0,
+    strength_weight: float | None = None,
 ) -> None:
     from acpc_arena.models.dqn_training import config_for, train
 
@@ -142,7 +151,7 @@ def train_q(
         "seed": seed,
         "hands": hands or Q_HANDS[network],
         "threads": threads,
-        "strength_weight": strength_weight,
+        "strength_weight": Q_STRENGTH_WEIGHT[network] if strength_weight is None else strength_weight,
     }
     config = config_for(network, preset, pool, **overrides)
     path, stats = train(config, out or checkpoint_path(network).with_suffix(".pt"), save_every=5000)
@@ -233,13 +242,14 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--lam", type=float, default=None, help="NFQ's trace decay lambda (default 0.7)")
     parser.add_argument("--window", type=int, default=None, help="NFQ's window of observations n (default 3)")
-    parser.add_argument("--seed", type=int, default=1, help="Q-network training seed (the shipped ones: 1)")
+    parser.add_argument("--seed", type=int, default=None, help="training seed (default 1; Q-networks: Q_SEED)")
     parser.add_argument("--threads", type=int, default=2, help="Q-network training's torch threads (default 2)")
     parser.add_argument(
         "--strength-weight",
         type=float,
-        default=0.0,
-        help="Q-networks: weight of the auxiliary hand-strength loss (default 0, the seed's loss alone)",
+        default=None,
+        help="Q-networks: weight of the auxiliary hand-strength loss (default: Q_STRENGTH_WEIGHT, the shipped"
+        " checkpoint's; 0: the seed's loss alone)",
     )
     parser.add_argument("--data", default=None, help="Poker-CNN records (default runs/poker_cnn/records.npz)")
     parser.add_argument("--epochs", type=int, default=None, help="Poker-CNN epochs per fold (default 12)")
@@ -265,6 +275,8 @@ def main(argv: list[str] | None = None) -> None:
         "--install", action="store_true", help="write over the shipped checkpoints in models/checkpoints/"
     )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.seed is None:
+        args.seed = Q_SEED.get(args.agent, 1)
     OUT_DIR = None if args.install else args.out_dir
     redirected = OUT_DIR is not None and args.out is None
     if args.agent == "ensemble" and redirected:
