@@ -26,7 +26,8 @@ command prints how to install what it wrote.
   the default, is mostly ``cfr-ehs2`` and ``equity``; the defaults (``Q_HANDS``,
   ``Q_SEED``, ``Q_STRENGTH_WEIGHT``) rebuild the shipped ``lstm_dqn`` (120,000 hands,
   seed 3) and ``dqn`` (200,000 hands, seed 1), both with the auxiliary strength loss,
-  13 minutes each on one core with ``--threads 1``; ``--strength-weight 0 --seed 1``
+  13 minutes each on one core (``--threads 1``, the default, on which a rerun
+  gives the same weights); ``--strength-weight 0 --seed 1``
   rebuilds ``lstm_dqn-v2`` and ``--pool v1 --strength-weight 0 --seed 1 --hands 120000``
   ``lstm_dqn-v1`` and ``dqn-v1``, ``--out`` saying where).
 - ``nfq``: seed 003's NFQ agent (``models/nfq/training.py``): online Q(lambda) with
@@ -141,7 +142,7 @@ def train_q(
     out: str | None,
     seed: int,
     pool: str = "sound",
-    threads: int = 2,
+    threads: int = 1,
     strength_weight: float | None = None,
 ) -> None:
     from acpc_arena.models.dqn_training import config_for, train
@@ -243,7 +244,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lam", type=float, default=None, help="NFQ's trace decay lambda (default 0.7)")
     parser.add_argument("--window", type=int, default=None, help="NFQ's window of observations n (default 3)")
     parser.add_argument("--seed", type=int, default=None, help="training seed (default 1; Q-networks: Q_SEED)")
-    parser.add_argument("--threads", type=int, default=2, help="Q-network training's torch threads (default 2)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="Q-network training's torch threads (default 1, as the shipped ones: a rerun gives the same weights)",
+    )
     parser.add_argument(
         "--strength-weight",
         type=float,
