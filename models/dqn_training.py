@@ -138,7 +138,10 @@ def config_for(network: str, preset: str, pool: str = "sound", **overrides: Any)
     if pool not in POOLS:
         raise ValueError(f"pool must be one of {', '.join(POOLS)}")
     opponents = {"pool": "custom"} if "opponents" in overrides else {"pool": pool, "opponents": POOLS[pool]}
-    return replace(TrainConfig(network=network, preset=preset), **PRESETS[preset], **opponents, **overrides)
+    config = replace(TrainConfig(network=network, preset=preset), **PRESETS[preset], **opponents, **overrides)
+    if not config.strength_weight >= 0:  # NaN too
+        raise ValueError(f"strength weight must be a number >= 0, not {config.strength_weight}")
+    return config
 
 
 def build_opponents(game: Game, entries: Sequence[tuple[str, float]], seed: int) -> dict[str, Agent]:

@@ -154,7 +154,10 @@ def train_q(
         "threads": threads,
         "strength_weight": Q_STRENGTH_WEIGHT[network] if strength_weight is None else strength_weight,
     }
-    config = config_for(network, preset, pool, **overrides)
+    try:
+        config = config_for(network, preset, pool, **overrides)
+    except ValueError as exc:
+        sys.exit(f"error: {exc}")
     path, stats = train(config, out or checkpoint_path(network).with_suffix(".pt"), save_every=5000)
     print(f"saved {path}: {stats}")
 

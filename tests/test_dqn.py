@@ -331,6 +331,9 @@ def test_sound_pool_is_honoured_and_recorded(tmp_path: Path) -> None:
     assert custom.pool == "custom" and custom.opponents == (("call", 1.0),)
     with pytest.raises(ValueError, match="pool must be one of"):
         config_for("dqn", "tuned", "nonsense")
+    for weight in (-1.0, float("nan")):
+        with pytest.raises(ValueError, match="strength weight must be a number >= 0"):
+            config_for("dqn", "tuned", strength_weight=weight)
 
 
 @pytest.mark.parametrize("network", ["lstm_dqn", "dqn"])
