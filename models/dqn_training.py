@@ -29,6 +29,10 @@ weighted by ``strength_weight`` and added to the Q loss. That strength is a samp
 hand's equity against a random hand given what the learner has seen; the head only shapes the
 features the Q values are read from, and is not saved: the checkpoint is the seed's network.
 
+Double DQN (``double``, ``--double``, a departure from the seed, off in both presets): the next
+decision's value in the target is the target network's Q at the online network's best legal action,
+rather than the target network's max, which overestimates the value of playing on.
+
 Rewards, in big blinds: ``chips`` is the hand's result R; ``mcts`` is R - V(S),
 V(S) the UCT estimate from the hand's start state (``models.mcts``).
 
@@ -123,6 +127,9 @@ class TrainConfig:
     """torch threads (0: torch's default)."""
     strength_weight: float = 0.0
     """Weight of the auxiliary strength loss (0: the seed's loss alone); see the module docstring."""
+    double: bool = False
+    """Double DQN targets (a departure from the seed): the online network picks the next decision's best
+    legal action and the target network values it, instead of the target network's max over them."""
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -220,6 +227,14 @@ def legal_mask(state: State) -> np.ndarray:
 
 def masked_argmax(q: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
     return torch.where(legal, q, torch.tensor(-1e9, dtype=q.dtype, device=q.device)).argmax(dim=-1)
+
+
+def bootstrap_values(next_q: torch.Tensor, legal: torch.Tensor, chooser: torch.Tensor | None = None) -> torch.Tensor:
+    """The value of each next decision: ``next_q`` at its best legal action, the best by ``chooser`` when
+    given (double DQN: the online network chooses, the target network values) and by ``next_q`` itself
+    otherwise (the seed's max)."""
+    best = masked_argmax(next_q if chooser is None else chooser, legal)
+    return next_q.gather(-1, best[..., None])[..., 0]
 
 
 @dataclass
@@ -365,7 +380,7 @@ class Trainer:
         with torch.no_grad():
             bootstrap = self.target if self.target is not None else self.net
             next_q = bootstrap(batch, None, valid)[0] if bootstrap is not self.net else q.detach()
-            best_next = torch.where(legal, next_q, torch.tensor(-1e9)).max(dim=2).values
+            best_next = bootstrap_values(next_q, legal, q.detach() if c.double else None)
             target = torch.zeros_like(taken)
             target[:, :-1] = c.gamma * best_next[:, 1:]
             last = torch.from_numpy(steps - 1)

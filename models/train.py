@@ -144,6 +144,7 @@ def train_q(
     pool: str = "sound",
     threads: int = 1,
     strength_weight: float | None = None,
+    double: bool = False,
 ) -> None:
     from acpc_arena.models.dqn_training import config_for, train
 
@@ -153,6 +154,7 @@ def train_q(
         "hands": hands or Q_HANDS[network],
         "threads": threads,
         "strength_weight": Q_STRENGTH_WEIGHT[network] if strength_weight is None else strength_weight,
+        "double": double,
     }
     try:
         config = config_for(network, preset, pool, **overrides)
@@ -260,6 +262,9 @@ def main(argv: list[str] | None = None) -> None:
         help="Q-networks: weight of the auxiliary hand-strength loss (default: Q_STRENGTH_WEIGHT, the shipped"
         " checkpoint's; 0: the seed's loss alone)",
     )
+    parser.add_argument(
+        "--double", action="store_true", help="Q-networks: double DQN targets (off in the shipped checkpoints)"
+    )
     parser.add_argument("--data", default=None, help="Poker-CNN records (default runs/poker_cnn/records.npz)")
     parser.add_argument("--epochs", type=int, default=None, help="Poker-CNN epochs per fold (default 12)")
     parser.add_argument("--records", type=int, default=None, help="Poker-CNN records used (default 240000; 0: all)")
@@ -303,7 +308,7 @@ def main(argv: list[str] | None = None) -> None:
     else:
         train_q(
             args.agent, args.preset, args.hands, args.reward, args.out, args.seed, args.pool, args.threads,
-            args.strength_weight,
+            args.strength_weight, args.double,
         )  # fmt: skip
     if redirected:
         print(

@@ -12,7 +12,7 @@ import torch
 from acpc_arena.models import mcts
 from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.checkpoints import FOLDER
-from acpc_arena.models.dqn_training import POOLS, EpisodeReplay, Trainer, config_for
+from acpc_arena.models.dqn_training import POOLS, EpisodeReplay, Trainer, bootstrap_values, config_for
 from acpc_arena.models.encoding import encode, images, num_planes, observe
 from acpc_arena.models.mcts import _representative, hand_class, uct_value
 from acpc_arena.models.networks import DQN, LSTMDQN
@@ -215,6 +215,20 @@ def test_strength_loss_labels_and_head(tmp_path: Path) -> None:
     assert trainer.strength_losses[-1] < first
     network, meta = load_network(trainer.save(tmp_path / "q", stats))
     assert isinstance(network, DQN) and meta["config"]["strength_weight"] == 50.0
+
+
+def test_double_dqn_targets() -> None:
+    """The next decision's value: the seed's max over legal actions, or (double DQN) the target network's
+    Q at the online network's best legal action; worked out by hand."""
+    target_q = torch.tensor([[[3.0, 0.0, 4.0], [1.0, 2.0, 9.0]]])
+    online_q = torch.tensor([[[1.0, 5.0, 2.0], [7.0, 1.0, 8.0]]])
+    legal = torch.tensor([[[True, True, True], [True, True, False]]])  # no raise at the second decision
+    assert bootstrap_values(target_q, legal).tolist() == [[4.0, 2.0]]  # max 4; max of 1, 2 (9 illegal)
+    assert bootstrap_values(target_q, legal, online_q).tolist() == [[0.0, 1.0]]  # online picks call, then fold
+    config = config_for("dqn", "tuned", hands=64, reward="chips", tables=8, double=True, opponents=(("call", 1.0),))
+    trainer = Trainer(config, show_progress=False)
+    stats = trainer.run()
+    assert stats["gradient_steps"] > 0 and all(np.isfinite(trainer.losses))
 
 
 @pytest.mark.parametrize(
