@@ -129,7 +129,9 @@ class TrainConfig:
     """Weight of the auxiliary strength loss (0: the seed's loss alone); see the module docstring."""
     double: bool = False
     """Double DQN targets (a departure from the seed): the online network picks the next decision's best
-    legal action and the target network values it, instead of the target network's max over them."""
+    legal action and the target network values it, instead of the target network's max over them. The
+    online choice is read from the Q values of the step's own training pass (dropout on: no second pass);
+    without a target network (``faithful``) it is the seed's max."""
 
 
 PRESETS: dict[str, dict[str, Any]] = {
