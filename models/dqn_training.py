@@ -33,6 +33,12 @@ Double DQN (``double``, ``--double``, a departure from the seed, off in both pre
 decision's value in the target is the target network's Q at the online network's best legal action,
 rather than the target network's max, which overestimates the value of playing on.
 
+Mixed Monte Carlo targets (``monte_carlo_mix`` = beta > 0, ``--mc-mix``, a departure from the seed, off in both
+presets; the "mixed Monte Carlo update" of Bellemare et al. 2016 and Ostrovski et al. 2017): the target of a
+decision before the hand's last is (1 - beta) times the Q-learning target above plus beta times the hand's
+reward discounted to that decision, gamma^(T - t) R. The reward is what the learner's own play (exploration
+included) earned, so it has none of the max's overstatement, and it reaches the early decisions in one step.
+
 Rewards, in big blinds: ``chips`` is the hand's result R; ``mcts`` is R - V(S),
 V(S) the UCT estimate from the hand's start state (``models.mcts``).
 
@@ -132,6 +138,9 @@ class TrainConfig:
     legal action and the target network values it, instead of the target network's max over them. The
     online choice is read from the Q values of the step's own training pass (dropout on: no second pass);
     without a target network (``faithful``) it is the seed's max."""
+    monte_carlo_mix: float = 0.0
+    """beta of the mixed Monte Carlo targets (a departure from the seed; 0: the seed's Q-learning targets alone),
+    see the module docstring."""
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -150,6 +159,8 @@ def config_for(network: str, preset: str, pool: str = "sound", **overrides: Any)
     config = replace(TrainConfig(network=network, preset=preset), **PRESETS[preset], **opponents, **overrides)
     if not config.strength_weight >= 0:  # NaN too
         raise ValueError(f"strength weight must be a number >= 0, not {config.strength_weight}")
+    if not 0 <= config.monte_carlo_mix <= 1:  # NaN too
+        raise ValueError(f"Monte Carlo mix must be a number from 0 to 1, not {config.monte_carlo_mix}")
     return config
 
 
@@ -237,6 +248,17 @@ def bootstrap_values(next_q: torch.Tensor, legal: torch.Tensor, chooser: torch.T
     otherwise (the seed's max)."""
     best = masked_argmax(next_q if chooser is None else chooser, legal)
     return next_q.gather(-1, best[..., None])[..., 0]
+
+
+def mix_monte_carlo(
+    target: torch.Tensor, reward: torch.Tensor, last: torch.Tensor, gamma: float, mix: float
+) -> torch.Tensor:
+    """Mixed Monte Carlo targets: at each decision t before its hand's ``last`` (index), (1 - mix) times ``target``
+    plus mix times the hand's ``reward`` discounted to t, gamma^(last - t) reward; the other entries as they are."""
+    t = torch.arange(target.shape[1])[None, :]
+    before_last = t < last[:, None]
+    discounted = reward[:, None] * gamma ** (last[:, None] - t).clamp(min=0).float()
+    return torch.where(before_last, (1 - mix) * target + mix * discounted, target)
 
 
 @dataclass
@@ -389,6 +411,8 @@ class Trainer:
             not_last = torch.arange(horizon)[None, :] < last[:, None]
             target = torch.where(not_last, target, torch.zeros_like(target))
             target[torch.arange(len(index)), last] = reward
+            if c.monte_carlo_mix:
+                target = mix_monte_carlo(target, reward, last, c.gamma, c.monte_carlo_mix)
         loss = (((taken - target) ** 2) * valid).sum() / valid.sum()
         q_loss = loss.item()
         if self.strength_head is not None:

@@ -139,6 +139,11 @@ the DQN's are (against ``equity`` and ``cfr`` on seed 42 they did better than th
 three training seeds: by 128, 160 and 6 mbb/h, summed); the LSTM's are not (its double-target run, seed 3,
 did worse against every opponent measured but the DQN)."""
 
+Q_MC_MIX = {"lstm_dqn": 0.0, "dqn": 0.5}
+"""beta of the mixed Monte Carlo targets (``models/dqn_training.py``) each shipped Q-network was trained with
+(``--mc-mix`` overrides): the DQN's 0.5 gave +210 and -129 against ``equity`` and ``cfr`` on seed 42, where the
+same run without it gave -18 and -90 (README)."""
+
 
 def train_q(
     network: str,
@@ -151,6 +156,7 @@ def train_q(
     threads: int = 1,
     strength_weight: float | None = None,
     double: bool | None = None,
+    mc_mix: float | None = None,
 ) -> None:
     from acpc_arena.models.dqn_training import config_for, train
 
@@ -161,6 +167,7 @@ def train_q(
         "threads": threads,
         "strength_weight": Q_STRENGTH_WEIGHT[network] if strength_weight is None else strength_weight,
         "double": Q_DOUBLE[network] if double is None else double,
+        "monte_carlo_mix": Q_MC_MIX[network] if mc_mix is None else mc_mix,
     }
     try:
         config = config_for(network, preset, pool, **overrides)
@@ -274,6 +281,13 @@ def main(argv: list[str] | None = None) -> None:
         default=None,
         help="Q-networks: double DQN targets (default: Q_DOUBLE, the shipped checkpoint's)",
     )
+    parser.add_argument(
+        "--mc-mix",
+        type=float,
+        default=None,
+        help="Q-networks: beta of the mixed Monte Carlo targets, 0 to 1 (default: Q_MC_MIX, the shipped"
+        " checkpoint's; 0: the seed's Q-learning targets)",
+    )
     parser.add_argument("--data", default=None, help="Poker-CNN records (default runs/poker_cnn/records.npz)")
     parser.add_argument("--epochs", type=int, default=None, help="Poker-CNN epochs per fold (default 12)")
     parser.add_argument("--records", type=int, default=None, help="Poker-CNN records used (default 240000; 0: all)")
@@ -317,7 +331,7 @@ def main(argv: list[str] | None = None) -> None:
     else:
         train_q(
             args.agent, args.preset, args.hands, args.reward, args.out, args.seed, args.pool, args.threads,
-            args.strength_weight, args.double,
+            args.strength_weight, args.double, args.mc_mix,
         )  # fmt: skip
     if redirected:
         print(

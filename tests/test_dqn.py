@@ -12,7 +12,14 @@ import torch
 from acpc_arena.models import mcts
 from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.checkpoints import FOLDER
-from acpc_arena.models.dqn_training import POOLS, EpisodeReplay, Trainer, bootstrap_values, config_for
+from acpc_arena.models.dqn_training import (
+    POOLS,
+    EpisodeReplay,
+    Trainer,
+    bootstrap_values,
+    config_for,
+    mix_monte_carlo,
+)
 from acpc_arena.models.encoding import encode, images, num_planes, observe
 from acpc_arena.models.mcts import _representative, hand_class, uct_value
 from acpc_arena.models.networks import DQN, LSTMDQN
@@ -226,6 +233,25 @@ def test_double_dqn_targets() -> None:
     assert bootstrap_values(target_q, legal).tolist() == [[4.0, 2.0]]  # max 4; max of 1, 2 (9 illegal)
     assert bootstrap_values(target_q, legal, online_q).tolist() == [[0.0, 1.0]]  # online picks call, then fold
     config = config_for("dqn", "tuned", hands=64, reward="chips", tables=8, double=True, opponents=(("call", 1.0),))
+    trainer = Trainer(config, show_progress=False)
+    stats = trainer.run()
+    assert stats["gradient_steps"] > 0 and all(np.isfinite(trainer.losses))
+
+
+def test_mixed_monte_carlo_targets() -> None:
+    """(1 - beta) times the Q-learning target plus beta times gamma^(T - t) R before each hand's last decision;
+    the last decision's target (R) and the padding past it unchanged; worked out by hand."""
+    target = torch.tensor([[3.0, -1.0, 4.0], [-2.0, 0.0, 0.0]])  # hand 1: 3 decisions, R = 4; hand 2: 1, R = -2
+    reward, last = torch.tensor([4.0, -2.0]), torch.tensor([2, 0])
+    # hand 1, gamma 0.5: discounted rewards 1, 2, 4; 0.75 * 3 + 0.25 * 1 = 2.5, 0.75 * -1 + 0.25 * 2 = -0.25
+    assert mix_monte_carlo(target, reward, last, 0.5, 0.25).tolist() == [[2.5, -0.25, 4.0], [-2.0, 0.0, 0.0]]
+    assert mix_monte_carlo(target, reward, last, 0.5, 1.0).tolist() == [[1.0, 2.0, 4.0], [-2.0, 0.0, 0.0]]
+    for beta in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="Monte Carlo mix must be a number from 0 to 1"):
+            config_for("dqn", "tuned", monte_carlo_mix=beta)
+    config = config_for(
+        "dqn", "tuned", hands=64, reward="chips", tables=8, monte_carlo_mix=0.5, opponents=(("call", 1.0),)
+    )
     trainer = Trainer(config, show_progress=False)
     stats = trainer.run()
     assert stats["gradient_steps"] > 0 and all(np.isfinite(trainer.losses))
