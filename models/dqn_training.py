@@ -119,6 +119,8 @@ class TrainConfig:
     epsilon_end: float = 0.0
     batch_size: int = 32
     replay_capacity: int = 500_000
+    """Hands the replay memory keeps, the latest (``--replay-hands``; more than the run's: all of them, the seed's
+    memory of every hand)."""
     hands_per_step: int = 4
     target_every: int = 250
     reward: str = "mcts"
@@ -159,6 +161,8 @@ def config_for(network: str, preset: str, pool: str = "sound", **overrides: Any)
     config = replace(TrainConfig(network=network, preset=preset), **PRESETS[preset], **opponents, **overrides)
     if not config.strength_weight >= 0:  # NaN too
         raise ValueError(f"strength weight must be a number >= 0, not {config.strength_weight}")
+    if config.replay_capacity < 1:
+        raise ValueError(f"the replay memory must hold at least one hand, not {config.replay_capacity}")
     if not 0 <= config.monte_carlo_mix <= 1:  # NaN too
         raise ValueError(f"Monte Carlo mix must be a number from 0 to 1, not {config.monte_carlo_mix}")
     return config

@@ -139,10 +139,15 @@ the DQN's are (against ``equity`` and ``cfr`` on seed 42 they did better than th
 three training seeds: by 128, 160 and 6 mbb/h, summed); the LSTM's are not (its double-target run, seed 3,
 did worse against every opponent measured but the DQN)."""
 
-Q_MC_MIX = {"lstm_dqn": 0.0, "dqn": 0.5}
+Q_MC_MIX = {"lstm_dqn": 0.0, "dqn": 0.0}
 """beta of the mixed Monte Carlo targets (``models/dqn_training.py``) each shipped Q-network was trained with
-(``--mc-mix`` overrides): the DQN's 0.5 gave +210 and -129 against ``equity`` and ``cfr`` on seed 42, where the
-same run without it gave -18 and -90 (README)."""
+(``--mc-mix`` overrides): none. On seed 42 the DQN's 0.5 beat ``equity`` by far more (training seeds 1 and 2:
++210 and +151, against -18 and -89 without), but lost more to ``rule``, ``raise`` and ``random`` (README)."""
+
+Q_REPLAY_HANDS = {"lstm_dqn": 500_000, "dqn": 50_000}
+"""The replay memory's size, in hands, of each shipped Q-network (``--replay-hands`` overrides; the oldest hands
+are dropped past it): the LSTM's holds its whole run; the DQN's last 50,000 hands, a quarter of its run (against
+``equity`` on seed 42 it did better than with the whole run on training seeds 1 and 2; README)."""
 
 
 def train_q(
@@ -157,6 +162,7 @@ def train_q(
     strength_weight: float | None = None,
     double: bool | None = None,
     mc_mix: float | None = None,
+    replay_hands: int | None = None,
 ) -> None:
     from acpc_arena.models.dqn_training import config_for, train
 
@@ -168,6 +174,7 @@ def train_q(
         "strength_weight": Q_STRENGTH_WEIGHT[network] if strength_weight is None else strength_weight,
         "double": Q_DOUBLE[network] if double is None else double,
         "monte_carlo_mix": Q_MC_MIX[network] if mc_mix is None else mc_mix,
+        "replay_capacity": Q_REPLAY_HANDS[network] if replay_hands is None else replay_hands,
     }
     try:
         config = config_for(network, preset, pool, **overrides)
@@ -288,6 +295,13 @@ def main(argv: list[str] | None = None) -> None:
         help="Q-networks: beta of the mixed Monte Carlo targets, 0 to 1 (default: Q_MC_MIX, the shipped"
         " checkpoint's; 0: the seed's Q-learning targets)",
     )
+    parser.add_argument(
+        "--replay-hands",
+        type=int,
+        default=None,
+        help="Q-networks: hands the replay memory keeps, the latest (default: Q_REPLAY_HANDS, the shipped"
+        " checkpoint's)",
+    )
     parser.add_argument("--data", default=None, help="Poker-CNN records (default runs/poker_cnn/records.npz)")
     parser.add_argument("--epochs", type=int, default=None, help="Poker-CNN epochs per fold (default 12)")
     parser.add_argument("--records", type=int, default=None, help="Poker-CNN records used (default 240000; 0: all)")
@@ -331,7 +345,7 @@ def main(argv: list[str] | None = None) -> None:
     else:
         train_q(
             args.agent, args.preset, args.hands, args.reward, args.out, args.seed, args.pool, args.threads,
-            args.strength_weight, args.double, args.mc_mix,
+            args.strength_weight, args.double, args.mc_mix, args.replay_hands,
         )  # fmt: skip
     if redirected:
         print(
