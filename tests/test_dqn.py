@@ -246,6 +246,8 @@ def test_mixed_monte_carlo_targets() -> None:
     # hand 1, gamma 0.5: discounted rewards 1, 2, 4; 0.75 * 3 + 0.25 * 1 = 2.5, 0.75 * -1 + 0.25 * 2 = -0.25
     assert mix_monte_carlo(target, reward, last, 0.5, 0.25).tolist() == [[2.5, -0.25, 4.0], [-2.0, 0.0, 0.0]]
     assert mix_monte_carlo(target, reward, last, 0.5, 1.0).tolist() == [[1.0, 2.0, 4.0], [-2.0, 0.0, 0.0]]
+    with pytest.raises(ValueError, match="the replay memory must hold at least one hand"):
+        config_for("dqn", "tuned", replay_capacity=0)
     for beta in (-0.1, 1.5, float("nan")):
         with pytest.raises(ValueError, match="Monte Carlo mix must be a number from 0 to 1"):
             config_for("dqn", "tuned", monte_carlo_mix=beta)
@@ -390,3 +392,27 @@ def test_first_checkpoints_load_by_name(tmp_path: Path, network: str) -> None:
     assert resolve_checkpoint(tmp_path / "mine.pt") == tmp_path / "mine.pt"  # a file is taken as given
     with pytest.raises(ValueError, match="no description"):
         agent_type(LIMIT, checkpoint=f"{network}-v9")  # neither a file nor a shipped name (one line for acpc-agent)
+
+
+def test_train_command_passes_the_q_options_to_the_run(tmp_path: Path) -> None:
+    """``acpc-train dqn --mc-mix --replay-hands --no-double --strength-weight`` reach the run: the sidecar records them
+    and the replay memory held no more hands than asked."""
+    from acpc_arena.models import dqn_training, train
+
+    held: list[int] = []
+    real_save = dqn_training.Trainer.save
+
+    def save(self: Trainer, path: Path, stats: dict) -> Path:
+        held.append(self.replay.size)
+        return real_save(self, path, stats)
+
+    out = tmp_path / "q.pt"
+    argv = ["dqn", "--hands", "96", "--mc-mix", "0.25", "--replay-hands", "20", "--no-double"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dqn_training.Trainer, "save", save)
+        train.main([*argv, "--strength-weight", "0", "--out", str(out)])
+    config = json.loads(out.with_suffix(".json").read_text())["config"]
+    assert (config["monte_carlo_mix"], config["replay_capacity"], config["double"], config["hands"]) == (
+        0.25, 20, False, 96
+    )  # fmt: skip
+    assert config["strength_weight"] == 0 and held and max(held) == 20
