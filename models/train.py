@@ -24,10 +24,12 @@ command prints how to install what it wrote.
   (``models/dqn_training.py``; ``--preset tuned`` is what is shipped, ``faithful``
   keeps the seed's learning rate; ``--reward mcts`` or ``chips``; ``--pool sound``,
   the default, is mostly ``cfr-ehs2`` and ``equity``; the defaults (``Q_HANDS``,
-  ``Q_SEED``, ``Q_STRENGTH_WEIGHT``, ``Q_DOUBLE``) rebuild the shipped ``lstm_dqn`` (120,000 hands,
-  seed 3) and ``dqn`` (200,000 hands, seed 1, double DQN targets), both with the auxiliary
-  strength loss, 13 minutes each on one core (``--threads 1``, the default, on which a rerun
-  gives the same weights); ``--no-double`` rebuilds ``dqn-v2``, ``--strength-weight 0 --seed 1``
+  ``Q_SEED``, ``Q_STRENGTH_WEIGHT``, ``Q_DOUBLE``, ``Q_MC_MIX``, ``Q_REPLAY_HANDS``) rebuild the shipped
+  ``lstm_dqn`` (120,000 hands, seed 3) and ``dqn`` (200,000 hands, seed 1, double DQN targets, a
+  replay memory of every hand), both with the auxiliary strength loss, 13 minutes each on one
+  core (``--threads 1``, the default, on which a rerun gives the same weights); ``--mc-mix`` and
+  ``--replay-hands`` are the README's experiments; ``--no-double`` rebuilds ``dqn-v2``,
+  ``--strength-weight 0 --seed 1``
   ``lstm_dqn-v2`` and ``--pool v1 --strength-weight 0 --seed 1 --hands 120000``
   ``lstm_dqn-v1`` and ``dqn-v1``, ``--out`` saying where).
 - ``nfq``: seed 003's NFQ agent (``models/nfq/training.py``): online Q(lambda) with
@@ -144,10 +146,11 @@ Q_MC_MIX = {"lstm_dqn": 0.0, "dqn": 0.0}
 (``--mc-mix`` overrides): none. On seed 42 the DQN's 0.5 beat ``equity`` by far more (training seeds 1 and 2:
 +210 and +151, against -18 and -89 without), but lost more to ``rule``, ``raise`` and ``random`` (README)."""
 
-Q_REPLAY_HANDS = {"lstm_dqn": 500_000, "dqn": 50_000}
-"""The replay memory's size, in hands, of each shipped Q-network (``--replay-hands`` overrides; the oldest hands
-are dropped past it): the LSTM's holds its whole run; the DQN's last 50,000 hands, a quarter of its run (against
-``equity`` on seed 42 it did better than with the whole run on training seeds 1 and 2; README)."""
+Q_REPLAY_HANDS = {"lstm_dqn": 500_000, "dqn": 500_000}
+"""Hands the replay memory of each shipped Q-network kept, the latest (``--replay-hands`` overrides): both kept
+their whole run. A DQN keeping its last 50,000 hands (seed 1) beat ``equity`` but lost head to head to the
+shipped one and fell behind ``raise`` in the round robin; with seed 2 it did worse than the shipped recipe
+(README)."""
 
 
 def train_q(
