@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -402,7 +403,7 @@ def test_train_command_passes_the_q_options_to_the_run(tmp_path: Path) -> None:
     held: list[int] = []
     real_save = dqn_training.Trainer.save
 
-    def save(self: Trainer, path: Path, stats: dict) -> Path:
+    def save(self: Trainer, path: Path, stats: dict[str, Any]) -> Path:
         held.append(self.replay.size)
         return real_save(self, path, stats)
 
