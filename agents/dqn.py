@@ -17,12 +17,14 @@ the in-process runner calls with the views of many matches at once; see
 ``batch_key``), and ``act`` never parts from ``policy`` on a near tie.
 
 ``--checkpoint`` takes a ``.pt`` file or a shipped checkpoint's name: ``lstm_dqn``
-and ``dqn`` (the defaults), ``lstm_dqn-v2`` (the first ``sound``-pool LSTM), ``dqn-v2``
+and ``dqn`` (the defaults), ``lstm_dqn-v2`` (the first ``sound``-pool LSTM), ``dqn-v3``
+(the DQN with double DQN targets, before the mixed Monte Carlo targets), ``dqn-v2``
 (the first DQN with the strength loss, without double DQN targets) or
 ``lstm_dqn-v1`` and ``dqn-v1`` (the first networks, trained against the ``v1`` pool
 of bettors without cards). The defaults are trained on the ``sound`` pool with the
 auxiliary hand-strength loss (``models/dqn_training.py``; 120,000 and 200,000 hands;
-the DQN with double DQN targets): both fold trash, and the LSTM beats ``equity`` (README).
+the DQN with double DQN targets, mixed Monte Carlo targets and a 50,000-hand replay
+memory): both fold trash and beat ``equity`` and ``rule`` (README).
 """
 
 from __future__ import annotations

@@ -25,11 +25,12 @@ command prints how to install what it wrote.
   keeps the seed's learning rate; ``--reward mcts`` or ``chips``; ``--pool sound``,
   the default, is mostly ``cfr-ehs2`` and ``equity``; the defaults (``Q_HANDS``,
   ``Q_SEED``, ``Q_STRENGTH_WEIGHT``, ``Q_DOUBLE``, ``Q_MC_MIX``, ``Q_REPLAY_HANDS``) rebuild the shipped
-  ``lstm_dqn`` (120,000 hands, seed 3) and ``dqn`` (200,000 hands, seed 1, double DQN targets, a
-  replay memory of every hand), both with the auxiliary strength loss, 13 minutes each on one
-  core (``--threads 1``, the default, on which a rerun gives the same weights); ``--mc-mix`` and
-  ``--replay-hands`` are the README's experiments; ``--no-double`` rebuilds ``dqn-v2``,
-  ``--strength-weight 0 --seed 1``
+  ``lstm_dqn`` (120,000 hands, seed 3, a replay memory of every hand) and ``dqn`` (200,000
+  hands, seed 2, double DQN targets, mixed Monte Carlo targets with beta 0.5, a replay memory
+  of the last 50,000 hands), both with the auxiliary strength loss, 13 minutes each on one
+  core (``--threads 1``, the default, on which a rerun gives the same weights);
+  ``--seed 1 --mc-mix 0 --replay-hands 500000`` rebuilds ``dqn-v3``, adding ``--no-double``
+  ``dqn-v2``, ``--strength-weight 0 --seed 1``
   ``lstm_dqn-v2`` and ``--pool v1 --strength-weight 0 --seed 1 --hands 120000``
   ``lstm_dqn-v1`` and ``dqn-v1``, ``--out`` saying where).
 - ``nfq``: seed 003's NFQ agent (``models/nfq/training.py``): online Q(lambda) with
@@ -126,9 +127,9 @@ def train_cfr_nl(iterations: int, deals: int) -> None:
 Q_HANDS = {"lstm_dqn": 120_000, "dqn": 200_000}
 """Training hands of the Q-networks against the ``sound`` pool (saved every 5,000): at 60,000 neither
 network learned to fold; at 120,000 the LSTM does (the shipped ``lstm_dqn``); the DQN at 200,000 does with
-the strength loss below (the shipped ``dqn``), not without it."""
+the strength loss below (``dqn-v2`` and every DQN since), not without it."""
 
-Q_SEED = {"lstm_dqn": 3, "dqn": 1}
+Q_SEED = {"lstm_dqn": 3, "dqn": 2}
 """Training seed of each shipped Q-network (``--seed`` overrides; every other training's default is 1)."""
 
 Q_STRENGTH_WEIGHT = {"lstm_dqn": 50.0, "dqn": 50.0}
@@ -141,16 +142,17 @@ the DQN's are (against ``equity`` and ``cfr`` on seed 42 they did better than th
 three training seeds: by 128, 160 and 6 mbb/h, summed); the LSTM's are not (its double-target run, seed 3,
 did worse against every opponent measured but the DQN)."""
 
-Q_MC_MIX = {"lstm_dqn": 0.0, "dqn": 0.0}
+Q_MC_MIX = {"lstm_dqn": 0.0, "dqn": 0.5}
 """beta of the mixed Monte Carlo targets (``models/dqn_training.py``) each shipped Q-network was trained with
-(``--mc-mix`` overrides): none. On seed 42 the DQN's 0.5 beat ``equity`` by far more (training seeds 1 and 2:
-+210 and +151, against -18 and -89 without), but lost more to ``rule``, ``raise`` and ``random`` (README)."""
+(``--mc-mix`` overrides): the DQN's 0.5, with the short replay memory below. On seed 42, 0.5 alone beat
+``equity`` by far (training seeds 1 and 2: +210 and +151, against -18 and -89 without) but folded too much
+(it lost more to ``rule``, ``raise`` and ``random``); with the 50,000-hand memory it beat ``equity`` on both
+seeds (+74, +143) without losing elsewhere (README). The LSTM's none."""
 
-Q_REPLAY_HANDS = {"lstm_dqn": 500_000, "dqn": 500_000}
-"""Hands the replay memory of each shipped Q-network kept, the latest (``--replay-hands`` overrides): both kept
-their whole run. A DQN keeping its last 50,000 hands (seed 1) beat ``equity`` but lost head to head to the
-shipped one and fell behind ``raise`` in the round robin; with seed 2 it did worse than the shipped recipe
-(README)."""
+Q_REPLAY_HANDS = {"lstm_dqn": 500_000, "dqn": 50_000}
+"""Hands the replay memory of each shipped Q-network kept, the latest (``--replay-hands`` overrides): the LSTM
+its whole run, the DQN its last 50,000 hands (with the mixed targets above; alone, the short memory beat
+``equity`` on training seed 1 and not on seed 2; README)."""
 
 
 def train_q(
