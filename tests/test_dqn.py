@@ -16,6 +16,7 @@ from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.dqn_training import (
     POOLS,
     EpisodeReplay,
+    TrainConfig,
     Trainer,
     bootstrap_values,
     config_for,
@@ -417,3 +418,28 @@ def test_train_command_passes_the_q_options_to_the_run(tmp_path: Path) -> None:
         0.25, 20, False, 96
     )  # fmt: skip
     assert config["strength_weight"] == 0 and held and max(held) == 20
+
+
+@pytest.mark.parametrize("network", ["lstm_dqn", "dqn"])
+def test_train_command_defaults_are_the_shipped_networks_runs(tmp_path: Path, network: str) -> None:
+    """``make train AGENT=lstm_dqn|dqn`` with no options runs what the shipped checkpoint's sidecar records it was
+    trained with (``Q_SEED``, ``Q_MC_MIX``, ``Q_REPLAY_HANDS``, ... kept in step with the shipped files)."""
+    from dataclasses import asdict
+
+    from acpc_arena.models import dqn_training, train
+
+    runs: list[dict[str, Any]] = []
+
+    def record(config: TrainConfig, out: Path, **_: Any) -> tuple[Path, dict[str, Any]]:
+        runs.append(json.loads(json.dumps(asdict(config))))  # tuples as the sidecar's lists
+        return Path(out), {}
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dqn_training, "train", record)
+        train.main([network, "--out", str(tmp_path / "q.pt")])
+    shipped = json.loads((FOLDER / f"{network}.json").read_text())["config"]
+    (run,) = runs
+    assert {key: run[key] for key in shipped} == shipped
+    # options added after a shipped network was trained are off in its run, as the trainer was then
+    newer = {key: off for key, off in {"double": False, "monte_carlo_mix": 0.0}.items() if key not in shipped}
+    assert {key: run[key] for key in newer} == newer
