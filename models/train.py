@@ -30,9 +30,9 @@ command prints how to install what it wrote.
   of the last 50,000 hands), both with the auxiliary strength loss, 13 minutes each on one
   core (``--threads 1``, the default, on which a rerun gives the same weights);
   ``--seed 1 --mc-mix 0 --replay-hands 500000`` rebuilds ``dqn-v3``, adding ``--no-double``
-  ``dqn-v2``, ``--strength-weight 0 --seed 1``
-  ``lstm_dqn-v2`` and ``--pool v1 --strength-weight 0 --seed 1 --hands 120000``
-  ``lstm_dqn-v1`` and ``dqn-v1``, ``--out`` saying where).
+  ``dqn-v2``, ``--strength-weight 0 --seed 1`` ``lstm_dqn-v2`` and ``--pool v1 --strength-weight
+  0 --seed 1 --hands 120000`` ``lstm_dqn-v1`` (``dqn-v1`` with ``--no-double --mc-mix 0
+  --replay-hands 500000`` too: the seed's targets and its replay capacity), ``--out`` saying where).
 - ``nfq``: seed 003's NFQ agent (``models/nfq/training.py``): online Q(lambda) with
   traces and the UCT reward against the ``sound`` pool (``--hands``, default
   ``NFQ_HANDS``; ``--reward chips`` drops the UCT reward, ``--lam`` and ``--window``
