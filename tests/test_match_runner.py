@@ -113,6 +113,10 @@ def test_small_duplicate_run(tmp_path: Path) -> None:
             chips = sum(values_of(run / f"seed{seed}-a{seat}.log", "a-rule"))
             assert seed_rows[str(seat)][2:4] == ["150", f"{chips:+.0f}"]
         assert seed_rows["both"][-5:-3] == ["duplicate,", "95%"]
+    # The verdict: who wins, by the duplicate interval worked out from the logs above.
+    mbb, (low, high) = mean_and_ci95_mbb(pairs, 10)
+    winner = "A (a-rule) wins" if low > 0 else "B (b-random) wins" if high < 0 else "no significant difference at 95%"
+    assert f"verdict: {winner}: {mbb:+.1f} mbb/h for A, 95% CI [" in done.stdout
 
 
 def test_call_against_call_is_exactly_even_in_duplicate(tmp_path: Path) -> None:

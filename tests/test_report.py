@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from acpc_arena.dealer.arena import report_cli
-from acpc_arena.dealer.arena.report import Z95, build_report, estimate, read_log
+from acpc_arena.dealer.arena.report import Z95, build_report, estimate, read_log, verdict
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.equity import allin_expected_values, ended_all_in_early, expected_showdown_values
 from acpc_arena.protocol.errors import ProtocolError
@@ -98,6 +98,60 @@ def test_mbb_units_on_logs(tmp_path: Path, name: str, big_blind: int) -> None:
     assert report.per_hand.mbb_per_hand == pytest.approx(375)  # 4.5 big blinds over 12 hands
     assert report.duplicate_pairs == 6
     assert report.to_json()["big_blind"] == game.big_blind == big_blind
+
+
+@pytest.mark.parametrize(
+    ("samples", "expected"),
+    [
+        # mean 2 chips = +200 mbb/h (big blind 10); sample sd sqrt(4/3) = 1.1547, standard error 0.57735,
+        # half-width 1.96 x 0.57735 = 1.1316 chips = 113.2 mbb/h: [+86.8, +313.2], above 0.
+        ([1.0, 1.0, 3.0, 3.0], "A (a-x) wins: +200.0 mbb/h for A, 95% CI [+86.8, +313.2] excludes 0 (duplicate)"),
+        # The same, negated: below 0, B wins.
+        ([-1.0, -1.0, -3.0, -3.0], "B (b-y) wins: -200.0 mbb/h for A, 95% CI [-313.2, -86.8] excludes 0 (duplicate)"),
+        # mean 1 chip = +100 mbb/h; deviations -4, 0, 1, 3: sd sqrt(26/3) = 2.9439, standard error 1.4720,
+        # half-width 2.8850 chips = 288.5 mbb/h: [-188.5, +388.5], which holds 0.
+        (
+            [-3.0, 1.0, 2.0, 4.0],
+            "no significant difference at 95%: +100.0 mbb/h for A, 95% CI [-188.5, +388.5] includes 0 (duplicate)",
+        ),
+    ],
+)
+def test_the_verdict_names_a_winner_only_when_the_interval_excludes_0(samples: list[float], expected: str) -> None:
+    est = estimate(np.array(samples), big_blind=10)
+    mean = statistics.fmean(samples)
+    half = statistics.NormalDist().inv_cdf(0.975) * statistics.stdev(samples) / math.sqrt(len(samples))
+    assert f"[{100 * (mean - half):+.1f}, {100 * (mean + half):+.1f}]" in expected  # the hand computation, rechecked
+    assert verdict(est, "a-x", "b-y", "duplicate") == expected
+
+
+def test_no_hands_get_no_verdict() -> None:
+    assert verdict(estimate(np.array([]), big_blind=10), "a-x", "b-y", "per hand") == "no hands to score: no verdict"
+
+
+def test_the_table_has_a_verdict_and_explains_its_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The logs of ``test_mbb_units_on_logs`` on limit hold'em (big blind 10), through ``acpc-report``."""
+    name = "holdem.limit.2p.reverse_blinds"
+    write_log(tmp_path / "a1.log", name, 7, ("A", "B"), [folded_hand(LIMIT, h, winner=h % 2) for h in range(6)])
+    write_log(tmp_path / "a2.log", name, 7, ("B", "A"), [folded_hand(LIMIT, h, winner=1) for h in range(6)])
+    report_cli.main([str(tmp_path / "a1.log"), str(tmp_path / "a2.log"), "--a", "A"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split("  ")[-2:] == ["hands A won", "note"] and "win rate" not in "\n".join(lines)
+    # A won every hand of the first match (6 of 6) and 3 of 6 in the second.
+    rows = [line.split() for line in lines if line.split()[:2] in (["7", "1"], ["7", "2"])]
+    assert rows == [["7", "1", "6", "+45", "+750.0", "100.0%"], ["7", "2", "6", "+0", "+0.0", "50.0%"]]
+    # Duplicate samples 0.75, 0, 0.75, 0, 0.75, 0 big blinds: mean 375 mbb/h, sample sd 0.41079, standard
+    # error 0.16771, half-width 1.96 x 0.16771 = 0.32870 big blinds = 328.7 mbb/h.
+    assert "verdict: A (A) wins: +375.0 mbb/h for A, 95% CI [+46.3, +703.7] excludes 0 (duplicate)" in lines
+    legend = lines[lines.index("columns:") :]
+    assert [line.split("  ")[1] for line in legend[1:] if line[2:3] != " "] == [
+        "A seat",
+        "hands",
+        "chips won by A",
+        "mbb/h A",
+        "hands A won",
+        "note",
+    ]
+    assert any(line.strip().startswith("hands A won     the share of hands in which A won chips") for line in legend)
 
 
 def test_allin_expectation_over_every_board() -> None:

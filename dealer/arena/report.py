@@ -1,4 +1,4 @@
-"""Scoring ACPC logs: chips, mbb/h, win rates, duplicate estimates with 95% confidence intervals.
+"""Scoring ACPC logs: chips, mbb/h, shares of hands won, duplicate estimates with 95% confidence intervals.
 
 Works on any ACPC ``.log`` (ours or the C dealer's). For two-player matches of
 the same seed with the two players' seats exchanged, hand *i* of one and hand *i*
@@ -246,6 +246,7 @@ class MatchFigures:
     chips_a: float
     mbb_per_hand_a: float
     win_rate_a: float
+    """The share of hands in which A won chips (however few), not A's result."""
     hands_won_a: int
     hands_lost_a: int
     error: str | None = None
@@ -288,8 +289,18 @@ class Report:
     def seeds(self) -> list[int]:
         return sorted({m.match.seed for m in self.matches})
 
+    @property
+    def main(self) -> Estimate:
+        """The duplicate estimate where seeds were played in both seatings, else the per-hand one."""
+        return self.duplicate if self.duplicate_pairs else self.per_hand
+
+    @property
+    def estimate_kind(self) -> str:
+        """``duplicate`` or ``per hand``: which estimate ``main`` is."""
+        return "duplicate" if self.duplicate_pairs else "per hand"
+
     def to_json(self) -> dict[str, Any]:
-        main = self.duplicate if self.duplicate_pairs else self.per_hand
+        main = self.main
         adjusted = self.allin_duplicate if self.duplicate_pairs else self.allin_per_hand
         return {
             "a": self.a,
@@ -302,6 +313,7 @@ class Report:
             "mbb_per_hand": main.mbb_per_hand,
             "ci95": list(main.ci95),
             "allin_adjusted": {"mbb_per_hand": adjusted.mbb_per_hand, "ci95": list(adjusted.ci95)},
+            "verdict": verdict(main, self.a, self.b, self.estimate_kind),
             "duplicate": self.duplicate.to_json(),
             "per_hand": self.per_hand.to_json(),
             "allin_adjusted_duplicate": self.allin_duplicate.to_json(),
@@ -482,9 +494,38 @@ def _note(figure: MatchFigures) -> str:
     return "; ".join(notes)
 
 
+def excludes_zero(ci95: tuple[float, float]) -> bool:
+    """Whether a 95% interval lies wholly above or wholly below 0 (a NaN interval does not)."""
+    return ci95[0] > 0 or ci95[1] < 0
+
+
+def verdict(est: Estimate, a: str, b: str, kind: str) -> str:
+    """Who wins at 95% confidence, from A's estimate ``est`` (``kind``: duplicate or per hand), or that
+    the interval includes 0 and the run does not tell the players apart."""
+    if not est.samples or math.isnan(est.mbb_per_hand):
+        return "no hands to score: no verdict"
+    figure = f"{signed(est.mbb_per_hand)} mbb/h for A, 95% CI [{signed(est.ci95[0])}, {signed(est.ci95[1])}]"
+    if not excludes_zero(est.ci95):
+        return f"no significant difference at 95%: {figure} includes 0 ({kind})"
+    winner = f"A ({a})" if est.ci95[0] > 0 else f"B ({b})"
+    return f"{winner} wins: {figure} excludes 0 ({kind})"
+
+
+TABLE_LEGEND = """\
+columns:
+  A seat          A's seat, from 1; both: the seed's two seatings, dealt the same cards
+  hands           hands played; on a duplicate row, pairs of hands (hand i of one seating with hand i of the other)
+  chips won by A  A's chips over those hands, both seatings on a "both" row (negative: lost)
+  mbb/h A         A's result: chips per hand in thousandths of a big blind
+  hands A won     the share of hands in which A won chips, however few: not the result (small pots won
+                  can add up to less than a few big ones lost)
+  note            on the pooled rows, the estimate and its 95% confidence interval (mean ± 1.96 standard errors)"""
+
+
 def format_table(report: Report) -> str:
-    """One row per seed and seat (like table 4-2 of seed 000), then the duplicate rows."""
-    rows = [("seed", "A seat", "hands", "chips won by A", "mbb/h A", "win rate A", "note")]
+    """One row per seed and seat (like table 4-2 of seed 000), then the duplicate rows, the verdict
+    and what the columns mean."""
+    rows = [("seed", "A seat", "hands", "chips won by A", "mbb/h A", "hands A won", "note")]
     for figure in sorted(report.matches, key=lambda f: (f.match.seed, f.a_seat)):
         rows.append(
             (
@@ -511,9 +552,9 @@ def format_table(report: Report) -> str:
                     f"duplicate, 95% CI [{signed(dup['ci95'][0])}, {signed(dup['ci95'][1])}]",
                 )
             )
-    main = report.duplicate if report.duplicate_pairs else report.per_hand
+    main = report.main
     adjusted = report.allin_duplicate if report.duplicate_pairs else report.allin_per_hand
-    kind = "duplicate" if report.duplicate_pairs else "per hand"
+    kind = report.estimate_kind
     rows.append(
         (
             "all",
@@ -548,6 +589,7 @@ def format_table(report: Report) -> str:
         lines.append("  ".join(cell.rjust(widths[i]) if i < 6 else cell for i, cell in enumerate(row)).rstrip())
         if k == 0:
             lines.append("  ".join("-" * w for w in widths[:6]) + "  " + "-" * 4)
+    lines += ["", "verdict: " + verdict(main, report.a, report.b, kind), "", TABLE_LEGEND]
     return "\n".join(lines)
 
 

@@ -1,7 +1,7 @@
 """``acpc-report LOG...``: the figures of ``acpc-match`` recomputed from ACPC logs.
 
-Any ACPC dealer's logs can be scored (ours or the C dealer's): chips, mbb/h and
-win rate per match, and, for matches of the same seed with the seats exchanged,
+Any ACPC dealer's logs can be scored (ours or the C dealer's): chips, mbb/h and the
+share of hands won per match, and, for matches of the same seed with the seats exchanged,
 the duplicate estimate with its 95% interval, plus the all-in-adjusted figures.
 Logs of three or more players give every player's figures, duplicate over the
 matches of a seed that put every player in every seat equally often (the
