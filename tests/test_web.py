@@ -153,6 +153,26 @@ async def test_the_routes_answer_and_refuse_what_lies_outside_the_folder(folder:
         assert _status(await _request(port, b"GET /api/nothing HTTP/1.1\r\nHost: x\r\n\r\n")) == 404
 
 
+async def test_a_reports_matches_are_named_as_their_logs(tmp_path: Path) -> None:
+    """A short ``acpc-match`` run served: each match of its report is named as its log file."""
+    run = tmp_path / "run"
+    done = subprocess.run(
+        [program("acpc-match"), "--a", "rule", "--b", "random", "--seeds", "1,2", "--hands", "10", "--out", str(run),
+         "--quiet", "--no-plots", "--in-process"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    async with serving(WebApp([run], tmp_path / "web")) as port:
+        result = _body(
+            await _request(port, b"GET /api/result?f=0/report.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        )
+    assert isinstance(result, dict)
+    matches = result["data"]["matches"]
+    assert sorted(m["name"] for m in matches) == ["seed1-a1", "seed1-a2", "seed2-a1", "seed2-a2"]
+    assert sorted(p.stem for p in run.glob("*.log")) == ["seed1-a1", "seed1-a2", "seed2-a1", "seed2-a2"]
+    assert all(Path(m["log"]).name == m["name"] + ".log" for m in matches)
+
+
 async def test_hostile_requests_get_an_error_and_the_server_goes_on(
     folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -204,6 +204,19 @@ def test_a_live_match_then_its_replay_and_report(browser: WebDriver, tmp_path: P
         mbb = duplicate["mbb_per_hand"]
         shown = f"duplicate {'+' if mbb > 0 else ''}{mbb:.0f} \u00b1{half:.0f} {duplicate['samples']}"
         assert shown in table.splitlines(), table  # the run's own figure, as the row's cells
+        # Each match is named as its log file.
+        names = wait_for(
+            lambda: [
+                c.text for c in browser.find_elements(By.CSS_SELECTOR, "#results table:not(#report) td:first-child")
+            ],
+            30,
+            "the matches",
+        )
+        assert sorted(names) == sorted(path.stem for path in out.glob("*.log")) == ["seed1-a1", "seed1-a2"]
+        assert (
+            text_of(browser, "#report-verdict")
+            == "verdict: " + json.loads((out / "report.json").read_text())["verdict"]
+        )
         shot(browser, "results")
     finally:
         server.stop()

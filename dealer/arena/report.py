@@ -255,6 +255,7 @@ class MatchFigures:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "name": self.match.name,
             "seed": self.match.seed,
             "a_seat": self.a_seat + 1,
             "hands": len(self.match.hands),

@@ -269,6 +269,11 @@ function crosstable(data) {
       names.map((row) => el("tr", {}, el("th", {}, row), names.map((col) => (col === row ? el("td", {}, "") : cell(data.crosstable[row][col]))), cell(data.average[row])))));
 }
 
+// A match as the report names it (the name in its log's header), else its log's file name.
+function matchName(m) {
+  return m.name || String(m.log).split("/").pop().replace(/\.log$/, "");
+}
+
 function report(data) {
   const rows = [
     ["duplicate", data.duplicate], ["per hand", data.per_hand],
@@ -279,9 +284,10 @@ function report(data) {
     el("table", { class: "results", id: "report" },
       el("tr", {}, el("th", {}, "estimate"), el("th", {}, "mbb/h of " + data.a + ", 95%"), el("th", {}, "samples")),
       rows.map(([name, v]) => el("tr", {}, el("th", {}, name), cell(v), el("td", {}, v.samples)))),
-    el("table", { class: "results" },
+    data.verdict ? el("p", { id: "report-verdict" }, "verdict: " + data.verdict) : null,
+    el("table", { class: "results", id: "report-matches" },
       el("tr", {}, ["match", "hands", "chips of A", "mbb/h of A", "status"].map((h) => el("th", {}, h))),
-      (data.matches || []).map((m) => el("tr", {}, el("td", {}, "seed" + m.seed + "-a" + (m.a_seat + 1)), el("td", {}, m.hands),
+      (data.matches || []).map((m) => el("tr", {}, el("td", { class: "match-name" }, matchName(m)), el("td", {}, m.hands),
         el("td", {}, signed(m.chips_a)), el("td", {}, signed(m.mbb_per_hand_a)), el("td", {}, m.error || "finished")))));
 }
 
