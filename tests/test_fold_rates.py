@@ -1,12 +1,16 @@
-"""The fold-rate report on a hand-made log whose counts were worked out by hand."""
+"""The fold-rate report on a hand-made log whose counts were worked out by hand, and on the logs of
+``acpc-match`` runs, whose players the agents' names find."""
 
 from __future__ import annotations
 
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from acpc_arena.dealer.arena.fold_rates import FoldCounts, fold_rates, format_rates, main
+from tests.processes import program
 
 # holdem.limit.2p.reverse_blinds: position 0 posts the big blind (10), position 1 the small (5) and acts
 # first before the flop; the names alternate seats every hand. Alice's hands, as worked out by hand:
@@ -64,3 +68,44 @@ def test_unknown_player_is_a_one_line_error(log: Path, capsys: pytest.CaptureFix
     assert err.strip().count("\n") == 0 and "Carol" in err
     assert main(["Alice", str(log), "--by", "class"]) == 0
     assert "| 72o | 3 | 2 | 2 (100.0%) | 3 (100.0%) |" in capsys.readouterr().out
+
+
+def acpc_match(out: Path, a: str, b: str) -> list[Path]:
+    """The two logs of a short ``acpc-match`` run of ``a`` against ``b`` (seed 1, 40 hands a seating)."""
+    done = subprocess.run(
+        [program("acpc-match"), "--a", a, "--b", b, "--seeds", "1", "--hands", "40", "--out", str(out), "--quiet",
+         "--no-plots", "--in-process"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return sorted(out.glob("*.log"))
+
+
+def test_an_agents_name_finds_its_side_in_acpc_match_logs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``acpc-match`` names the players a-rule and b-call. ``call`` never raises nor folds, so ``rule``
+    never faces a pre-flop raise, and every hand that ends in a fold is one ``rule`` folded."""
+    logs = acpc_match(tmp_path / "run", "rule", "call")
+    bettings = [line.split(":")[2] for log in logs for line in log.read_text().splitlines() if line.startswith("STATE")]
+    assert len(bettings) == 80
+    folds = sum(betting.endswith("f") for betting in bettings)
+    share = f"{100 * folds / 80:.1f}%"
+    assert main(["rule", *map(str, logs)]) == 0
+    assert f"| all | 80 | 0 | 0 (-) | {folds} ({share}) |" in capsys.readouterr().out
+    assert main(["call", *map(str, logs)]) == 0  # faces rule's raises, folds to none
+    assert re.search(r"^\| all \| 80 \| [1-9]\d* \| 0 \(0\.0%\) \| 0 \(0\.0%\) \|$", capsys.readouterr().out, re.M)
+    assert main(["a-rule", *map(str, logs)]) == 0  # the name in the logs works as well
+    assert f"| all | 80 | 0 | 0 (-) | {folds} ({share}) |" in capsys.readouterr().out
+
+
+def test_a_name_in_no_log_or_on_both_sides_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    logs = [str(log) for log in acpc_match(tmp_path / "run", "rule", "call")]
+    assert main(["lstm_dqn", *logs]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'lstm_dqn'" in err and "the players are: a-rule, b-call" in err
+    both = [str(log) for log in acpc_match(tmp_path / "self", "rule", "rule")]
+    assert main(["rule", *both]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a-rule, b-rule" in err
+    assert main(["b-rule", *both]) == 0

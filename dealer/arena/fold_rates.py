@@ -2,7 +2,9 @@
 
     python -m acpc_arena.dealer.arena.fold_rates PLAYER LOG [LOG ...] [--by decile|class]
 
-For every hand ``PLAYER`` was dealt in the logs (the log shows every player's
+``PLAYER`` is a player's name in the logs or, for the logs of ``acpc-match`` (which
+name the players ``a-NAME``, ``b-NAME``, ``c-NAME``), the agent's name alone. For
+every hand ``PLAYER`` was dealt in the logs (the log shows every player's
 cards), its two hole cards fall into one of hold'em's 169 classes
 (``agents/preflop.py``); rows group them by pre-flop percentile decile ("top 10%"
 ... "90-100%", from the strongest down; the default) or give each class
@@ -73,19 +75,34 @@ def class_label(hole: list[int]) -> str:
     return class_name(*class_of(hole))
 
 
+def player_in(seat_names: tuple[str, ...], player: str, path: str | Path) -> str | None:
+    """The name in a log's ``seat_names`` that ``player`` stands for: the name itself, else the runner's
+    ``a-NAME``, ``b-NAME`` or ``c-NAME`` (the side before the agent's name); None if neither is there."""
+    if player in seat_names:
+        return player
+    sided = [name for name in seat_names if name in (f"a-{player}", f"b-{player}", f"c-{player}")]
+    if len(sided) > 1:
+        raise ProtocolError(f"{path}: {player!r} plays more than one seat ({', '.join(sided)}): name one of them")
+    return sided[0] if sided else None
+
+
 def fold_rates(paths: Iterable[str | Path], player: str, by: str = "decile") -> dict[str, FoldCounts]:
-    """Counts by group (strongest group first), over every hand of ``player`` in the logs."""
+    """Counts by group (strongest group first), over every hand of ``player`` in the logs
+    (``player`` as ``player_in`` finds it in each log)."""
     label = {"decile": decile_label, "class": class_label}[by]
     rows: dict[str, FoldCounts] = {}
     strength: dict[str, float] = {}
     found = False
+    seen: set[str] = set()
     for path in paths:
         match = read_log(path)
-        if player not in match.seat_names:
+        seen.update(match.seat_names)
+        name = player_in(match.seat_names, player, path)
+        if name is None:
             continue
         found = True
         for hand in match.hands:
-            position = hand.names.index(player)
+            position = hand.names.index(name)
             hole = hand.state.hole_cards[position]
             if len(hole) != 2:
                 raise ProtocolError(f"{path}: fold rates by hand class need two hole cards, not {len(hole)}")
@@ -93,7 +110,10 @@ def fold_rates(paths: Iterable[str | Path], player: str, by: str = "decile") -> 
             rows.setdefault(key, FoldCounts()).add(hand_counts(hand.state, position))
             strength[key] = percentile(hole)  # the same for every hand of a class
     if not found:
-        raise ProtocolError(f"no log has a player named {player!r}")
+        raise ProtocolError(
+            f"no log has a player named {player!r} (nor a-{player}, b-{player}, c-{player}); "
+            f"the players are: {', '.join(sorted(seen))}"
+        )
     if by == "decile":
         return {key: rows[key] for key in sorted(rows, key=lambda k: -1 if k == "top 10%" else int(k.split("-")[0]))}
     return {key: rows[key] for key in sorted(rows, key=lambda k: -strength[k])}
@@ -124,7 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m acpc_arena.dealer.arena.fold_rates", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("player", help="the player's name in the logs")
+    parser.add_argument(
+        "player", help="the player's name in the logs, or an agent's name (a-NAME, b-NAME, c-NAME in acpc-match's logs)"
+    )
     parser.add_argument("logs", nargs="+", type=Path, help="ACPC .log files")
     parser.add_argument(
         "--by", choices=["decile", "class"], default="decile", help="rows: percentile deciles or classes"
