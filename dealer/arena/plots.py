@@ -13,6 +13,7 @@ so far, times k.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import matplotlib
@@ -21,10 +22,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
-from acpc_arena.dealer.arena.report import Z95, MultiReport, Report, signed
-from acpc_arena.dealer.arena.tournament import Crosstable
+from acpc_arena.dealer.arena.report import Z95, MultiReport, Report, excludes_zero, signed
+from acpc_arena.dealer.arena.tournament import Cell, Crosstable
+
+RGBA = tuple[float, float, float, float]
 
 
 def cumulative_band(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -143,29 +148,47 @@ def plot_run(report: Report | MultiReport, out_dir: Path) -> list[Path]:
     return paths
 
 
+HEATMAP = "RdBu"
+FADED_GREY = (0.88, 0.88, 0.88)
+"""The grey that a cell whose interval includes 0 is faded towards, ``FADE`` of the way."""
+FADE = 0.75
+FADED_TEXT = "dimgrey"
+
+
+def cell_colours(mbb_per_hand: float, ci95: tuple[float, float], limit: float) -> tuple[RGBA, str]:
+    """A crosstable cell's fill and text colour: ``HEATMAP`` over [-limit, +limit] where the 95% interval
+    excludes 0; where it includes 0 (no significant result), that colour faded towards grey and grey text."""
+    fill = matplotlib.colormaps[HEATMAP](Normalize(-limit, limit)(mbb_per_hand))
+    if excludes_zero(ci95):
+        return fill, "white" if abs(mbb_per_hand) > 0.6 * limit else "black"
+    red, green, blue = ((1 - FADE) * c + FADE * g for c, g in zip(fill[:3], FADED_GREY, strict=True))
+    return (red, green, blue, 1.0), FADED_TEXT
+
+
 def crosstable_figure(table: Crosstable) -> Figure:
     """The crosstable as a heatmap: rows and columns by average against the field, red where the row
-    loses and blue where it wins, each cell's mbb/h and 95% half-width written in it."""
+    loses and blue where it wins, each cell's mbb/h and 95% half-width written in it; cells whose
+    interval includes 0 faded (``cell_colours``)."""
     order = table.ranking()
     columns = [*order, "average"]
-    values = np.full((len(order), len(columns)), np.nan)
-    labels = [["" for _ in columns] for _ in order]
+    cells: dict[tuple[int, int], Cell] = {}
     for i, row in enumerate(order):
         for j, column in enumerate(columns):
             cell = table.average(row) if column == "average" else table.cells.get((row, column))
             if cell is not None and column != row:
-                values[i, j] = cell.mbb_per_hand
-                labels[i][j] = f"{signed(cell.mbb_per_hand, 0)}\n±{cell.half_width:.0f}"
-    finite = np.abs(values[np.isfinite(values)])
+                cells[(i, j)] = cell
+    finite = np.abs([c.mbb_per_hand for c in cells.values() if math.isfinite(c.mbb_per_hand)])
     limit = float(np.percentile(finite, 90)) if finite.size else 1.0
+    limit = limit if limit > 0 else 1.0
+    image = np.ones((len(order), len(columns), 4))  # white where there is no cell
     size = max(6.0, 1.0 + 0.9 * len(columns))
     fig, ax = plt.subplots(figsize=(size + 1.5, 0.8 * size + 0.5), dpi=110)
-    image = ax.imshow(np.ma.masked_invalid(values), cmap="RdBu", vmin=-limit, vmax=limit)
-    for i in range(len(order)):
-        for j in range(len(columns)):
-            if labels[i][j]:
-                dark = abs(values[i, j]) > 0.6 * limit
-                ax.text(j, i, labels[i][j], ha="center", va="center", fontsize=7, color="white" if dark else "black")
+    for (i, j), cell in cells.items():
+        fill, text = cell_colours(cell.mbb_per_hand, cell.ci95, limit)
+        image[i, j] = fill
+        label = f"{signed(cell.mbb_per_hand, 0)}\n±{cell.half_width:.0f}"
+        ax.text(j, i, label, ha="center", va="center", fontsize=7, color=text)
+    ax.imshow(image)
     ax.axvline(len(order) - 0.5, color="black", linewidth=1.2)
     ax.set_xticks(range(len(columns)), columns, rotation=45, ha="right")
     ax.set_yticks(range(len(order)), order)
@@ -174,10 +197,11 @@ def crosstable_figure(table: Crosstable) -> Figure:
     seeds = ",".join(map(str, table.seeds))
     ax.set_title(
         f"{table.game_file}, seeds {seeds}, {table.hands} hands a match\n"
-        "the row's duplicate mbb/hand against the column, ± 95% half-width",
+        "the row's duplicate mbb/hand against the column, ± 95% half-width; faded: the interval includes 0",
         fontsize=9,
     )
-    fig.colorbar(image, ax=ax, label="mbb/hand", shrink=0.8)
+    mappable = ScalarMappable(Normalize(-limit, limit), HEATMAP)
+    fig.colorbar(mappable, ax=ax, label="mbb/hand", shrink=0.8)
     fig.tight_layout()
     return fig
 
