@@ -15,7 +15,10 @@ REPO = Path(__file__).resolve().parent.parent
 FOLDERS = ("protocol", "dealer", "agents", "models")
 
 
-def _wheel_names(tmp_path: Path) -> set[str]:
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel of the repository, built once for the tests of this module."""
+    directory = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [
             sys.executable,
@@ -26,19 +29,23 @@ def _wheel_names(tmp_path: Path) -> set[str]:
             "--no-deps",
             "--no-build-isolation",
             "-w",
-            str(tmp_path),
+            str(directory),
             str(REPO),
         ],
         check=True,
         capture_output=True,
     )
-    (wheel,) = tmp_path.glob("*.whl")
+    (built,) = directory.glob("*.whl")
+    return built
+
+
+def _wheel_names(wheel: Path) -> set[str]:
     with zipfile.ZipFile(wheel) as archive:
         return set(archive.namelist())
 
 
-def test_wheel_installs_only_under_acpc_arena(tmp_path: Path) -> None:
-    names = _wheel_names(tmp_path)
+def test_wheel_installs_only_under_acpc_arena(wheel: Path) -> None:
+    names = _wheel_names(wheel)
     top_level = {name.split("/", 1)[0] for name in names}
     assert top_level == {"acpc_arena", "acpc_arena-0.1.0.dist-info"}
 
@@ -53,6 +60,23 @@ def test_wheel_installs_only_under_acpc_arena(tmp_path: Path) -> None:
         relative = data.relative_to(REPO).as_posix()
         if data.suffix != ".py":
             assert f"acpc_arena/{relative}" in names, relative
+
+
+def test_wheel_carries_the_license_and_a_py_typed_marker_in_each_top_level_package(wheel: Path) -> None:
+    license_text = (REPO / "LICENSE").read_text()
+    assert license_text.startswith("MIT License\n\nCopyright (c) 2026 the acpc-arena authors\n")
+    dist_info = "acpc_arena-0.1.0.dist-info"
+    with zipfile.ZipFile(wheel) as archive:
+        # PEP 639: a license file is stored under .dist-info/licenses/ at its path in the source tree,
+        # and the metadata names the SPDX expression and the file.
+        assert archive.read(f"{dist_info}/licenses/LICENSE").decode() == license_text
+        metadata = archive.read(f"{dist_info}/METADATA").decode().splitlines()
+        names = set(archive.namelist())
+    assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
+    # PEP 561: `acpc_arena` is a namespace package, so each package under it carries the marker
+    # (a marker covers its package's subpackages).
+    for folder in FOLDERS:
+        assert f"acpc_arena/{folder}/py.typed" in names, folder
 
 
 def test_generic_names_are_not_importable_outside_the_repository(tmp_path: Path) -> None:
