@@ -5,10 +5,13 @@ provisioning and dashboard, the Dockerfile."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
 import subprocess
+import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +29,7 @@ from tests.processes import REPO
 
 DOCKER = REPO / "docker"
 PROMTOOL = shutil.which("promtool")
+PROMETHEUS = shutil.which("prometheus")
 
 
 def _exported_names() -> set[str]:
@@ -106,6 +110,28 @@ def _command(service: dict[str, Any]) -> list[str]:
     return words
 
 
+def _prometheus_targets() -> dict[str, str]:
+    """Each scrape target of docker/prometheus/prometheus.yml as service:port, and how Prometheus
+    finds it: "static" (always scraped) or "dns" (scraped while the name resolves)."""
+    prometheus = yaml.safe_load((DOCKER / "prometheus" / "prometheus.yml").read_text())
+    targets = {}
+    for job in prometheus["scrape_configs"]:
+        assert set(job) <= {"job_name", "static_configs", "dns_sd_configs", "relabel_configs"}, job
+        for config in job.get("static_configs", []):
+            targets.update(dict.fromkeys(config["targets"], "static"))
+        for config in job.get("dns_sd_configs", []):
+            assert config["type"] == "A"  # Docker's embedded DNS answers a service's name with A records
+            targets.update(dict.fromkeys((f"{name}:{config['port']}" for name in config["names"]), "dns"))
+    return targets
+
+
+def _metrics_ports(services: dict[str, Any]) -> dict[str, int]:
+    """The metrics port of the run and of the dealer, read from their command lines by the real parsers."""
+    match_args = match_parser().parse_args(_command(services["match"])[1:])
+    dealer_options = dealer_parse_args(_command(services["dealer"])[1:])
+    return {"match": match_args.metrics_port, "dealer": dealer_options.metrics_port}
+
+
 def test_compose_file_services_ports_and_volumes_agree() -> None:
     compose = _compose()
     services = compose["services"]
@@ -118,7 +144,7 @@ def test_compose_file_services_ports_and_volumes_agree() -> None:
     assert match_args.host == "0.0.0.0" and match_args.metrics_linger > 0
     dealer_options = dealer_parse_args(_command(services["dealer"])[1:])
     assert dealer_options.host == "0.0.0.0" and dealer_options.metrics_linger > 0
-    metrics_ports = {"match": match_args.metrics_port, "dealer": dealer_options.metrics_port}
+    metrics_ports = _metrics_ports(services)
     for name, port in metrics_ports.items():
         assert f"{port}:{port}" in services[name]["ports"]
         assert str(port) in exposed_ports
@@ -128,10 +154,14 @@ def test_compose_file_services_ports_and_volumes_agree() -> None:
     for agent, seat in (("agent-a", 0), ("agent-b", 1)):
         words = _command(services[agent])
         assert words[0] == "acpc-agent" and words[2] == "dealer" and int(words[3]) == seats[seat]
-    # Prometheus scrapes exactly those metrics ports, by service name.
-    prometheus = yaml.safe_load((DOCKER / "prometheus" / "prometheus.yml").read_text())
-    targets = {t for job in prometheus["scrape_configs"] for c in job["static_configs"] for t in c["targets"]}
-    assert targets == {f"{name}:{port}" for name, port in metrics_ports.items()}
+    # Prometheus scrapes exactly those metrics ports, by service name, whatever their profiles; a
+    # target it does not discover by DNS (which finds only the services started) is a service of
+    # the default profile, so that `up` without a profile shows no target down.
+    targets = _prometheus_targets()
+    assert set(targets) == {f"{name}:{port}" for name, port in metrics_ports.items()}
+    default_profile = {name for name, service in services.items() if not service.get("profiles")}
+    for target, found_by in targets.items():
+        assert found_by == "dns" or target.split(":")[0] in default_profile, target
     # Every bind mount exists; every named volume is declared.
     for service in services.values():
         for volume in service.get("volumes", []):
@@ -161,6 +191,17 @@ def test_dockerfile_runs_as_a_user_with_a_healthcheck_and_a_harmless_default_com
     assert "COPY docker/usage.txt docker/usage.txt" in text
     usage = (DOCKER / "usage.txt").read_text()
     assert "acpc-match" in usage and "acpc-dealer" in usage and "docker compose" in usage
+
+
+def test_dockerfile_copies_every_file_that_pip_install_reads() -> None:
+    """`pip install .` in the image builds from pyproject.toml, its readme and license files and
+    the package folders; a missing license file would leave it out of the installed metadata."""
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+    needed = {"pyproject.toml", pyproject["project"]["readme"], *pyproject["project"]["license-files"]}
+    needed |= set(pyproject["tool"]["setuptools"]["package-dir"].values())
+    copies = re.findall(r"^COPY (.+)$", (DOCKER / "Dockerfile").read_text(), re.MULTILINE)
+    copied = {source for line in copies for source in line.split()[:-1]}
+    assert needed <= copied, needed - copied
 
 
 def _dashboard_queries() -> list[tuple[str, str]]:
@@ -211,3 +252,151 @@ def test_promtool_accepts_the_prometheus_config_and_every_dashboard_query(tmp_pa
     (tmp_path / "rules.yml").write_text(yaml.safe_dump(rules))
     checked = subprocess.run([PROMTOOL, "check", "rules", str(tmp_path / "rules.yml")], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def _profile_services(services: dict[str, Any], profiles: tuple[str, ...]) -> set[str]:
+    """The services that `docker compose [--profile P]... up` starts: those without a profile and
+    those of a profile named (the Compose specification's "profiles")."""
+    return {
+        name
+        for name, service in services.items()
+        if not service.get("profiles") or set(service["profiles"]) & set(profiles)
+    }
+
+
+def _can_unshare() -> bool:
+    if os.geteuid() != 0 or not (shutil.which("unshare") and shutil.which("ip")):
+        return False
+    return subprocess.run(["unshare", "--mount", "--net", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(PROMETHEUS is None, reason="no prometheus binary (apt-get install prometheus; .ci/run installs it)")
+@pytest.mark.skipif(not _can_unshare(), reason="needs root to run Prometheus in a network namespace of its own")
+@pytest.mark.parametrize("profiles", [(), ("dealer",)])
+def test_prometheus_scrapes_the_services_started_and_no_other(tmp_path: Path, profiles: tuple[str, ...]) -> None:
+    """The repository's prometheus.yml in a real Prometheus, with names resolved as Docker's embedded
+    DNS resolves them (only the services running): every started service's metrics are scraped, up,
+    under instance service:port, and a service not started (the dealer's, by default) has no target."""
+    services = _compose()["services"]
+    started = _profile_services(services, profiles)
+    running = {name: port for name, port in _metrics_ports(services).items() if name in started}
+    assert ("dealer" in running) == ("dealer" in profiles)
+    done = subprocess.run(
+        ["unshare", "--mount", "--net", sys.executable, "-m", "tests.compose_dns", str(tmp_path),
+         *(f"{name}={port}" for name, port in running.items())],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout)
+    assert sorted((t["instance"], t["health"], t["url"]) for t in result["targets"]) == sorted(
+        (f"{name}:{port}", "up", f"http://127.0.0.1:{port}/metrics") for name, port in running.items()
+    )
+    # Every service was looked up, the one not running too: it gave no target.
+    assert set(result["asked"]) == set(_metrics_ports(services))
+
+
+def _compose_v2() -> list[str] | None:
+    """The command of Compose v2 or later (the docker CLI plugin, or a standalone docker-compose of
+    version 2 on), if any; docker-compose 1 refuses the file's top-level `name`."""
+    for command in (["docker", "compose"], ["docker-compose"]):
+        if shutil.which(command[0]) is None:
+            continue
+        version = subprocess.run([*command, "version", "--short"], capture_output=True, text=True)
+        major = version.stdout.strip().lstrip("v").split(".")[0]
+        if version.returncode == 0 and major.isdigit() and int(major) >= 2:
+            return command
+    return None
+
+
+COMPOSE_V2 = _compose_v2()
+
+
+@pytest.mark.skipif(COMPOSE_V2 is None, reason="no Compose v2 (docker compose, or a docker-compose 2 or later)")
+@pytest.mark.parametrize("profiles", [(), ("dealer",)])
+def test_compose_v2_accepts_the_file_and_starts_the_services_of_the_profiles(profiles: tuple[str, ...]) -> None:
+    assert COMPOSE_V2 is not None
+    options = [option for profile in profiles for option in ("--profile", profile)]
+    config = subprocess.run(
+        [*COMPOSE_V2, "-f", str(DOCKER / "compose.yaml"), *options, "config", "--format", "json"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert config.returncode == 0, config.stderr
+    resolved = json.loads(config.stdout)
+    assert resolved["name"] == "acpc-arena"
+    assert set(resolved["services"]) == _profile_services(_compose()["services"], profiles)
+
+
+def _readme_commands() -> list[list[str]]:
+    """The command lines of docker/README.md's shell blocks, as words."""
+    blocks = re.findall(r"```sh\n(.*?)```", (DOCKER / "README.md").read_text(), re.DOTALL)
+    return [shlex.split(line) for block in blocks for line in block.splitlines() if line.strip()[:1] not in ("", "#")]
+
+
+def _options(words: list[str], flags: set[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """Leading options of ``words``: those in ``flags`` take no value, any other one takes the next
+    word; returns them by name, and the words from the first that is no option on."""
+    found: dict[str, list[str]] = {}
+    while words and words[0].startswith("-"):
+        name, words = words[0], words[1:]
+        if name not in flags:
+            found.setdefault(name, []).append(words[0])
+            words = words[1:]
+    return found, words
+
+
+def test_docker_readme_commands_fit_the_files_as_they_are() -> None:
+    compose = _compose()
+    services = compose["services"]
+    profiles = {profile for service in services.values() for profile in service.get("profiles", [])}
+    dockerfile = (DOCKER / "Dockerfile").read_text()
+    build_args = set(re.findall(r"^ARG (\w+)", dockerfile, re.MULTILINE))
+    image = services["match"]["image"]
+    interpolated = set(re.findall(r"(?<!\$)\$\{(\w+)", (DOCKER / "compose.yaml").read_text()))
+    commands = _readme_commands()
+    for words in commands:
+        while re.fullmatch(r"\w+=.*", words[0]):  # VAR=value before the command: a variable compose reads
+            variable, value = words.pop(0).split("=", 1)
+            assert variable in interpolated, variable
+            assert variable == "MATCH_ARGS"
+            match_parser().parse_args(shlex.split(value))
+        tool = ["podman-compose"] if words[0] == "podman-compose" else words[:2]
+        options, rest = _options(words[len(tool) :], {"--rm", "--build"})
+        if tool[1:] == ["build"]:  # docker build, podman build
+            assert (REPO / options["-f"][0]).is_file() and options["-t"] == [image] and rest == ["."]
+            assert {arg.split("=")[0] for arg in options.get("--build-arg", [])} <= build_args
+        elif tool[1:] == ["run"]:
+            assert rest[0] == image
+            published = [spec.split(":")[-1] for spec in options.get("-p", [])]
+            environment = dict(spec.split("=", 1) for spec in options.get("-e", []))
+            if rest[1:2] == ["acpc-match"]:
+                args = match_parser().parse_args(rest[2:])
+                assert args.host == "0.0.0.0" and published == [str(args.metrics_port)]
+                assert environment == {"METRICS_PORT": str(args.metrics_port)}
+            elif rest[1:2] == ["acpc-dealer"]:
+                dealer = dealer_parse_args(rest[2:])
+                assert dealer.host == "0.0.0.0" and published == [f"{dealer.ports[0]}-{dealer.ports[-1]}"]
+            else:
+                assert rest[1:] == [], rest
+        else:  # docker compose, podman compose, podman-compose
+            assert tool in (["docker", "compose"], ["podman", "compose"], ["podman-compose"]), words
+            assert options["-f"] == ["docker/compose.yaml"] and set(options.get("--profile", [])) <= profiles
+            subcommand, *arguments = rest
+            if subcommand == "up":
+                named = [word for word in arguments if not word.startswith("-")]
+                assert set(named) <= _profile_services(services, tuple(options.get("--profile", []))), named
+            elif subcommand == "cp":
+                service, path = arguments[0].split(":")
+                assert service in services and path.startswith("/home/arena/"), arguments
+            else:
+                assert subcommand in ("config", "down"), subcommand
+    # Each way of running the stack is shown, and the build arguments and the variables that the
+    # image and the compose file read are described.
+    assert {tuple(words[:2]) for words in commands} >= {
+        ("docker", "build"),
+        ("docker", "compose"),
+        ("podman", "compose"),
+    }
+    assert any(words[0] == "podman-compose" for words in commands)
+    described = set(re.findall(r"^\| `(\w+)` \|", (DOCKER / "README.md").read_text(), re.MULTILINE))
+    read = set(re.findall(r"os\.environ\.get\('(\w+)'\)", dockerfile)) | interpolated
+    assert build_args | read <= described, (build_args | read) - described
