@@ -118,8 +118,9 @@ def test_lbr_finds_the_raise_bots_exploitability() -> None:
 
 
 def test_the_agent_sees_lbrs_cards_only_at_a_showdown() -> None:
-    """As from the dealer (``docs/acpc-reference.md``: hole cards are shown only at a showdown): the last
-    message of a hand LBR won by a fold hides LBR's cards from the agent; a showdown shows them."""
+    """As from the dealer (an opponent's hole cards are shown only at a showdown: ``printPlayerHoleCards``
+    in the ACPC server's ``game.c``, ``shows_cards`` in ``protocol/wire.py``): the last message of a hand
+    LBR won by a fold hides LBR's cards from the agent; a showdown shows them."""
     game = LIMIT
     ends: list[tuple[bool, list[int]]] = []
 
