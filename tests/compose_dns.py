@@ -1,12 +1,12 @@
 """docker/prometheus/prometheus.yml as the compose stack runs it, in a network namespace of its own.
 
-Run as ``unshare --mount --net python -m tests.compose_dns WORKDIR SERVICE=PORT...``: it brings the
-namespace's loopback up, points ``/etc/resolv.conf`` (in this mount namespace only) at a DNS stub
-on 127.0.0.1 that stands in for Docker's embedded DNS (a service's name answers only while the
-service runs: here, the SERVICEs given; any other name is NXDOMAIN), serves each given service's
-metrics page on its PORT, starts Prometheus with the repository's configuration and prints, as
-JSON, Prometheus's active targets once every given service is scraped, and the names the stub
-was asked for.
+Run under ``unshare`` (tests/test_metrics_stack.py's ``UNSHARE``) as ``python -m tests.compose_dns
+WORKDIR SERVICE=PORT...``: it brings the namespace's loopback up, points ``/etc/resolv.conf`` (in
+this mount namespace only) at a DNS stub on 127.0.0.1 that stands in for Docker's embedded DNS (a
+service's name answers only while the service runs: here, the SERVICEs given; any other name is
+NXDOMAIN), serves each given service's metrics page on its PORT, starts Prometheus with the
+repository's configuration and prints, as JSON, Prometheus's active targets once every given
+service is scraped, and the names the stub was asked for.
 """
 
 from __future__ import annotations

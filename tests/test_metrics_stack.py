@@ -264,10 +264,15 @@ def _profile_services(services: dict[str, Any], profiles: tuple[str, ...]) -> se
     }
 
 
+# Mount and network namespaces of their own; a PID namespace too, so that Prometheus ends with the
+# helper (its PID 1) even when the test's timeout kills unshare (--kill-child).
+UNSHARE = ["unshare", "--mount", "--net", "--pid", "--fork", "--kill-child"]
+
+
 def _can_unshare() -> bool:
     if os.geteuid() != 0 or not (shutil.which("unshare") and shutil.which("ip")):
         return False
-    return subprocess.run(["unshare", "--mount", "--net", "true"], capture_output=True).returncode == 0
+    return subprocess.run([*UNSHARE, "true"], capture_output=True).returncode == 0
 
 
 @pytest.mark.skipif(PROMETHEUS is None, reason="no prometheus binary (apt-get install prometheus; .ci/run installs it)")
@@ -282,7 +287,7 @@ def test_prometheus_scrapes_the_services_started_and_no_other(tmp_path: Path, pr
     running = {name: port for name, port in _metrics_ports(services).items() if name in started}
     assert ("dealer" in running) == ("dealer" in profiles)
     done = subprocess.run(
-        ["unshare", "--mount", "--net", sys.executable, "-m", "tests.compose_dns", str(tmp_path),
+        [*UNSHARE, sys.executable, "-m", "tests.compose_dns", str(tmp_path),
          *(f"{name}={port}" for name, port in running.items())],
         cwd=REPO, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
