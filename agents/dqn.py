@@ -16,15 +16,14 @@ the same alone (over TCP) and batched with other tables' (``act_batch``, which
 the in-process runner calls with the views of many matches at once; see
 ``batch_key``), and ``act`` never parts from ``policy`` on a near tie.
 
-``--checkpoint`` takes a ``.pt`` file or a shipped checkpoint's name: ``lstm_dqn``
-and ``dqn`` (the defaults), ``lstm_dqn-v2`` (the first ``sound``-pool LSTM), ``dqn-v3``
-(the DQN with double DQN targets, before the mixed Monte Carlo targets), ``dqn-v2``
-(the first DQN with the strength loss, without double DQN targets) or
-``lstm_dqn-v1`` and ``dqn-v1`` (the first networks, trained against the ``v1`` pool
-of bettors without cards). The defaults are trained on the ``sound`` pool with the
-auxiliary hand-strength loss (``models/dqn_training.py``; 120,000 and 200,000 hands;
-the DQN with double DQN targets, mixed Monte Carlo targets and a 50,000-hand replay
-memory): both fold trash and beat ``equity`` and ``rule`` (README).
+``--checkpoint`` takes a ``.pt`` file or a shipped checkpoint's name. The defaults,
+``lstm_dqn`` and ``dqn``, are trained on the ``sound`` pool with the auxiliary
+hand-strength loss (``models/dqn_training.py``; the DQN also with double DQN targets,
+mixed Monte Carlo targets and a replay memory of its last 50,000 hands). Kept for
+comparison: ``lstm_dqn-v1`` and ``dqn-v1`` (the seed's configuration: its ``v1`` pool,
+loss and targets), ``lstm_dqn-v2`` (the ``sound`` pool with the seed's loss), ``dqn-v2``
+(the strength loss with the seed's targets) and ``dqn-v3`` (double DQN targets without
+the Monte Carlo mix). ``acpc-train lstm_dqn|dqn`` rebuilds each (``models/train.py``).
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ At every decision the style draws one uniform number and does this:
   ``bluff``; otherwise check.
 - Facing a bet or a raise: continue only with a strength of at least
   ``max(1 - range, fear)``, the part of its range it risks chips with (the
-  extremely passive styles only with the top 3% of hands: the seed notes' O1
+  extremely passive styles only with the top 3% of hands: seed 001's O1,
   that folds to any raise); when it continues, raise with probability
   ``reraise``, else call; otherwise fold.
 

@@ -293,7 +293,7 @@ def bench_inprocess() -> Iterator[Row]:
     variants = {"": None, "--in-process": None, "--workers 2": None, "--in-process ": PURE}
     """acpc-match's flags (a trailing space: the engine from its sources) and the environment."""
     goals = {"random": 10, "lstm_dqn": 20}
-    """The targets for --in-process over TCP on 2 cores, by agent A (the README's "In-process play")."""
+    """The targets for --in-process over TCP on 2 cores, by agent A (docs/guides/acpc-match.md, "Faster")."""
     for a, b, seeds, hands in (("random", "call", "1,2", 2000), ("lstm_dqn", "cfr", "1,2", 500)):
         rates = {}
         for flags, env in variants.items():

@@ -387,8 +387,8 @@ def test_first_checkpoints_load_by_name(tmp_path: Path, network: str) -> None:
     agent_type = LSTMDQNAgent if network == "lstm_dqn" else DQNAgent
     old = agent_type(LIMIT, checkpoint=f"{network}-v1")
     assert resolve_checkpoint(f"{network}-v1") == FOLDER / f"{network}-v1.pt"
-    assert old.meta["network"] == network and old.meta["hands_trained"] >= 120_000  # README: 120,000 hands
-    # trained against rule, random, call, raise, cfr and itself: the README's first pool
+    assert old.meta["network"] == network and old.meta["hands_trained"] >= 120_000  # the sidecar: 120,000 hands
+    # trained against rule, random, call, raise, cfr and itself: the seed's own pool (v1)
     assert sorted(old.meta["opponents"]) == sorted(n.replace("cfr-improved", "cfr") for n, _ in POOLS["v1"])
     (tmp_path / "mine.pt").write_bytes((FOLDER / f"{network}-v1.pt").read_bytes())
     assert resolve_checkpoint(tmp_path / "mine.pt") == tmp_path / "mine.pt"  # a file is taken as given

@@ -549,7 +549,7 @@ def openspiel_can_judge(text: str, game: Game) -> bool:
     (no-limit, stacks of 1200), not ``game.c``'s: the betting line, and for no-limit
     the stack line, must be there. OpenSpiel plays limit games with unbounded stacks,
     and ``game.c`` refuses limit games of more than four players without stacks
-    (README: a difference on purpose).
+    (a difference on purpose: docs/reference/differences.md).
     """
     lines = [line.strip().lower() for line in text.split("\n")]
     if ("nolimit" if game.no_limit else "limit") not in lines:

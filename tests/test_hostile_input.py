@@ -4,7 +4,7 @@ corrupt the log, extra ports, raise sizes outside 32 bits, odd white space.
 Expected outcomes are the C dealer's (``project_acpc_server`` built from source and
 run with the same arguments, seeds and replies; its lines are quoted below) where
 this dealer matches it, and the documented refusal where it differs on purpose
-(README, "Where this differs from the ACPC code on purpose").
+(docs/reference/differences.md).
 
 The player side runs in-process over memory streams (``play_scripted``) for exact,
 fast cases, and against the real ``acpc-dealer`` process over TCP for the command
@@ -139,7 +139,7 @@ async def test_a_version_with_non_ascii_digits_is_invalid(tmp_path: Path, hello:
 
 @pytest.mark.parametrize("hello", [b"VERSION:2.0.0abc\r\n", b"VERSION: 2.0.0\r\n", b"VERSION:3.0.0\r\n"])
 async def test_version_lines_the_c_dealer_plays_on_are_refused(tmp_path: Path, hello: bytes) -> None:
-    """A difference on purpose (README): the C dealer plays these matches."""
+    """A difference on purpose (docs/reference/differences.md): the C dealer plays these matches."""
     outcome = await play_scripted(tmp_path, KUHN, 3, [calling, calling], hellos=[hello, b"VERSION:2.0.0\r\n"])
     error = outcome.result.error
     assert error is not None and error.seat == 0 and error.kind == "version"

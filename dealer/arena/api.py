@@ -70,7 +70,7 @@ def play(
     for side, given in zip(SIDES, agents, strict=False):  # as many sides as seats (checked above)
         name, *args = shlex.split(given) or [""]
         if name == "human":
-            raise ValueError("a person plays through acpc-match --a-external (see the README), not play()")
+            raise ValueError("a person plays through acpc-match --a-external and acpc-agent human, not play()")
         contestant = Contestant(side, agent=name, args=tuple(args))
         check_agent(contestant, loaded, game)
         contestants.append(contestant)

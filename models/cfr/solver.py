@@ -19,7 +19,7 @@ is a (decision node, key) pair where the key comes from the card abstraction.
 - ``mcdcfr``: chance-sampled ``dcfr``. Regret matching+ floors every sampled
   mistake at zero for good, while DCFR forgets old regrets gradually; on
   no-limit trees, where an all-in's sampled value swings by a whole stack, the
-  discounted variant is the one that settles (see the README's no-limit section).
+  discounted variant is the one that settles.
 
 With every deal of a small game (``all_deals``) the passes are exact, and
 ``best_response_value``/``exploitability`` are exact too.

@@ -10,9 +10,9 @@ Q value g_t = grad_w Q(s_t, a_t):
     z <- lambda * z + g_t                                   (``accumulate``)
     w <- w + alpha * delta * z, delta = target - Q(s_t, a_t)   (``apply``, summed over tables)
 
-as the seed notes write it (accumulating traces; gamma = 1 inside a hand makes this the
+as seed 003 writes it (accumulating traces; gamma = 1 inside a hand makes this the
 textbook gamma * lambda decay). Traces are emptied when a hand ends (``reset``), and not
-cut after exploratory actions (Peng's variant, as the notes read). ``q_gradients`` gives
+cut after exploratory actions (Peng's variant, as seed 003 reads). ``q_gradients`` gives
 the per-table gradients in closed form (the network is small; no autograd needed).
 """
 

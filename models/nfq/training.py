@@ -20,25 +20,18 @@ At the hand's end the last step's target is (1 - beta) * R + beta * U_{T-1}, R t
 over the most a hand can lose (rewards in [-1, 1], as the tanh outputs), and the traces are
 emptied. ``reward="chips"`` is beta = 0: the plain Q(lambda) on the hand's result.
 
-Choices (the seed gives none), and what was measured of each (README, "NFQ"; every
-ablation trained on the shipped budget, 200,000 hands, and compared through the dealer
-head to head and against the same seven opponents; averages over those seven):
+Choices (the seed gives none). The first three each have a shipped ablation trained on the
+same budget with that part changed (``nfq-n1``, ``nfq-lambda0``, ``nfq-chips``), compared
+through the dealer on the limit-checkpoints results page of the docs:
 
-- n = 3 observations in the window: against n = 1 (``--window 1``): +137 against +313
-  mbb/h on average and -96 head to head, but n = 1 loses to ``call`` (-187) and more to
-  ``cfr`` (-185 against -118), where n = 3 is above zero against every opponent of the
-  goal; n = 3 stays. (At 2,000 hands n = 1 was ahead, at 100,000 far behind: one seed each.)
-- lambda = 0.7: against lambda = 0 (``--lam 0``, one-step Q-learning): +137 against -3;
-  level head to head (-23 +- 29); lambda = 0 loses 432 to ``call``.
-- the UCT reward fused by beta = 0.5: against beta = 0 (``--reward chips``): +137 against
-  -254, and +152 head to head; 16 worlds a decision, c = 0.5
-  in units of the scaled reward, the opponent and the rollouts as the module ``uct`` says.
-  Not measured separately: beta, the worlds, c.
-- alpha = 0.01 (a 1,500-hand trial at 0.002, before the rollout change, still lost to every
-  opponent of the pool; not compared further), gamma = 1
-  (a hand is a short episode: the trace then decays by lambda, as the notes write it),
-  64 hidden units, epsilon-greedy from 0.2 to 0.02, 32 tables, snapshots every 2,000
-  hands: not measured separately (no CPU left for it; see the README).
+- n = 3 observations in the window (``--window``);
+- lambda = 0.7 (``--lam``; 0 is one-step Q-learning);
+- the UCT reward fused by beta = 0.5 (``--reward chips`` is beta = 0); 16 worlds a
+  decision, c = 0.5 in units of the scaled reward, the opponent and the rollouts as the
+  module ``uct`` says;
+- alpha = 0.01, gamma = 1 (a hand is a short episode: the trace then decays by lambda, as
+  the seed writes it), 64 hidden units, epsilon-greedy from 0.2 to 0.02, 32 tables,
+  snapshots every 2,000 hands;
 - rewards: chips over the most one player can lose (240 in limit hold'em), in [-1, 1].
 """
 

@@ -4,13 +4,14 @@
     python -m acpc_arena.models.poker_cnn.data --logs L... --imitate NAME [NAME ...]   # any ACPC logs instead
 
 Seed 004 learned from the 2017 ACPC competition logs, which cannot be downloaded
-here. By default this plays the teacher (``equity``, the strongest shipped limit
-player: it beats both CFR checkpoints, see the README) against ``random``,
-``call``, ``raise``, ``rule`` and ``cfr`` (``cfr-ehs2``) through the real dealer
-(``acpc-match``, seeds 11, 12, 13, both seatings; the evaluation seeds 1, 234,
-6666 are not used) and keeps the teacher's decisions. A log every match, so a
-stopped run picks up where it was: a pairing whose ``report.json`` exists is not
-played again.
+here. By default this plays the teacher (``TEACHER``: ``cfr`` on ``cfr-ehs2``,
+always taking its most likely action) against itself and against ``random``,
+``call`` and ``raise`` (``OPPONENTS``) on deal seeds 11 to 14 (the results tables'
+seeds 1, 234 and 6666 are not used), in-process with the logs ``acpc-match`` writes
+for the same agents and seeds, and keeps the teacher's decisions from those logs.
+Self-play goes to twice the seeds, one seating each, both players' decisions kept;
+the other pairings play both seatings. A stopped run picks up at the first match
+without its ``SCORE`` line.
 
 Every decision of an imitated player becomes one record: the view it decided on
 (``models.encoding.observe``: cards, round, pot, the opponent's last raise), the
