@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import socket
 import sys
+import time
 from collections.abc import Sequence
 from typing import TextIO
 
@@ -25,11 +26,24 @@ class ClientError(Exception):
     """The connection failed or the dealer sent something unreadable."""
 
 
-def connect(host: str, port: int, timeout: float = 30.0) -> socket.socket:
-    try:
-        sock = socket.create_connection((host, port), timeout=timeout)
-    except OSError as exc:
-        raise ClientError(f"could not connect to {host}:{port}: {exc}") from None
+CONNECT_RETRY_SECONDS = 5.0
+"""How long a refused connection is tried again: a dealer started just before its players
+(``acpc-dealer ... &`` then ``acpc-agent ...``) may not be listening yet."""
+
+
+def connect(host: str, port: int, timeout: float = 30.0, retry: float = CONNECT_RETRY_SECONDS) -> socket.socket:
+    """A TCP connection to the dealer; a refused one is tried again every 0.1 s for ``retry`` seconds."""
+    deadline = time.monotonic() + retry
+    while True:
+        try:
+            sock = socket.create_connection((host, port), timeout=timeout)
+            break
+        except ConnectionRefusedError as exc:
+            if time.monotonic() >= deadline:
+                raise ClientError(f"could not connect to {host}:{port}: {exc}") from None
+            time.sleep(0.1)
+        except OSError as exc:
+            raise ClientError(f"could not connect to {host}:{port}: {exc}") from None
     sock.settimeout(None)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return sock

@@ -6,7 +6,9 @@ import io
 import socket
 import subprocess
 import threading
+import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +19,7 @@ from acpc_arena.agents.registry import AGENTS, agent_class
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState, parse_match_state
-from tests.processes import program
+from tests.processes import program, start_agent, start_dealer
 
 LIMIT = load_game("holdem.limit.2p.reverse_blinds")
 NL = load_game("holdem.nolimit.2p.reverse_blinds")
@@ -149,3 +151,21 @@ def test_acpc_agent_command_line_errors() -> None:
     assert done.returncode == 1 and "no game file 'missing.game'" in done.stderr
     done = subprocess.run([program("acpc-agent"), "rule", "--help"], capture_output=True, text=True)
     assert done.returncode == 0 and "--threshold" in done.stdout
+
+
+def test_an_agent_started_before_its_dealer_waits_for_it(tmp_path: Path) -> None:
+    """A script that starts ``acpc-dealer ... &`` and its players at once: the players may try to
+    connect before the dealer listens; a refused connection is tried again for a few seconds."""
+    ports = []
+    for _ in range(2):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            ports.append(probe.getsockname()[1])
+    agents = [start_agent("call", port, cwd=tmp_path) for port in ports]
+    time.sleep(1.0)  # the dealer starts a second after its players
+    dealer = start_dealer(tmp_path, "m", "kuhn", "20", "1", "A", "B", "-p", f"{ports[0]},{ports[1]}", "-q")
+    status, out, err = dealer.wait()
+    assert status == 0, err
+    assert out.startswith("SCORE:0|0:A|B")  # two callers: every kuhn hand is a showdown of equal stakes
+    for agent in agents:
+        assert agent.wait(timeout=30) == 0
