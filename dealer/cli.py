@@ -17,7 +17,9 @@ thinks) and ``--web-linger SECONDS`` (the pages stay up that long after the matc
 
 ``gameDefFile`` may name a shipped game (``holdem.limit.2p.reverse_blinds``).
 The listening ports go to standard output first, then the final ``SCORE`` line;
-the exit status is 0 when every hand was played and 1 otherwise.
+the exit status is 0 when every hand was played and 1 otherwise (a usage error
+too, as the C dealer's). Ctrl-C or SIGTERM ends the match with one line on standard
+error, the log keeping the hands played, and status 130 or 143.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from acpc_arena.dealer.match import (
     play_match,
 )
 from acpc_arena.dealer.seat import PollingSocketChannel, SeatChannel, SocketChannel, accept, open_listener
+from acpc_arena.protocol.commands import Interrupted, run_command
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import MAX_PLAYERS, load_game
 from acpc_arena.protocol.wire import format_score_line
@@ -464,13 +467,20 @@ def main(argv: list[str] | None = None) -> None:
         else:
             sys.stdout.write(USAGE)
         sys.exit(1)
+    run_command("acpc-dealer", lambda: _serve_then_linger(options))
+
+
+def _serve_then_linger(options: Options) -> int:
+    """Play the match, then serve the final metrics ``--metrics-linger`` seconds; returns the exit status."""
     try:
         status = trio.run(serve, options)
-        if options.metrics_port is not None and options.metrics_linger > 0:
-            time.sleep(options.metrics_linger)  # a last scrape of the final values
-    except KeyboardInterrupt:
-        status = 130
-    sys.exit(status)
+    except* KeyboardInterrupt:
+        raise Interrupted(
+            f"the log keeps the hands played ({_match_file(options, '.log')})" if options.log else ""
+        ) from None
+    if options.metrics_port is not None and options.metrics_linger > 0:
+        time.sleep(options.metrics_linger)  # a last scrape of the final values
+    return status
 
 
 if __name__ == "__main__":

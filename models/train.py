@@ -55,6 +55,7 @@ from pathlib import Path
 
 from acpc_arena.dealer.arena.fanout import add_ray_option
 from acpc_arena.models import checkpoints
+from acpc_arena.protocol.commands import run_command, usage_error
 
 OUT_DIR: Path | None = Path("runs/train")
 """Where training writes its checkpoints; None: over the shipped ones (``--install``). Set by ``main``."""
@@ -184,7 +185,7 @@ def train_q(
     try:
         config = config_for(network, preset, pool, **overrides)
     except ValueError as exc:
-        sys.exit(f"error: {exc}")
+        usage_error(f"acpc-train: error: {exc}")
     path, stats = train(config, out or checkpoint_path(network).with_suffix(".pt"), save_every=5000)
     print(f"saved {path}: {stats}")
 
@@ -206,7 +207,7 @@ def train_nfq(args: argparse.Namespace) -> None:
     try:
         config = config_for(args.pool, **overrides)
     except ValueError as exc:
-        sys.exit(f"error: {exc}")
+        usage_error(f"acpc-train: error: {exc}")
     path, stats = train(config, args.out or checkpoint_path("nfq").with_suffix(".pt"), save_every=2000)
     print(f"saved {path}: {stats}")
 
@@ -224,7 +225,7 @@ def train_poker_cnn(
     try:
         path, summary = train(config, out or checkpoint_path("poker_cnn").with_suffix(".pt"))
     except ValueError as exc:
-        sys.exit(f"error: {exc}")
+        usage_error(f"acpc-train: error: {exc}")
     print(f"saved {path}: mean held-out accuracy {summary['mean_held_out_accuracy']:.3f}")
 
 
@@ -244,6 +245,10 @@ def train_ensemble(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    run_command("acpc-train", lambda: _train(argv))
+
+
+def _train(argv: list[str] | None) -> None:
     global OUT_DIR
     parser = argparse.ArgumentParser(prog="acpc-train", description=__doc__.split("\n\n")[0])
     parser.add_argument("agent", choices=["cfr", "cfr-nl", "lstm_dqn", "dqn", "nfq", "poker_cnn", "ensemble"])

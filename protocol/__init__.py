@@ -9,6 +9,7 @@
 - ``equity``: a hand's equity against random hands, all-in expected values
 - ``disk_cache``: tables kept on disk, named by the source that computes them
 - ``native``: ``state``, ``wire`` and ``cards`` compiled with mypyc (``make install``), or not
+- ``commands``: how the ``acpc-*`` commands end: exit statuses, Ctrl-C and SIGTERM
 """
 
 # ruff: noqa: E402

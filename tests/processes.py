@@ -3,6 +3,7 @@ and scripted players for the dealer core over trio streams."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import sys
@@ -30,6 +31,12 @@ def program(name: str) -> str:
     return str(BIN / name)
 
 
+def default_sigint() -> None:
+    """A ``preexec_fn`` that gives the child Ctrl-C's default action, as a program started from a
+    terminal has it: this suite may run with SIGINT ignored, which a child would keep."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @dataclass
 class Dealer:
     process: subprocess.Popen[str]
@@ -42,9 +49,14 @@ class Dealer:
 
 
 def start_dealer(cwd: Path, *args: str) -> Dealer:
-    """Start ``acpc-dealer args...`` in ``cwd`` and read the ports line it prints first."""
+    """Start ``acpc-dealer args...`` in ``cwd`` (``default_sigint``) and read the ports line it prints first."""
     process = subprocess.Popen(
-        [program("acpc-dealer"), *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [program("acpc-dealer"), *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
     )
     assert process.stdout is not None
     line = process.stdout.readline()
@@ -55,12 +67,14 @@ def start_dealer(cwd: Path, *args: str) -> Dealer:
 
 
 def start_agent(agent: str, port: int, *args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
+    """Start ``acpc-agent agent 127.0.0.1 port args...`` (``default_sigint``), its standard error piped."""
     return subprocess.Popen(
         [program("acpc-agent"), agent, "127.0.0.1", str(port), *args],
         cwd=cwd,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,
     )
 
 

@@ -148,7 +148,7 @@ def test_acpc_agent_command_line_errors() -> None:
     done = subprocess.run(
         [program("acpc-agent"), "call", "127.0.0.1", "1", "--game", "missing.game"], capture_output=True, text=True
     )
-    assert done.returncode == 1 and "no game file 'missing.game'" in done.stderr
+    assert done.returncode == 2 and "no game file 'missing.game'" in done.stderr  # a usage error
     done = subprocess.run([program("acpc-agent"), "rule", "--help"], capture_output=True, text=True)
     assert done.returncode == 0 and "--threshold" in done.stdout
 

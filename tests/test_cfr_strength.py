@@ -183,5 +183,5 @@ def test_agent_takes_shipped_names_and_refuses_missing_checkpoints_in_one_line(t
         [program("acpc-agent"), "cfr", "127.0.0.1", "1", "--checkpoint", str(tmp_path / "none")],
         capture_output=True, text=True, cwd=tmp_path,
     )  # fmt: skip
-    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.count("\n") == 1 and "no description" in done.stderr and "cfr-improved" in done.stderr

@@ -120,3 +120,77 @@ def test_a_failing_agent_is_told_once_and_its_opponent_not_at_all(tmp_path: Path
     assert output.count("match seed") == 4  # every match failed, each told once
     assert output.count("crashing on purpose") == 1
     assert "b-call exited" not in output and "connection lost" not in output  # the opponent hung up on is no news
+
+
+LOG = REPO / "tests" / "data" / "acpc_match_limit" / "seed7-a1.log"
+USAGE_ERRORS = {
+    "agent: unknown agent": (["acpc-agent", "nope", "127.0.0.1", "9"], "invalid choice: 'nope'"),
+    "agent: unknown game": (
+        ["acpc-agent", "call", "127.0.0.1", "9", "--game", "nope.game"],
+        "no game file 'nope.game'",
+    ),
+    "agent: bad option": (["acpc-agent", "rule", "127.0.0.1", "9", "--threshold", "high"], "invalid float value"),
+    "match: unknown agent": (["acpc-match", "--a", "nope", "--b", "call"], "--a must name a shipped agent"),
+    "match: unknown game": (["acpc-match", "--a", "call", "--b", "call", "--game", "nope.game"], "nope.game"),
+    "match: bad option": (["acpc-match", "--a", "call", "--b", "call", "--seeds", "x"], "argument --seeds"),
+    "match: --cmd and --external": (
+        ["acpc-match", "--a", "x", "--a-cmd", "y", "--a-external", "--b", "call"],
+        "--a-cmd",
+    ),
+    "tournament: unknown agent": (["acpc-tournament", "--agents", "nope,call"], "'nope' is not a shipped agent"),
+    "tournament: unknown game": (["acpc-tournament", "--agents", "call,raise", "--game", "nope.game"], "nope.game"),
+    "tournament: bad option": (["acpc-tournament", "--agents", "call,raise", "--workers", "0"], "argument --workers"),
+    "lbr: unknown agent": (["acpc-lbr", "nope"], "invalid choice: 'nope'"),
+    "lbr: unknown game": (["acpc-lbr", "cfr", "--game", "nope.game"], "no game file 'nope.game'"),
+    "lbr: not heads-up": (["acpc-lbr", "cfr", "--game", "kuhn.limit.3p"], "heads-up"),
+    "lbr: bad option": (["acpc-lbr", "cfr", "--rollouts", "0"], "argument --rollouts"),
+    "cfr: unknown game": (["acpc-cfr", "solve", "--game", "nope.game", "--out", "x.npz"], "no game file 'nope.game'"),
+    "cfr: bad option": (["acpc-cfr", "solve", "--game", "leduc", "--iterations", "0", "--out", "x"], "--iterations"),
+    "cfr: missing file": (["acpc-cfr", "exploitability", "nope.npz"], "nope"),
+    "train: unknown agent": (["acpc-train", "nope"], "invalid choice: 'nope'"),
+    "train: bad option": (["acpc-train", "dqn", "--mc-mix", "3"], "Monte Carlo mix must be a number from 0 to 1"),
+    "train: missing file": (["acpc-train", "poker_cnn", "--data", "nope.npz"], "nope.npz"),
+    "report: unknown game": (["acpc-report", "--game", "nope.game", str(LOG)], "no game file 'nope.game'"),
+    "report: missing file": (["acpc-report", "nope.log"], "no such file: nope.log"),
+    "report: bad option": (["acpc-report", "--player", "x", "--a", "y", str(LOG)], "--a and --plots"),
+    "web: missing file": (["acpc-web", "nope"], "no such file or folder: nope"),
+    "web: bad option": (["acpc-web", "--port", "99999"], "argument --port"),
+}
+
+
+def error_lines(err: str) -> list[str]:
+    """Standard error without argparse's usage lines (``usage: ...`` and its indented continuation)."""
+    lines = err.splitlines()
+    if lines and lines[0].startswith("usage: "):
+        lines = lines[1:]
+        while lines and lines[0].startswith(" "):
+            lines = lines[1:]
+    return lines
+
+
+@pytest.mark.parametrize(("command", "words"), USAGE_ERRORS.values(), ids=USAGE_ERRORS.keys())
+def test_a_usage_error_is_status_2_and_one_line(tmp_path: Path, command: list[str], words: str) -> None:
+    """As argparse's own errors: a wrong agent, game, option value or file named is status 2 with one line
+    (after argparse's usage), on every command (``acpc-dealer`` keeps the C dealer's 1: test_dealer_cli)."""
+    done = _run(program(command[0]), *command[1:], cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    (line,) = error_lines(done.stderr)
+    assert words in line
+
+
+RUNTIME_FAILURES = {
+    "cfr: checkpoint not written": (["acpc-cfr", "solve", "--game", "kuhn", "--iterations", "10", "--out"], "x.npz"),
+    "lbr: result not written": (["acpc-lbr", "cfr", "--game", "kuhn", "--exact", "--json"], "result.json"),
+}
+
+
+@pytest.mark.parametrize(("command", "name"), RUNTIME_FAILURES.values(), ids=RUNTIME_FAILURES.keys())
+def test_an_unwritable_output_is_status_1_and_one_line(tmp_path: Path, command: list[str], name: str) -> None:
+    """A failure at run time (here the result cannot be written: a file stands where its folder should) is
+    status 1, told in one line naming the place."""
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where a folder should be\n")
+    done = _run(program(command[0]), *command[1:], str(blocker / name), cwd=tmp_path)
+    assert done.returncode == 1
+    assert len([line for line in done.stderr.replace("\r", "\n").splitlines() if str(blocker) in line]) == 1
+    assert "Traceback" not in done.stderr

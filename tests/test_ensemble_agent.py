@@ -113,7 +113,7 @@ def test_acpc_agent_reports_a_damaged_checkpoint_in_one_line(tmp_path: Path) -> 
         [program("acpc-agent"), "ensemble", "127.0.0.1", "9", "--checkpoint", str(bad)],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert done.returncode == 1
+    assert done.returncode == 2  # a file named on the command line that cannot be used
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("ERROR: ensemble:") and "damaged checkpoint" in lines[0]
 

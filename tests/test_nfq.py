@@ -160,7 +160,7 @@ def test_damaged_checkpoint_is_one_line(tmp_path: Path) -> None:
     done = subprocess.run(
         [program("acpc-agent"), "nfq", "127.0.0.1", "1", "--checkpoint", str(bad)], capture_output=True, text=True
     )
-    assert done.returncode == 1
+    assert done.returncode == 2  # a file named on the command line that cannot be used
     assert done.stderr.count("\n") == 1 and "damaged checkpoint" in done.stderr and "Traceback" not in done.stderr
     other = json.loads(path.with_suffix(".json").read_text()) | {"window": 2}
     path.with_suffix(".json").write_text(json.dumps(other))

@@ -204,7 +204,7 @@ def test_a_damaged_checkpoint_is_a_one_line_error(tmp_path: Path, tiny_checkpoin
         text=True,
         timeout=120,
     )
-    assert done.returncode == 1
+    assert done.returncode == 2  # a file named on the command line that cannot be used
     assert done.stderr.count("\n") == 1 and "damaged checkpoint" in done.stderr, done.stderr
     meta = json.loads(damaged.with_suffix(".json").read_text())
     damaged.with_suffix(".json").write_text(json.dumps(meta | {"planes": 9}))
@@ -214,4 +214,4 @@ def test_a_damaged_checkpoint_is_a_one_line_error(tmp_path: Path, tiny_checkpoin
         text=True,
         timeout=120,
     )
-    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr

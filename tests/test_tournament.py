@@ -189,7 +189,8 @@ def test_ctrl_c_keeps_the_finished_matches_and_the_same_command_finishes_the_res
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130
     lines = err.strip().splitlines()
-    assert lines[-1].startswith("acpc-tournament: interrupted: ") and "run the same command again" in lines[-1]
+    assert lines[-1].startswith("acpc-tournament: interrupted by SIGINT: ")
+    assert "run the same command again" in lines[-1]
     assert "Traceback" not in err
     finished = [log for log in out.glob("*/*.log") if match_finished(log, LONG)]
     assert 1 <= len(finished) < 12

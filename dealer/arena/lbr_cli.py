@@ -14,13 +14,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
-from acpc_arena.agents.base import has_policy
+from acpc_arena.agents.base import Agent, has_policy
 from acpc_arena.agents.registry import AGENTS, add_agent_options
 from acpc_arena.dealer.arena.lbr import DEFAULT_FRACTIONS, DEFAULT_ROLLOUTS, Settings, evaluate, exact_values
 from acpc_arena.dealer.arena.match_cli import _positive, _seeds
+from acpc_arena.protocol.commands import FAILED, Interrupted, run_command, usage_error
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.game import Game, load_game
 
 _OWN = ("agent", "game", "hands", "seeds", "seed", "fractions", "rollouts", "first_round", "exact", "json", "quiet")
 
@@ -36,7 +38,11 @@ def _fractions(text: str) -> tuple[float, ...]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
+    run_command("acpc-lbr", lambda: run(sys.argv[1:] if argv is None else argv))
+
+
+def run(argv: list[str]) -> int:
+    """Measure the agent ``argv`` names; returns the exit status (``protocol.commands``)."""
     parser = argparse.ArgumentParser(prog="acpc-lbr", description=__doc__.split("\n\n")[1])
     parser.add_argument("agent", choices=sorted(AGENTS), help="the agent to measure")
     parser.add_argument("--game", default=None, help="game file or shipped game (default: the agent's own)")
@@ -56,12 +62,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--exact", action="store_true", help="exact values by enumeration (Kuhn, Leduc)")
     parser.add_argument("--json", type=Path, default=None, help="also write the result to this file")
     parser.add_argument("--quiet", action="store_true", help="no progress on standard error")
-    cls = add_agent_options(parser, argv)
+    try:
+        cls = add_agent_options(parser, argv)
+    except ValueError as exc:  # an agent whose dependencies are not installed
+        usage_error(f"ERROR: acpc-lbr: {exc}")
     args = parser.parse_args(argv)
     assert cls is not None
     if not has_policy(cls):
-        print(f"ERROR: acpc-lbr: agent {args.agent!r} does not give its policy (Agent.policy)", file=sys.stderr)
-        sys.exit(2)
+        usage_error(f"ERROR: acpc-lbr: agent {args.agent!r} does not give its policy (Agent.policy)")
     options = {k: v for k, v in vars(args).items() if k not in _OWN}
     first_round = {"auto": None, "call": False, "lbr": True}[args.first_round]
     settings = Settings(args.fractions, args.rollouts, first_round)
@@ -70,38 +78,58 @@ def main(argv: list[str] | None = None) -> None:
         if game.num_players != 2:
             raise ValueError("local best response is for heads-up games")
         agent = cls(game, args.seed, **options)  # a bad checkpoint or option fails here, before any play
-        if args.exact:
-            exact = exact_values(agent, game, settings)
-            result: dict[str, object] = {
-                "agent": args.agent,
-                "game": args.game or cls.default_game,
-                "lbr_chips_per_hand": round(exact.lbr_mean, 6),
-                "exploitability_chips_per_hand": round(exact.exploitability, 6),
-            }
-            print(
-                f"{args.agent}: LBR wins {exact.lbr_mean:.4f} chips/hand; "
-                f"a best response wins {exact.exploitability:.4f} (exact)"
-            )
-        else:
-
-            def progress(done: int, total: int) -> None:
-                if not args.quiet and (done % 50 == 0 or done == total):
-                    print(f"\r{done}/{total} deals", end="" if done < total else "\n", file=sys.stderr)
-
-            outcome = evaluate(
-                lambda: cls(game, args.seed, **options), game, args.seeds, args.hands, settings, progress
-            )
-            result = {"game": args.game or cls.default_game, **outcome.as_dict(), "agent": args.agent}
-            print(
-                f"{args.agent}: LBR wins {outcome.mbb_per_hand:.1f} ± {outcome.interval:.1f} mbb/hand "
-                f"(95%, {2 * len(outcome.pair_values)} hands, {outcome.decisions} LBR decisions, "
-                f"{outcome.seconds:.0f} s)"
-            )
+    except (ProtocolError, ValueError, OSError) as exc:
+        usage_error(f"ERROR: acpc-lbr: {exc}")
+    try:
+        result = _measure(args, cls, agent, game, settings, options)
     except (ProtocolError, ValueError, OSError) as exc:
         print(f"ERROR: acpc-lbr: {exc}", file=sys.stderr)
-        sys.exit(1)
+        return FAILED
     if args.json:
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
+        try:
+            args.json.write_text(json.dumps(result, indent=2) + "\n")
+        except OSError as exc:
+            print(f"ERROR: acpc-lbr: could not write {args.json}: {exc.strerror or exc}", file=sys.stderr)
+            return FAILED
+    return 0
+
+
+def _measure(
+    args: argparse.Namespace, cls: type[Agent], agent: Agent, game: Game, settings: Settings, options: dict[str, Any]
+) -> dict[str, object]:
+    """Play (or, ``--exact``, enumerate) the agent against LBR and print the result; returns it for ``--json``."""
+    if args.exact:
+        exact = exact_values(agent, game, settings)
+        print(
+            f"{args.agent}: LBR wins {exact.lbr_mean:.4f} chips/hand; "
+            f"a best response wins {exact.exploitability:.4f} (exact)"
+        )
+        return {
+            "agent": args.agent,
+            "game": args.game or cls.default_game,
+            "lbr_chips_per_hand": round(exact.lbr_mean, 6),
+            "exploitability_chips_per_hand": round(exact.exploitability, 6),
+        }
+
+    played = [0, len(args.seeds) * args.hands]  # deals played so far, of all
+
+    def progress(done: int, total: int) -> None:
+        played[:] = [done, total]
+        if not args.quiet and (done % 50 == 0 or done == total):
+            print(f"\r{done}/{total} deals", end="" if done < total else "\n", file=sys.stderr)
+
+    try:
+        outcome = evaluate(lambda: cls(game, args.seed, **options), game, args.seeds, args.hands, settings, progress)
+    except KeyboardInterrupt:
+        if not args.quiet and played[0] >= 50:
+            print(file=sys.stderr)  # the end of the progress line
+        raise Interrupted(f"stopped after {played[0]} of {played[1]} deals; no result") from None
+    print(
+        f"{args.agent}: LBR wins {outcome.mbb_per_hand:.1f} ± {outcome.interval:.1f} mbb/hand "
+        f"(95%, {2 * len(outcome.pair_values)} hands, {outcome.decisions} LBR decisions, "
+        f"{outcome.seconds:.0f} s)"
+    )
+    return {"game": args.game or cls.default_game, **outcome.as_dict(), "agent": args.agent}
 
 
 if __name__ == "__main__":

@@ -31,12 +31,10 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from types import FrameType
-from typing import TypeVar
 
 import numpy as np
 import trio
@@ -75,8 +73,9 @@ from acpc_arena.dealer.match import (
     MatchResult,
 )
 from acpc_arena.dealer.metrics import MetricsObserver, RunMetrics
-from acpc_arena.dealer.web.cli import WebServer, web_app
+from acpc_arena.dealer.web.cli import PORT_OR_ANY, WebServer, web_app
 from acpc_arena.dealer.web.live import LiveBoard
+from acpc_arena.protocol.commands import Interrupted, number, run_command
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 from acpc_arena.protocol.state import Action, State
@@ -92,31 +91,13 @@ def _seeds(text: str) -> tuple[int, ...]:
     return seeds
 
 
-_N = TypeVar("_N", int, float)
-
 SIDES = ("a", "b", "c")
 """The contestants' options: --a, --b, and --c for three-player games."""
 
 
-def _number(parse: Callable[[str], _N], fits: Callable[[_N], bool], what: str) -> Callable[[str], _N]:
-    """An argparse type: ``parse`` the text and check it ``fits``, else one line saying it must be ``what``."""
-
-    def convert(text: str) -> _N:
-        try:
-            value = parse(text)
-        except ValueError:
-            value = None
-        if value is None or not fits(value):
-            raise argparse.ArgumentTypeError(f"must be {what}: {text!r}")
-        return value
-
-    return convert
-
-
-_positive = _number(int, lambda v: v > 0, "a whole number above 0")
-_port = _number(int, lambda v: 1 <= v <= 65535, "a port number from 1 to 65535")
-_port_or_any = _number(int, lambda v: 0 <= v <= 65535, "a port number from 0 (any free port) to 65535")
-_seconds = _number(float, lambda v: 0 <= v < float("inf"), "a number of seconds, 0 or more")
+_positive = number(int, lambda v: v > 0, "a whole number above 0")
+_port = number(int, lambda v: 1 <= v <= 65535, "a port number from 1 to 65535")
+_seconds = number(float, lambda v: 0 <= v < float("inf"), "a number of seconds, 0 or more")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -186,7 +167,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--web",
-        type=_port_or_any,
+        type=PORT_OR_ANY,
         default=None,
         metavar="PORT",
         help="serve the arena's pages on this port (0: any free): the tables live, then the logs and the report",
@@ -223,17 +204,17 @@ def _contestant(args: argparse.Namespace, side: str) -> Contestant:
     external = getattr(args, f"{side}_external")
     extra = tuple(shlex.split(getattr(args, f"{side}_args")))
     if command and external:
-        raise SystemExit(f"acpc-match: --{side}-cmd and --{side}-external exclude each other")
+        raise ValueError(f"--{side}-cmd and --{side}-external exclude each other")
     if command or external:
         return Contestant(side, command=command, external=external, title=agent)
     if agent == "human":
-        raise SystemExit(
-            f"acpc-match: a person plays through --{side}-external: run acpc-match with --{side}-external "
+        raise ValueError(
+            f"a person plays through --{side}-external: run acpc-match with --{side}-external "
             f"and connect 'acpc-agent human HOST PORT --game GAME' to the port it prints"
         )
     if agent not in AGENTS:
         known = ", ".join(sorted(AGENTS))
-        raise SystemExit(f"acpc-match: --{side} must name a shipped agent ({known}), or use --{side}-cmd: {agent!r}")
+        raise ValueError(f"--{side} must name a shipped agent ({known}), or use --{side}-cmd: {agent!r}")
     return Contestant(side, agent=agent, args=extra)
 
 
@@ -440,12 +421,15 @@ def run(argv: list[str]) -> int:
     observer = CliObserver(spec, metrics, args.quiet, web.app.live if web is not None else None)
     jobs = _JobSettings(args.ray, args.workers) if args.ray or args.workers else None
     status = _play_and_report(spec, observer, argv, args.no_plots, args.quiet, jobs, web)
-    if web is not None and args.web_linger > 0 and status < 128:  # not after a Ctrl-C or SIGTERM
-        until = "until Ctrl-C" if math.isinf(args.web_linger) else f"for {args.web_linger:g} s"
-        print(f"acpc-match: the pages stay up at {web.url} {until}", file=sys.stderr, flush=True)
-        web.serve_for(args.web_linger)
-    if metrics is not None:
-        _last_metrics(metrics, args)
+    try:
+        if web is not None and args.web_linger > 0 and status < 128:  # not after a Ctrl-C or SIGTERM
+            until = "until Ctrl-C" if math.isinf(args.web_linger) else f"for {args.web_linger:g} s"
+            print(f"acpc-match: the pages stay up at {web.url} {until}", file=sys.stderr, flush=True)
+            web.serve_for(args.web_linger)
+        if metrics is not None:
+            _last_metrics(metrics, args)
+    except* KeyboardInterrupt:
+        raise Interrupted(f"the run had ended (status {status}); its logs and report are in {spec.out_dir}") from None
     return status
 
 
@@ -593,8 +577,7 @@ def _last_metrics(metrics: RunMetrics, args: argparse.Namespace) -> None:
             file=sys.stderr,
             flush=True,
         )
-        with contextlib.suppress(KeyboardInterrupt):
-            time.sleep(args.metrics_linger)
+        time.sleep(args.metrics_linger)
 
 
 def score_run(
@@ -652,12 +635,7 @@ def _save(report: Report | MultiReport, out_dir: Path, plots: bool) -> list[str]
 
 
 def main(argv: list[str] | None = None) -> None:
-    try:
-        status = run(sys.argv[1:] if argv is None else argv)
-    except KeyboardInterrupt:  # before the matches start, or while the report is built
-        print("\nacpc-match: interrupted", file=sys.stderr)
-        status = 130
-    sys.exit(status)
+    run_command("acpc-match", lambda: run(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":

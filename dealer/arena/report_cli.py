@@ -35,6 +35,7 @@ from acpc_arena.dealer.arena.report import (
     read_player_log,
 )
 from acpc_arena.protocol.acpc_log import Problem
+from acpc_arena.protocol.commands import FAILED, USAGE, run_command
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game, load_game
 
@@ -43,6 +44,11 @@ SHOWN_PROBLEMS = 20
 
 
 def main(argv: list[str] | None = None) -> None:
+    run_command("acpc-report", lambda: score_logs(sys.argv[1:] if argv is None else argv))
+
+
+def score_logs(argv: list[str]) -> int:
+    """Score the logs ``argv`` names and print the tables; returns the exit status (``protocol.commands``)."""
     p = argparse.ArgumentParser(prog="acpc-report", description=__doc__.split("\n\n")[0])
     p.add_argument("logs", nargs="+", type=Path, help="ACPC .log files (with --player or --phh also .log.gz, .log.bz2)")
     p.add_argument("--a", default=None, help="the player to score (default: seat 1 of the first log)")
@@ -57,10 +63,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     p.add_argument("--json", type=Path, default=None, help="write the report as JSON to this file")
     p.add_argument("--plots", type=Path, default=None, help="write PNG plots to this folder")
-    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    args = p.parse_args(argv)
+    missing = [str(log) for log in args.logs if not log.is_file()]
+    if missing:
+        p.error(f"no such file: {', '.join(missing)}")
     if args.player is not None or args.phh is not None:
-        _main_any_logs(args)
-        return
+        return _main_any_logs(args)
     try:
         game = load_game(args.game) if args.game else None
         matches = [read_log(path, game) for path in args.logs]
@@ -73,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
             report = build_report(matches, a=args.a)
     except ProtocolError as exc:
         print(f"acpc-report: {exc}", file=sys.stderr)
-        sys.exit(2)
+        return USAGE
     problems = []
     if args.plots:
         try:
@@ -92,8 +100,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"acpc-report: {match.path}: incomplete last line left out (cut while written)", file=sys.stderr)
     for problem in problems:
         print(f"acpc-report: {problem}", file=sys.stderr)
-    if problems:
-        sys.exit(1)
+    return FAILED if problems else 0
 
 
 class _ProblemPrinter:
@@ -119,16 +126,17 @@ class _ProblemPrinter:
         return lines
 
 
-def _main_any_logs(args: argparse.Namespace) -> None:
-    """``--player`` and ``--phh``: any ACPC logs, read line by line, bad lines reported and skipped."""
+def _main_any_logs(args: argparse.Namespace) -> int:
+    """``--player`` and ``--phh``: any ACPC logs, read line by line, bad lines reported and skipped;
+    returns the exit status."""
     if args.a is not None or args.plots is not None:
         print("acpc-report: --a and --plots score this dealer's matches; with --player or --phh, not", file=sys.stderr)
-        sys.exit(2)
+        return USAGE
     try:
         game: Game | None = load_game(args.game) if args.game else None
     except ProtocolError as exc:
         print(f"acpc-report: {exc}", file=sys.stderr)
-        sys.exit(2)
+        return USAGE
     printer = _ProblemPrinter()
     failures = []
     if args.phh is not None:
@@ -151,14 +159,13 @@ def _main_any_logs(args: argparse.Namespace) -> None:
             report = build_player_report(player_logs, args.player)
         except ProtocolError as exc:
             print(f"acpc-report: {exc}", file=sys.stderr)
-            sys.exit(2)
+            return USAGE
         if args.json:
             failures += _write_json(args.json, report.to_json())
         print(format_player_table(report))
     for line in printer.summary() + failures:
         print(f"acpc-report: {line}", file=sys.stderr)
-    if failures:
-        sys.exit(1)
+    return FAILED if failures else 0
 
 
 def _write_json(path: Path, document: object) -> list[str]:

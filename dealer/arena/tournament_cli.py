@@ -19,11 +19,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
 import time
 from pathlib import Path
-from types import FrameType
 
 from prometheus_client import CollectorRegistry
 from tqdm import tqdm
@@ -36,6 +34,7 @@ from acpc_arena.dealer.arena.runner import MatchOutcome, check_agent
 from acpc_arena.dealer.arena.tournament import Cell, Crosstable, Entrant, Tournament
 from acpc_arena.dealer.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
 from acpc_arena.dealer.metrics import RunMetrics
+from acpc_arena.protocol.commands import Interrupted, run_command
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import load_game, resolve_game_path
 
@@ -200,10 +199,6 @@ def _write(table: Crosstable, out_dir: Path, plots: bool) -> list[str]:
     return problems
 
 
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
 def run(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     try:
@@ -235,23 +230,18 @@ def run(argv: list[str]) -> int:
             return 2
     progress = _Progress(tournament, len(pending), metrics, args.quiet)
     jobs = [MatchJob(tournament.run_spec(first, second), match, game_text) for first, second, match in pending]
-    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         run_jobs(jobs, args.workers, progress.match_done, args.ray)
     except KeyboardInterrupt:
         progress.bar.close()
-        print(
-            f"acpc-tournament: interrupted: {progress.done} of {len(pending)} matches played this time, kept in "
-            f"{tournament.out_dir}; run the same command again to play the rest",
-            file=sys.stderr,
-        )
-        return 130
+        raise Interrupted(
+            f"{progress.done} of {len(pending)} matches played this time, kept in {tournament.out_dir}; "
+            "run the same command again to play the rest"
+        ) from None
     except ValueError as exc:
         progress.bar.close()
         print(f"acpc-tournament: {exc}", file=sys.stderr)
         return 2
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     progress.bar.close()
     table = _score(tournament, metrics, progress.failures)
     problems = _write(table, tournament.out_dir, plots=not args.no_plots)
@@ -265,12 +255,7 @@ def run(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    try:
-        status = run(sys.argv[1:] if argv is None else argv)
-    except KeyboardInterrupt:
-        print("\nacpc-tournament: interrupted", file=sys.stderr)
-        status = 130
-    sys.exit(status)
+    run_command("acpc-tournament", lambda: run(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":

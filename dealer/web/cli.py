@@ -5,13 +5,13 @@
 Each PATH is a run's folder (``acpc-match``'s or ``acpc-tournament``'s ``--out``), any
 folder of ACPC logs, or one log; the default is ``runs``. The games a person plays
 from the page are logged under ``--out``, which is served too. ``acpc-match --web
-PORT`` serves the same pages with its matches live.
+PORT`` serves the same pages with its matches live. Ctrl-C (or SIGTERM) stops it
+(exit status 130, or 143).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import sys
 from pathlib import Path
@@ -21,8 +21,11 @@ import trio
 from acpc_arena.dealer.web.app import WebApp
 from acpc_arena.dealer.web.http import bind, serve
 from acpc_arena.dealer.web.live import LiveBoard
+from acpc_arena.protocol.commands import USAGE, Interrupted, number, run_command
 
 DEFAULT_PORT = 8080
+PORT_OR_ANY = number(int, lambda v: 0 <= v <= 65535, "a port number from 0 (any free port) to 65535")
+"""The argparse type of a port to serve on (0: any free port)."""
 
 
 class WebServer:
@@ -45,14 +48,14 @@ class WebServer:
             await serve(self.app.handle, self.sock)
 
     def serve_for(self, seconds: float) -> None:
-        """Serve ``seconds`` (``math.inf``: until Ctrl-C) in a trio run of its own."""
+        """Serve ``seconds`` (``math.inf``: until Ctrl-C, whose KeyboardInterrupt is raised) in a trio run
+        of its own."""
 
         async def serve_then_stop() -> None:
             with trio.move_on_after(seconds):
                 await self.serve()
 
-        with contextlib.suppress(KeyboardInterrupt):
-            trio.run(serve_then_stop)
+        trio.run(serve_then_stop)
 
 
 def web_app(paths: list[Path], out_dir: Path, live: LiveBoard | None = None) -> WebApp:
@@ -64,9 +67,17 @@ def web_app(paths: list[Path], out_dir: Path, live: LiveBoard | None = None) -> 
 
 
 def main(argv: list[str] | None = None) -> None:
+    run_command("acpc-web", lambda: serve_pages(sys.argv[1:] if argv is None else argv))
+
+
+def serve_pages(argv: list[str]) -> int:
+    """Serve the pages until Ctrl-C; returns 2, a usage error, when they cannot be served on the host and
+    port asked."""
     parser = argparse.ArgumentParser(prog="acpc-web", description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="*", type=Path, default=[Path("runs")], help="folders or logs to serve")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)")
+    parser.add_argument(
+        "--port", type=PORT_OR_ANY, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)"
+    )
     parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
     parser.add_argument("--out", type=Path, default=Path("runs/web"), help="where a person's games are logged")
     args = parser.parse_args(argv)
@@ -78,10 +89,13 @@ def main(argv: list[str] | None = None) -> None:
         server = WebServer(web_app(paths, args.out), args.host, args.port)
     except OSError as exc:
         print(f"acpc-web: could not serve on {args.host}:{args.port}: {exc}", file=sys.stderr)
-        sys.exit(1)
+        return USAGE
     print(f"acpc-web: open {server.url} (Ctrl-C stops)", file=sys.stderr, flush=True)
-    server.serve_for(math.inf)
-    print("acpc-web: stopped", file=sys.stderr)
+    try:
+        server.serve_for(math.inf)
+    except* KeyboardInterrupt:
+        raise Interrupted(f"the pages are down; the games played here are logged in {args.out}") from None
+    return 0
 
 
 if __name__ == "__main__":

@@ -11,8 +11,11 @@ Small games (Kuhn, Leduc, every deal enumerable) default to the exact card
 abstraction and print their exploitability every ``--every`` iterations;
 hold'em defaults to ``ehs2-50-50-50`` (169 starting hands, then 50 E[HS^2]
 buckets a round; see ``abstraction.py``) and chance-sampled CFR+ (``mccfr``,
-``--deals`` per iteration). ``--save-every K`` saves the average strategy every K
-iterations too, so that a long run can be stopped and still leave a checkpoint.
+``--deals`` per iteration). Ctrl-C (or SIGTERM) stops a run after the iteration
+under way and saves the average strategy reached to ``--out``, its sidecar saying
+how many iterations it has (exit status 130, or 143); a new run starts from the
+beginning. ``--save-every K`` saves it every K iterations too, so that a run
+killed outright still leaves a checkpoint.
 
 No-limit games are solved on an abstract betting tree (``nolimit.py``): fold,
 call, the pot fractions of ``--bets`` (``1,3/1/1/1``: pre-flop raises of one and
@@ -47,6 +50,7 @@ from acpc_arena.models.cfr.nolimit import DEFAULT_BETS, DEFAULT_RAISE_CAP, BetAb
 from acpc_arena.models.cfr.pool import PooledKeys, draw, keyed_pool
 from acpc_arena.models.cfr.solver import ALGORITHMS, SAMPLED, Solver, sampled_exploitability
 from acpc_arena.models.cfr.tree import BettingTree, build_tree
+from acpc_arena.protocol.commands import FAILED, USAGE, Interrupted, deferred_interrupts, number, run_command
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game, load_game, parse_game, resolve_game_path
 
@@ -80,7 +84,12 @@ def train(
     check_deals: int = 2000,
     pool: int = 0,
 ) -> tuple[Path, Solver]:
-    """Run a solver and save its average strategy; returns the checkpoint path and the solver."""
+    """Run a solver and save its average strategy; returns the checkpoint path and the solver.
+
+    Ctrl-C or SIGTERM ends the run after the iteration under way: its average strategy is saved
+    (the sidecar's ``iterations`` says how many, ``interrupted`` is true) and ``Interrupted``
+    raised, saying where.
+    """
     game = load_game(game_name)
     game_text = resolve_game_path(game_name).read_text()
     if game.no_limit:
@@ -136,10 +145,15 @@ def train(
         }
 
     history: list[tuple[float, ...]] = []
-    with tqdm(total=iterations, unit="it", disable=not show_progress, file=sys.stderr, mininterval=0.5) as bar:
+    with (
+        deferred_interrupts() as interrupted,
+        tqdm(total=iterations, unit="it", disable=not show_progress, file=sys.stderr, mininterval=0.5) as bar,
+    ):
         for i in range(1, iterations + 1):
             solver.iterate(1)
             bar.update(1)
+            if interrupted():
+                break
             if evaluator is not None and every and (i % every == 0 or i == iterations):
                 value = evaluator.exploitability(solver.average_strategy())
                 history.append((i, value))
@@ -153,6 +167,10 @@ def train(
             if save_every and i % save_every == 0 and i < iterations:
                 save_policy(out, solver, game_text, abstraction_name, extra())
                 bar.write(f"iteration {i}: saved {Path(out).with_suffix('.npz')}")
+    if interrupted():
+        recorded = {"exploitability_history": history} if evaluator is not None else {}
+        path = save_policy(out, solver, game_text, abstraction_name, {**extra(), **recorded, "interrupted": True})
+        raise Interrupted(f"the average strategy of {solver.iterations} iterations saved in {path}")
     final = extra()
     if evaluator is not None:
         final["exploitability"] = evaluator.exploitability(solver.average_strategy())
@@ -200,37 +218,51 @@ def plot_curve(checkpoint: Path, out: Path) -> Path:
     return out
 
 
+_positive = number(int, lambda v: v > 0, "a whole number above 0")
+_count = number(int, lambda v: v >= 0, "a whole number, 0 or more")
+
+
 def main(argv: list[str] | None = None) -> None:
+    run_command("acpc-cfr", lambda: run(sys.argv[1:] if argv is None else argv))
+
+
+def run(argv: list[str]) -> int:
+    """Solve, measure or plot as ``argv`` asks; returns the exit status (``protocol.commands``)."""
     parser = argparse.ArgumentParser(prog="acpc-cfr", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     solve = commands.add_parser("solve", help="run CFR and save the average strategy")
     solve.add_argument("--game", required=True, help="game file or shipped game")
     solve.add_argument("--algorithm", choices=ALGORITHMS, default="cfr+")
-    solve.add_argument("--iterations", type=int, default=1000)
+    solve.add_argument("--iterations", type=_positive, default=1000)
     solve.add_argument("--abstraction", default=None, help=f"one of {', '.join(ABSTRACTIONS)}")
-    solve.add_argument("--deals", type=int, default=32, help="deals sampled per iteration (mccfr, mcdcfr)")
+    solve.add_argument("--deals", type=_positive, default=32, help="deals sampled per iteration (mccfr, mcdcfr)")
     solve.add_argument("--seed", type=int, default=0)
-    solve.add_argument("--every", type=int, default=100, help="print the exploitability every K iterations")
-    solve.add_argument("--save-every", type=int, default=0, help="also save every K iterations")
+    solve.add_argument("--every", type=_count, default=100, help="print the exploitability every K iterations")
+    solve.add_argument("--save-every", type=_count, default=0, help="also save every K iterations")
     solve.add_argument("--bets", default=None, help=f"no-limit pot fractions per round (default {DEFAULT_BETS})")
     solve.add_argument(
         "--raise-cap",
-        type=int,
+        type=_count,
         default=None,
         help=f"no-limit pot-fraction raises per round (default {DEFAULT_RAISE_CAP})",
     )
-    solve.add_argument("--check-deals", type=int, default=2000, help="no-limit: deals of each exploitability estimate")
-    solve.add_argument("--pool", type=int, default=0, help="draw deals from a pool of K with cached keys (sampled)")
+    solve.add_argument(
+        "--check-deals", type=_positive, default=2000, help="no-limit: deals of each exploitability estimate"
+    )
+    solve.add_argument("--pool", type=_count, default=0, help="draw deals from a pool of K with cached keys (sampled)")
     solve.add_argument("--out", type=Path, required=True)
     exploit = commands.add_parser("exploitability", help="exploitability of a saved strategy (exact games)")
     exploit.add_argument("checkpoint", type=Path)
     exploit.add_argument(
-        "--deals", type=int, default=0, help="abstracted cards: estimate in the abstract game over K + K sampled deals"
+        "--deals",
+        type=_count,
+        default=0,
+        help="abstracted cards: estimate in the abstract game over K + K sampled deals",
     )
     curve = commands.add_parser("curve", help="plot the exploitability a training run recorded (PNG)")
     curve.add_argument("checkpoint", type=Path)
     curve.add_argument("--out", type=Path, required=True)
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(argv)
     try:
         if args.command == "solve":
             path, solver = train(
@@ -276,7 +308,11 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"exploitability {nash_conv / policy.game.num_players:.9g} (NashConv {nash_conv:.9g})")
     except (ProtocolError, CheckpointError, ValueError) as exc:
         print(f"acpc-cfr: {exc}", file=sys.stderr)
-        sys.exit(2)
+        return USAGE
+    except OSError as exc:  # the output cannot be written
+        print(f"acpc-cfr: {exc}", file=sys.stderr)
+        return FAILED
+    return 0
 
 
 if __name__ == "__main__":
