@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import torch
 from torch import nn
 
-from acpc_arena.models.cfr.checkpoint import CheckpointError, git_commit
+from acpc_arena.models.cfr.checkpoint import CheckpointError, git_commit, read_sidecar
 from acpc_arena.models.networks import NETWORKS, QNetwork
 
 FORMAT = 1
@@ -79,12 +79,7 @@ def load_module(
     """``load_network`` for the classes of ``networks`` (by the sidecar's ``network`` name)."""
     path = Path(path).with_suffix(".pt")
     device = device or default_device()
-    try:
-        meta = json.loads(path.with_suffix(".json").read_text())
-    except FileNotFoundError:
-        raise CheckpointError(f"{path.with_suffix('.json')}: no description beside the checkpoint") from None
-    except (OSError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"{path.with_suffix('.json')}: unreadable description ({exc})") from None
+    meta = read_sidecar(path)
     if meta.get("format") != FORMAT or meta.get("kind") != "q-network" or meta.get("network") not in networks:
         raise CheckpointError(f"{path.with_suffix('.json')}: not a Q-network checkpoint of format {FORMAT}")
     try:

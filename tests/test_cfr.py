@@ -224,8 +224,11 @@ def test_checkpoints_round_trip_and_refuse_damage(tmp_path: Path) -> None:
     damaged.with_suffix(".json").write_text(path.with_suffix(".json").read_text())
     with pytest.raises(CheckpointError, match="damaged checkpoint"):
         load_policy(damaged)
-    with pytest.raises(CheckpointError, match="no description"):
+    with pytest.raises(CheckpointError, match=r"nothing\.npz: no such checkpoint file"):
         load_policy(tmp_path / "nothing.npz")
+    (tmp_path / "alone.npz").write_bytes(path.read_bytes())
+    with pytest.raises(CheckpointError, match=r"alone\.json: no description beside the checkpoint"):
+        load_policy(tmp_path / "alone.npz")
     other = dict(meta, game=resolve_game_path("kuhn").read_text())
     path.with_suffix(".json").write_text(json.dumps(other))
     with pytest.raises(CheckpointError, match="different betting tree"):

@@ -184,4 +184,4 @@ def test_agent_takes_shipped_names_and_refuses_missing_checkpoints_in_one_line(t
         capture_output=True, text=True, cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.count("\n") == 1 and "no description" in done.stderr and "cfr-improved" in done.stderr
+    assert done.stderr.count("\n") == 1 and "no such checkpoint file" in done.stderr and "cfr-improved" in done.stderr

@@ -146,7 +146,7 @@ USAGE_ERRORS = {
     "lbr: bad option": (["acpc-lbr", "cfr", "--rollouts", "0"], "argument --rollouts"),
     "cfr: unknown game": (["acpc-cfr", "solve", "--game", "nope.game", "--out", "x.npz"], "no game file 'nope.game'"),
     "cfr: bad option": (["acpc-cfr", "solve", "--game", "leduc", "--iterations", "0", "--out", "x"], "--iterations"),
-    "cfr: missing file": (["acpc-cfr", "exploitability", "nope.npz"], "nope"),
+    "cfr: missing file": (["acpc-cfr", "exploitability", "nope.npz"], "nope.npz: no such checkpoint file"),
     "train: unknown agent": (["acpc-train", "nope"], "invalid choice: 'nope'"),
     "train: bad option": (["acpc-train", "dqn", "--mc-mix", "3"], "Monte Carlo mix must be a number from 0 to 1"),
     "train: missing file": (["acpc-train", "poker_cnn", "--data", "nope.npz"], "nope.npz"),
@@ -176,6 +176,44 @@ def test_a_usage_error_is_status_2_and_one_line(tmp_path: Path, command: list[st
     assert done.returncode == 2, done.stderr
     (line,) = error_lines(done.stderr)
     assert words in line
+
+
+CHECKPOINTS = {  # agent, game, the file looked for when --checkpoint names "nope"
+    "cfr": ("cfr", "leduc.limit.2p", "nope.npz"),
+    "lstm_dqn": ("lstm_dqn", "holdem.limit.2p.reverse_blinds", "nope.pt"),
+    "dqn": ("dqn", "holdem.limit.2p.reverse_blinds", "nope.pt"),
+    "poker_cnn": ("poker_cnn", "holdem.limit.2p.reverse_blinds", "nope.pt"),
+    "nfq": ("nfq", "holdem.limit.2p.reverse_blinds", "nope.pt"),
+    "ensemble": ("ensemble", "holdem.nolimit.2p.reverse_blinds", "nope.pt"),
+}
+
+
+@pytest.mark.parametrize(("agent", "game", "looked_for"), CHECKPOINTS.values(), ids=CHECKPOINTS.keys())
+def test_a_missing_checkpoint_is_named_as_missing(tmp_path: Path, agent: str, game: str, looked_for: str) -> None:
+    """A checkpoint file that does not exist is told as such, naming it (one line, status 2); one that
+    exists without its description beside it is told that (here: an empty file)."""
+    command = [program("acpc-agent"), agent, "127.0.0.1", "9", "--game", game, "--checkpoint", str(tmp_path / "nope")]
+    done = _run(*command, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == f"ERROR: {agent}: {tmp_path / looked_for}: no such checkpoint file" + (
+        " (shipped checkpoints: cfr-ehs2, cfr-improved, cfr-kuhn, cfr-kuhn3p, cfr-leduc, cfr-nl, cfr-traditional)\n"
+        if agent == "cfr"
+        else "\n"
+    )
+    (tmp_path / looked_for).touch()
+    done = _run(*command, cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert f"{tmp_path / 'nope.json'}: no description beside the checkpoint" in done.stderr
+
+
+def test_the_reported_missing_dqn_checkpoint(tmp_path: Path) -> None:
+    done = _run(
+        program("acpc-match"), "--a", "dqn", "--b", "random", "--a-args", f"--checkpoint {tmp_path / 'nope.pt'}",
+        "--hands", "10", "--seeds", "1", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.endswith(f": {tmp_path / 'nope.pt'}: no such checkpoint file\n")
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 
 
 RUNTIME_FAILURES = {

@@ -122,8 +122,11 @@ def test_checkpoints_round_trip_and_refuse_damage(tmp_path: Path) -> None:
     path.with_suffix(".json").write_text(json.dumps(other))
     with pytest.raises(CheckpointError, match="do not fit a dqn network"):
         load_network(path)
-    with pytest.raises(CheckpointError, match="no description"):
+    with pytest.raises(CheckpointError, match=r"missing\.pt: no such checkpoint file"):
         load_network(tmp_path / "missing.pt")
+    (tmp_path / "alone.pt").write_bytes(path.read_bytes())
+    with pytest.raises(CheckpointError, match=r"alone\.json: no description beside the checkpoint"):
+        load_network(tmp_path / "alone.pt")
 
 
 def test_hand_classes_and_uct_values() -> None:
@@ -392,7 +395,7 @@ def test_first_checkpoints_load_by_name(tmp_path: Path, network: str) -> None:
     assert sorted(old.meta["opponents"]) == sorted(n.replace("cfr-improved", "cfr") for n, _ in POOLS["v1"])
     (tmp_path / "mine.pt").write_bytes((FOLDER / f"{network}-v1.pt").read_bytes())
     assert resolve_checkpoint(tmp_path / "mine.pt") == tmp_path / "mine.pt"  # a file is taken as given
-    with pytest.raises(ValueError, match="no description"):
+    with pytest.raises(ValueError, match=rf"{network}-v9\.pt: no such checkpoint file"):
         agent_type(LIMIT, checkpoint=f"{network}-v9")  # neither a file nor a shipped name (one line for acpc-agent)
 
 

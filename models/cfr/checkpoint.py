@@ -67,6 +67,25 @@ def sidecar(path: Path) -> Path:
     return path.with_suffix(".json")
 
 
+def read_sidecar(path: Path) -> dict[str, Any]:
+    """The JSON description beside the checkpoint ``path`` (any kind: ``.npz``, ``.pt``).
+
+    Raises ``CheckpointError``, one line naming the file, when the checkpoint does not
+    exist, or its description is missing or unreadable.
+    """
+    if not path.is_file():
+        raise CheckpointError(f"{path}: no such checkpoint file")
+    try:
+        meta = json.loads(sidecar(path).read_text())
+    except FileNotFoundError:
+        raise CheckpointError(f"{sidecar(path)}: no description beside the checkpoint") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CheckpointError(f"{sidecar(path)}: unreadable description ({exc})") from None
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{sidecar(path)}: not a checkpoint's description")
+    return meta
+
+
 def save_policy(path: str | Path, solver: Solver, game_text: str, abstraction: str, extra: dict[str, Any]) -> Path:
     """Write ``solver``'s average strategy to ``path`` (.npz) and its description beside it (.json)."""
     path = Path(path).with_suffix(".npz")
@@ -129,12 +148,7 @@ def _limit_tree(game: Game) -> BettingTree:
 def load_policy(path: str | Path) -> CFRPolicy:
     """Load a checkpoint written by ``save_policy`` (give the .npz or the .json)."""
     path = Path(path).with_suffix(".npz")
-    try:
-        meta = json.loads(sidecar(path).read_text())
-    except FileNotFoundError:
-        raise CheckpointError(f"{sidecar(path)}: no description beside the checkpoint") from None
-    except (OSError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"{sidecar(path)}: unreadable description ({exc})") from None
+    meta = read_sidecar(path)
     if meta.get("format") != FORMAT or meta.get("kind") != "cfr-average-strategy":
         raise CheckpointError(f"{sidecar(path)}: not a CFR checkpoint of format {FORMAT}")
     try:

@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from acpc_arena.models.cfr.checkpoint import CheckpointError, git_commit
+from acpc_arena.models.cfr.checkpoint import CheckpointError, git_commit, read_sidecar
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.ensemble.network import NetConfig, Params, config_dict, shapes
 from acpc_arena.models.ensemble.opponent_model import OpponentModel
@@ -65,7 +65,7 @@ def load_networks(path: str | Path = NETWORKS_PATH, device: torch.device | None 
     """The nine networks' parameters (population axis first, ``NETWORKS`` order) on ``device``."""
     path = Path(path).with_suffix(".pt")
     device = device or default_device()
-    meta = _read_json(path.with_suffix(".json"), "description beside the checkpoint")
+    meta = read_sidecar(path)
     kind_ok = meta.get("kind") == "ensemble-networks" and meta.get("networks") == list(NETWORKS)
     if meta.get("format") != FORMAT or not kind_ok:
         raise CheckpointError(f"{path.with_suffix('.json')}: not an ensemble checkpoint of format {FORMAT}")
