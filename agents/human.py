@@ -1,7 +1,8 @@
 """``acpc-agent human HOST PORT [--game GAME]``: a person plays from a terminal.
 
 At each decision it shows the hand: the player's position, the hole cards, the
-board, the pot, what each player has put in and has left, and the legal actions.
+board, the pot, what each player has put in (and, in a no-limit game, has left),
+and the legal actions.
 Type a key and Enter: ``f`` folds, ``c`` checks or calls, ``r`` raises (in a limit
 game); in a no-limit game type the amount to raise to (``r 600`` or ``600``). An
 entry that is not legal here gets one line saying why and the question again, so
@@ -94,7 +95,8 @@ def _cards(cards: list[int]) -> str:
 
 
 def describe(view: MatchState) -> str:
-    """The hand as the player sees it: round, cards, board, pot, money in and left."""
+    """The hand as the player sees it: round, cards, board, pot, money in, and left in a no-limit game
+    (a limit game has no stacks)."""
     state = view.state
     me = view.viewer
     rounds = ROUND_NAMES if state.game.num_rounds == 4 else tuple(f"round {r + 1}" for r in range(4))
@@ -106,8 +108,9 @@ def describe(view: MatchState) -> str:
     ]
     for p in range(state.game.num_players):
         who = "you" if p == me else f"player {p + 1}"
+        left = f", stack left {state.game.stack[p] - state.spent[p]}" if state.game.no_limit else ""
         status = " (folded)" if state.folded[p] else ""
-        lines.append(f"  {who}: in {state.spent[p]}, stack left {state.game.stack[p] - state.spent[p]}{status}")
+        lines.append(f"  {who}: in {state.spent[p]}{left}{status}")
     return "\n".join(lines)
 
 

@@ -22,12 +22,12 @@ PROMPT = r"(?m)^>"
 
 
 class Pane:
-    """A program in a detached tmux session of its own: type into it and read its screen, which stays
-    readable after the program ends (its exit status is shown last)."""
+    """A program in a detached tmux session of its own: type into it (Ctrl-C too) and read its screen,
+    which stays readable after the program ends (its exit status is shown last)."""
 
     def __init__(self, command: list[str], socket_dir: Path) -> None:
         self.tmux = ["tmux", "-S", str(socket_dir / "tmux.sock")]
-        script = f"{shlex.join(command)}; echo exit status $?; sleep 120"
+        script = f"trap : INT; {shlex.join(command)}; echo exit status $?; sleep 120"  # the shell outlives a Ctrl-C
         subprocess.run([*self.tmux, "new-session", "-d", "-x", "160", "-y", "50", "sh", "-c", script], check=True)
 
     def text(self) -> str:
@@ -47,6 +47,10 @@ class Pane:
                 return text
             time.sleep(0.05)
         raise AssertionError(f"{pattern!r} did not appear {count} times; the screen:\n{self.text()}")
+
+    def interrupt(self) -> None:
+        """Ctrl-C, as the person types it."""
+        subprocess.run([*self.tmux, "send-keys", "C-c"], check=True)
 
     def close(self) -> None:
         subprocess.run([*self.tmux, "kill-server"], capture_output=True)
@@ -111,6 +115,9 @@ def test_a_person_plays_three_hands_of_no_limit_through_a_terminal(tmp_path: Pat
     shown = re.search(r"your cards (\S\S) (\S\S)", first)
     assert shown is not None and shown.group(1) + shown.group(2) == hole
     assert f"pot {200 if position == 0 else 150}" in first
+    yours = 100 if position == 0 else 50  # a no-limit game's stacks (20000) are shown, less what is in
+    assert f"  you: in {yours}, stack left {20000 - yours}\n" in first
+    assert f"  player {2 - position}: in 100, stack left 19900\n" in first  # the big blind, or the small one's call
     assert hands[0][2].replace("/", "") == "cc" * 4  # every decision a call or check, as typed
     assert "r20000c" in hands[1][2]
     assert "f" in hands[2][2] or "nothing to call" in screen
@@ -134,3 +141,27 @@ def test_entries_in_a_limit_game() -> None:
         state.apply(LIMIT_RAISE_ACTION)
     action, why = read_entry("r\n", state)
     assert action is None and why.startswith("no raise is allowed here")
+
+
+def test_a_limit_game_shows_no_stacks_and_ctrl_c_leaves_in_one_line(tmp_path: Path) -> None:
+    """A limit game has no stacks (ACPC's limit games give none): the screen shows what each player has put
+    in and nothing about stacks. Ctrl-C at the prompt leaves the match with one line and status 130."""
+    game = "holdem.limit.2p.reverse_blinds"  # blinds 10 (player 1) and 5 (player 2, first to act)
+    dealer = start_dealer(tmp_path, "limitmatch", game, "3", "7", "human", "call", "--t_per_hand", "600000")
+    opponent = start_agent("call", dealer.ports[1], "--game", game)
+    pane = Pane([program("acpc-agent"), "human", "127.0.0.1", str(dealer.ports[0]), "--game", game], tmp_path)
+    try:
+        first = pane.wait_for(PROMPT)
+        pane.interrupt()
+        screen = pane.wait_for("exit status")
+        dealer.wait(timeout=60)
+        opponent.wait(timeout=30)
+    finally:
+        pane.close()
+        if dealer.process.poll() is None:
+            dealer.process.kill()
+    # player 1 (the big blind) is asked after player 2's call; player 2 (the small blind) first
+    money = re.findall(r"^  (you|player \d): in (\d+)(.*)$", first, re.MULTILINE)
+    assert money in ([("you", "10", ""), ("player 2", "10", "")], [("player 1", "10", ""), ("you", "5", "")])
+    assert "stack" not in first
+    assert screen.rstrip().endswith("acpc-agent: interrupted by SIGINT: human left the match\nexit status 130")
