@@ -161,11 +161,14 @@ def test_an_agent_started_before_its_dealer_waits_for_it(tmp_path: Path) -> None
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             ports.append(probe.getsockname()[1])
-    agents = [start_agent("call", port, cwd=tmp_path) for port in ports]
+    agents = [start_agent("call", port, "--game", "kuhn", cwd=tmp_path) for port in ports]
     time.sleep(1.0)  # the dealer starts a second after its players
     dealer = start_dealer(tmp_path, "m", "kuhn", "20", "1", "A", "B", "-p", f"{ports[0]},{ports[1]}", "-q")
     status, out, err = dealer.wait()
     assert status == 0, err
-    assert out.startswith("SCORE:0|0:A|B")  # two callers: every kuhn hand is a showdown of equal stakes
+    assert out.startswith("SCORE:") and out.rstrip().endswith(":A|B")
+    hands = [line.split(":") for line in (tmp_path / "m.log").read_text().splitlines() if line.startswith("STATE:")]
+    # Two callers in Kuhn: both check, the higher card takes the other's ante of 1.
+    assert len(hands) == 20 and all(h[2] == "cc" and h[4] in ("1|-1", "-1|1") for h in hands)
     for agent in agents:
         assert agent.wait(timeout=30) == 0
