@@ -9,11 +9,10 @@ command prints how to install what it wrote.
 
 - ``cfr``: chance-sampled CFR+ (``mccfr``) on ``holdem.limit.2p.reverse_blinds``:
   ``cfr-ehs2`` (the default agent: ``ehs2-50-50-50``, ``--ehs2-iterations``,
-  default 8000, 64 deals each; 50 minutes on a free core), then seed 002's
-  improved and traditional 9 buckets (``cfr-improved``,
-  ``cfr-traditional``, ``--iterations``, default 8000; a quarter of an hour
-  each), and exact CFR+ on Kuhn (2 and 3 players) and Leduc. ``--only NAME``
-  rebuilds one of them; all of them take under two hours on two cores.
+  default 8000, 64 deals each), then seed 002's improved and traditional 9 buckets
+  (``cfr-improved``, ``cfr-traditional``, ``--iterations``, default 8000), and exact
+  CFR+ on Kuhn (2 and 3 players) and Leduc. ``--only NAME`` rebuilds one of them.
+  The sidecars record each run's time.
 - ``cfr-nl``: chance-sampled discounted CFR (``mcdcfr``) on
   ``holdem.nolimit.2p.reverse_blinds`` (``cfr-nl``): bets ``NL_BETS`` with
   ``NL_RAISE_CAP`` pot raises a round and all-in, ``NL_ABSTRACTION`` card
@@ -27,16 +26,16 @@ command prints how to install what it wrote.
   ``Q_SEED``, ``Q_STRENGTH_WEIGHT``, ``Q_DOUBLE``, ``Q_MC_MIX``, ``Q_REPLAY_HANDS``) rebuild the shipped
   ``lstm_dqn`` (120,000 hands, seed 3, a replay memory of every hand) and ``dqn`` (200,000
   hands, seed 2, double DQN targets, mixed Monte Carlo targets with beta 0.5, a replay memory
-  of the last 50,000 hands), both with the auxiliary strength loss, 13 minutes each on one
-  core (``--threads 1``, the default, on which a rerun gives the same weights);
+  of the last 50,000 hands), both with the auxiliary strength loss (``--threads 1``, the
+  default, on which a rerun gives the same weights). The checkpoints kept for comparison:
   ``--seed 1 --mc-mix 0 --replay-hands 500000`` rebuilds ``dqn-v3``, adding ``--no-double``
   ``dqn-v2``, ``--strength-weight 0 --seed 1`` ``lstm_dqn-v2`` and ``--pool v1 --strength-weight
   0 --seed 1 --hands 120000`` ``lstm_dqn-v1`` (``dqn-v1`` with ``--no-double --mc-mix 0
-  --replay-hands 500000`` too: the seed's targets and its replay capacity), ``--out`` saying where).
+  --replay-hands 500000`` too: the seed's targets and its replay capacity), ``--out`` saying where.
 - ``nfq``: seed 003's NFQ agent (``models/nfq/training.py``): online Q(lambda) with
   traces and the UCT reward against the ``sound`` pool (``--hands``, default
   ``NFQ_HANDS``; ``--reward chips`` drops the UCT reward, ``--lam`` and ``--window``
-  set lambda and n: the README's ablations; ``--seed``, ``--out``).
+  set lambda and n: the ablations ``nfq-chips``, ``nfq-lambda0``, ``nfq-n1``; ``--seed``, ``--out``).
 - ``poker_cnn``: seed 004's Poker-CNN on the decision records of ``make data``
   (``models/poker_cnn/training.py``; ``--data``, ``--epochs``, ``--records``,
   ``--test-records``, ``--seed``, ``--out``).
@@ -58,7 +57,7 @@ from acpc_arena.models import checkpoints
 from acpc_arena.protocol.commands import run_command, usage_error
 
 OUT_DIR: Path | None = Path("runs/train")
-"""Where training writes its checkpoints; None: over the shipped ones (``--install``). Set by ``main``."""
+"""Where training writes its checkpoints; None: over the shipped ones (``--install``). Set from the options."""
 
 
 def checkpoint_path(name: str) -> Path:
@@ -126,9 +125,8 @@ def train_cfr_nl(iterations: int, deals: int) -> None:
 
 
 Q_HANDS = {"lstm_dqn": 120_000, "dqn": 200_000}
-"""Training hands of the Q-networks against the ``sound`` pool (saved every 5,000): at 60,000 neither
-network learned to fold; at 120,000 the LSTM does (the shipped ``lstm_dqn``); the DQN at 200,000 does with
-the strength loss below (``dqn-v2`` and every DQN since), not without it."""
+"""Training hands of each shipped Q-network against the ``sound`` pool (``--hands`` overrides; a checkpoint
+is saved every 5,000)."""
 
 Q_SEED = {"lstm_dqn": 3, "dqn": 2}
 """Training seed of each shipped Q-network (``--seed`` overrides; every other training's default is 1)."""
@@ -138,22 +136,16 @@ Q_STRENGTH_WEIGHT = {"lstm_dqn": 50.0, "dqn": 50.0}
 shipped checkpoints' (``--strength-weight 0`` is the seed's loss alone, as the ``v1`` checkpoints)."""
 
 Q_DOUBLE = {"lstm_dqn": False, "dqn": True}
-"""Whether each shipped Q-network was trained with double DQN targets (``--double``/``--no-double`` override):
-the DQN's are (against ``equity`` and ``cfr`` on seed 42 they did better than the seed's max on each of
-three training seeds: by 128, 160 and 6 mbb/h, summed); the LSTM's are not (its double-target run, seed 3,
-did worse against every opponent measured but the DQN)."""
+"""Whether each shipped Q-network was trained with double DQN targets (``--double``/``--no-double`` override)."""
 
 Q_MC_MIX = {"lstm_dqn": 0.0, "dqn": 0.5}
 """beta of the mixed Monte Carlo targets (``models/dqn_training.py``) each shipped Q-network was trained with
-(``--mc-mix`` overrides): the DQN's 0.5, with the short replay memory below. On seed 42, 0.5 alone beat
-``equity`` by far (training seeds 1 and 2: +210 and +151, against -18 and -89 without) but folded too much
-(it lost more to ``rule``, ``raise`` and ``random``); with the 50,000-hand memory it beat ``equity`` on both
-seeds (+74, +143) without losing elsewhere (README). The LSTM's none."""
+(``--mc-mix`` overrides; 0: the seed's Q-learning targets). The DQN's go with the short replay memory below."""
 
 Q_REPLAY_HANDS = {"lstm_dqn": 500_000, "dqn": 50_000}
 """Hands the replay memory of each shipped Q-network kept, the latest (``--replay-hands`` overrides): the LSTM
-its whole run, the DQN its last 50,000 hands (with the mixed targets above; alone, the short memory beat
-``equity`` on training seed 1 and not on seed 2; README)."""
+its whole run, the DQN its last 50,000 hands, so that the returns mixed into its targets come from play close
+to its own."""
 
 
 def train_q(
@@ -191,7 +183,7 @@ def train_q(
 
 
 NFQ_HANDS = 200_000
-"""NFQ's training hands: 10 minutes on one core with the UCT reward (330 hands/s beside other jobs)."""
+"""NFQ's training hands (``--hands`` overrides)."""
 
 
 def train_nfq(args: argparse.Namespace) -> None:

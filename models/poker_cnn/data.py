@@ -49,7 +49,7 @@ OPPONENTS = ("cfr", "random", "call", "raise")
 """``agent`` or ``agent:options``, each a pairing the teacher plays (the teacher's own name: self-play)."""
 SEEDS = (11, 12, 13, 14)
 HANDS = 2500
-"""Hands per match: 8 self-play matches and 3 x 8 against baselines, about 270,000 teacher decisions."""
+"""Hands per match: 8 self-play matches and 3 x 8 against the baselines (``manifest.json`` counts the decisions)."""
 
 
 def read_hands(paths: Iterable[str | Path], game: Game | None = None) -> Iterator[LogHand]:
