@@ -12,16 +12,17 @@ NATIVE ?= 1
 NATIVE_SOURCES := $(addprefix protocol/,state.py wire.py cards.py errors.py evaluator.py game.py native.py native_build.py)
 NATIVE_STAMP := $(VENV)/.native-stamp-$(NATIVE)
 
-.PHONY: help install test test-slow lint match tournament web bench train data clean
+.PHONY: help install test test-slow lint docs results match tournament web bench train data clean
 
 # `make help` lists the targets: the text after `##` on each target's line.
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-# `make match` plays a short duplicate run on shipped agents; override any of these:
-#   make match A=rule B=random SEEDS=1,234,6666 HANDS=3000 GAME=holdem.limit.2p.reverse_blinds
-A ?= rule
-B ?= random
+# `make match` plays a short duplicate run on shipped agents (the default: the limit CFR agent
+# against seed 000's rule opponent); override any of these:
+#   make match A=lstm_dqn B=cfr SEEDS=1,234,6666 HANDS=3000 GAME=holdem.limit.2p.reverse_blinds
+A ?= cfr
+B ?= rule
 SEEDS ?= 1,234
 HANDS ?= 500
 GAME ?= holdem.limit.2p.reverse_blinds
@@ -42,7 +43,7 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@if [ "$(TORCH)" != none ]; then $(PY) -c 'import torch' 2>/dev/null \
 		|| $(PY) -m pip install --quiet '$(TORCH)' $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)); fi
-	$(PY) -m pip install --quiet -e '.[$(if $(filter none,$(TORCH)),plots,all),test,bench]'
+	$(PY) -m pip install --quiet -e '.[$(if $(filter none,$(TORCH)),plots,all),test,bench,docs]'
 	@$(PY) -c 'import torch; print("make install: torch", torch.__version__, "with CUDA " + torch.version.cuda if torch.version.cuda else "(CPU only)")' \
 		2>/dev/null || echo "make install: no torch (TORCH=none): the neural agents are not available"
 	@touch $(STAMP)
@@ -60,24 +61,26 @@ test-slow: install ## the long exhaustive tests
 	$(PY) -m pytest -q -m slow
 
 # `make lint` also type-checks (mypy, settings in pyproject.toml) the four packages, tests/
-# and the README's doctests. Installed, the repository folders are `acpc_arena.protocol`,
+# and the docs' doctests. Installed, the repository folders are `acpc_arena.protocol`,
 # `acpc_arena.dealer`, ... (pyproject.toml package-dir); the editable install finds them
 # through an import hook that mypy cannot follow. So lint builds a link farm,
 # .venv/typecheck/acpc_arena/<folder> -> <folder>/, with `acpc_arena` a namespace package
 # as installed, and puts it on MYPYPATH: errors name files under those links.
 TYPECHECK := $(VENV)/typecheck
 PACKAGES := protocol dealer agents models
+# The pages whose `>>>` examples mypy checks (pytest runs them all as doctests).
+DOCTEST_PAGES := $(shell grep -l '^>>> ' README.md $$(find docs -name '*.md' -not -path 'docs/_build/*'))
 
 lint: install ## ruff (check, format) and mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	@mkdir -p $(TYPECHECK)/acpc_arena
 	@for folder in $(PACKAGES); do ln -sfn $(CURDIR)/$$folder $(TYPECHECK)/acpc_arena/$$folder; done
-	@$(PY) -c 'import doctest, sys; print(*(e.source for e in doctest.DocTestParser().get_examples(open(sys.argv[1]).read())), sep="", end="")' \
-		README.md > $(TYPECHECK)/readme_doctests.py
-	MYPYPATH=$(TYPECHECK) $(VENV)/bin/mypy --explicit-package-bases $(TYPECHECK)/acpc_arena tests $(TYPECHECK)/readme_doctests.py
+	@$(PY) -c 'import doctest, sys; print(*(e.source for f in sys.argv[1:] for e in doctest.DocTestParser().get_examples(open(f).read())), sep="", end="")' \
+		$(DOCTEST_PAGES) > $(TYPECHECK)/docs_doctests.py
+	MYPYPATH=$(TYPECHECK) $(VENV)/bin/mypy --explicit-package-bases $(TYPECHECK)/acpc_arena tests $(TYPECHECK)/docs_doctests.py
 
-match: install ## a short duplicate run: A=rule B=random SEEDS=1,234 HANDS=500 GAME=... OUT=...
+match: install ## a short duplicate run: A=cfr B=rule SEEDS=1,234 HANDS=500 GAME=... OUT=...
 	$(VENV)/bin/acpc-match --a $(A) --b $(B) --seeds $(SEEDS) --hands $(HANDS) --game $(GAME) \
 		$(if $(OUT),--out $(OUT)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(MATCH_ARGS)
 
@@ -108,9 +111,20 @@ train: install ## retrain an agent's checkpoints into runs/train: AGENT=cfr|... 
 data: install ## Poker-CNN's training records (runs/poker_cnn/)
 	$(PY) -m acpc_arena.models.poker_cnn.data $(DATA_ARGS)
 
+# `make docs`: the documentation site into docs/_build/html, in strict mode (a warning, a broken link or
+# reference fails the build); `.ci/run` builds it. Open docs/_build/html/index.html.
+docs: install ## the documentation site (docs/_build/html), strict: a warning fails
+	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+
+# `make results PAGES=limit-agents,...`: play the runs a results page names and write the dated page
+# under docs/results/ (runs are kept in runs/results/ and reused when their command is unchanged).
+PAGES ?=
+results: install ## regenerate docs/results pages from their runs: PAGES=name,... (default all; hours)
+	$(PY) docs/results/regenerate.py $(if $(PAGES),--pages $(PAGES))
+
 bench: install ## benchmarks: SECTIONS='dealer runner ...' (default all)
 	$(PY) -m tests.bench $(SECTIONS)
 
 clean: ## remove .venv and the caches
-	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache docs/_build
 	rm -f protocol/*.so protocol/*.pyd
