@@ -1,0 +1,804 @@
+"""Write the measured-results pages of the docs from the runs each page names.
+
+    python docs/results/regenerate.py                      # every page (hours on 2 cores)
+    python docs/results/regenerate.py --pages limit-round-robin,nolimit-agents
+    python docs/results/regenerate.py --list               # the pages and their runs' commands
+
+A page is a list of sections; each section names its runs (``acpc-match``, ``acpc-tournament``
+or ``acpc-lbr`` command lines, or the shipped checkpoints' training records) and a text saying
+what they measure. Every figure on a page is read from the files those runs wrote
+(``report.json``, ``crosstable.json``, the LBR JSON, a checkpoint's sidecar): nothing is typed by
+hand. Runs are kept under ``runs/results/<page>/`` with a ``run.json`` (command, commit, date,
+machine, wall time) and reused while their command is unchanged, so a page is rewritten without
+replaying and a killed regeneration picks up where it stopped.
+
+A page is written as ``docs/results/<date>-<name>.md``, the date the newest of its runs was
+played; earlier dated pages of the same name stay as the record. The newest carries the label
+``results-<name>`` that the rest of the docs link to.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+RESULTS = REPO / "docs" / "results"
+RUNS = REPO / "runs" / "results"
+BIN = Path(sys.executable).parent
+
+LIMIT = "holdem.limit.2p.reverse_blinds"
+NOLIMIT = "holdem.nolimit.2p.reverse_blinds"
+TABLE_SEEDS = (1, 234, 6666)
+"""The deal seeds of the tables (no agent's selection or tuning used them)."""
+
+
+# --- what a page is made of -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Side:
+    """An agent with its options, and the label a table shows for it.
+
+    ``{column}`` in ``args`` is replaced by the column's agent (a counter chosen per opponent)."""
+
+    label: str
+    agent: str
+    args: str = ""
+
+    def options(self, column: Side | None = None) -> str:
+        return self.args.replace("{column}", column.agent) if column else self.args
+
+
+@dataclass(frozen=True)
+class Matches:
+    """A table of duplicate ``acpc-match`` runs: each row agent against each column agent."""
+
+    slug: str
+    title: str
+    about: str
+    rows: tuple[Side, ...]
+    columns: tuple[Side, ...]
+    game: str = LIMIT
+    seeds: tuple[int, ...] = TABLE_SEEDS
+    hands: int = 2000
+    allin: bool = False
+    """Also show the all-in-adjusted figures (no-limit)."""
+    by_seed: bool = False
+    """One line per seed as well (for a table of one cell)."""
+    skip: frozenset[tuple[str, str]] = frozenset()
+    """(row label, column label) cells not played."""
+
+
+@dataclass(frozen=True)
+class RoundRobin:
+    """An ``acpc-tournament``: every pair of entrants in duplicate, and the crosstable."""
+
+    slug: str
+    title: str
+    about: str
+    entrants: tuple[Side, ...]
+    game: str = LIMIT
+    seeds: tuple[int, ...] = TABLE_SEEDS
+    hands: int = 2000
+
+
+@dataclass(frozen=True)
+class Lbr:
+    """``acpc-lbr`` for each row agent: local best response's winnings against it."""
+
+    slug: str
+    title: str
+    about: str
+    rows: tuple[tuple[Side, int], ...]
+    """Each agent with the number of deals of its run (each played in both positions)."""
+    game: str = LIMIT
+    seeds: tuple[int, ...] = (1,)
+
+
+@dataclass(frozen=True)
+class Sidecars:
+    """Figures recorded by training runs, read from the shipped checkpoints' JSON sidecars."""
+
+    slug: str
+    title: str
+    about: str
+    render: Callable[[Path], list[str]]
+    """Markdown lines from the checkpoints folder."""
+
+
+Section = Matches | RoundRobin | Lbr | Sidecars
+
+
+@dataclass(frozen=True)
+class Page:
+    name: str
+    title: str
+    about: str
+    sections: tuple[Section, ...] = field(default_factory=tuple)
+
+
+# --- running -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Run:
+    """One command whose output folder is ``folder``."""
+
+    folder: Path
+    command: tuple[str, ...]
+
+    def shown(self) -> str:
+        """The command as a user types it (the installed command's name, the folder relative to the repository)."""
+        words = [Path(self.command[0]).name, *self.command[1:]]
+        return shlex.join(w.replace(str(REPO) + "/", "") for w in words)
+
+
+def _seeds(seeds: Iterable[int]) -> str:
+    return ",".join(map(str, seeds))
+
+
+def match_run(page: str, section: Matches, row: Side, column: Side) -> Run:
+    folder = RUNS / page / section.slug / f"{_slug(row.label)}-vs-{_slug(column.label)}"
+    command = [str(BIN / "acpc-match"), "--a", row.agent]
+    if row.options(column):
+        command += ["--a-args", row.options(column)]
+    command += ["--b", column.agent]
+    if column.args:
+        command += ["--b-args", column.args]
+    command += ["--game", section.game, "--seeds", _seeds(section.seeds), "--hands", str(section.hands)]
+    command += ["--workers", "2", "--quiet", "--no-plots", "--out", str(folder)]
+    return Run(folder, tuple(command))
+
+
+def round_robin_run(page: str, section: RoundRobin) -> Run:
+    folder = RUNS / page / section.slug
+    command = [str(BIN / "acpc-tournament")]
+    plain = [e.agent for e in section.entrants if not e.args and e.label == e.agent]
+    if plain:
+        command += ["--agents", ",".join(plain)]
+    for e in section.entrants:
+        if e.args or e.label != e.agent:
+            command += ["--agent", f"{e.label}={e.agent} {e.args}".strip()]
+    command += ["--game", section.game, "--seeds", _seeds(section.seeds), "--hands", str(section.hands)]
+    command += ["--workers", "2", "--out", str(folder)]
+    return Run(folder, tuple(command))
+
+
+def lbr_run(page: str, section: Lbr, row: Side, deals: int) -> Run:
+    folder = RUNS / page / section.slug / _slug(row.label)
+    command = [str(BIN / "acpc-lbr"), row.agent, *shlex.split(row.args)]
+    command += ["--game", section.game, "--hands", str(deals), "--seeds", _seeds(section.seeds), "--seed", "1"]
+    command += ["--quiet", "--json", str(folder / "lbr.json")]
+    return Run(folder, tuple(command))
+
+
+def runs_of(page: Page) -> Iterator[Run]:
+    for section in page.sections:
+        if isinstance(section, Matches):
+            for row in section.rows:
+                for column in section.columns:
+                    if (row.label, column.label) not in section.skip:
+                        yield match_run(page.name, section, row, column)
+        elif isinstance(section, RoundRobin):
+            yield round_robin_run(page.name, section)
+        elif isinstance(section, Lbr):
+            for row, deals in section.rows:
+                yield lbr_run(page.name, section, row, deals)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.+-]+", "_", text).strip("_")
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def machine() -> str:
+    """CPU model, cores, OS and the versions that decide the figures."""
+    model = "unknown CPU"
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    try:
+        import torch
+
+        torch_version = f", torch {torch.__version__}"
+    except ImportError:
+        torch_version = ""
+    return (
+        f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.machine()}, "
+        f"Python {platform.python_version()}{torch_version}"
+    )
+
+
+def record(run: Run) -> dict[str, Any] | None:
+    """The run's ``run.json`` if it finished with this command, else None."""
+    path = run.folder / "run.json"
+    if not path.exists():
+        return None
+    recorded: dict[str, Any] = json.loads(path.read_text())
+    if recorded.get("command") != run.shown() or recorded.get("returncode") != 0:
+        return None
+    return recorded
+
+
+def play(run: Run) -> dict[str, Any]:
+    """Run the command (into a fresh folder) and write its ``run.json``."""
+    if run.folder.exists():
+        shutil.rmtree(run.folder)
+    run.folder.mkdir(parents=True)
+    changed = sorted({line[3:] for line in _git("status", "--porcelain", "--untracked-files=no").splitlines()})
+    start = time.monotonic()
+    done = subprocess.run(run.command, cwd=REPO, capture_output=True, text=True)
+    recorded = {
+        "command": run.shown(),
+        "returncode": done.returncode,
+        "date": datetime.date.today().isoformat(),
+        "commit": _git("rev-parse", "HEAD"),
+        "uncommitted_changes": changed,
+        "machine": machine(),
+        "wall_seconds": round(time.monotonic() - start, 1),
+        "stdout_tail": done.stdout[-4000:],
+        "stderr_tail": done.stderr[-4000:],
+    }
+    (run.folder / "run.json").write_text(json.dumps(recorded, indent=2) + "\n")
+    if done.returncode != 0:
+        raise RuntimeError(f"{run.shown()} failed ({done.returncode}): {done.stderr.strip()[-800:]}")
+    return recorded
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def _signed(value: float) -> str:
+    return f"{value:+,.0f}".replace("+0", "0") if round(value) == 0 else f"{value:+,.0f}"
+
+
+def interval(estimate: dict[str, Any]) -> str:
+    """``+157 [+96, +218]``: mbb/h with its 95% interval."""
+    low, high = estimate["ci95"]
+    return f"{_signed(estimate['mbb_per_hand'])} [{_signed(low)}, {_signed(high)}]"
+
+
+def plus_minus(estimate: dict[str, Any] | None) -> str:
+    """``+157 ±61``: mbb/h with the half-width of its 95% interval."""
+    if estimate is None:
+        return "-"
+    low, high = estimate["ci95"]
+    return f"{_signed(estimate['mbb_per_hand'])} ±{(high - low) / 2:,.0f}"
+
+
+def _row(cells: Iterable[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _header(cells: list[str], numeric_from: int = 1) -> list[str]:
+    return [_row(cells), _row(["---" if i < numeric_from else "---:" for i in range(len(cells))])]
+
+
+def _agent(side: Side, column: Side | None = None) -> str:
+    options = side.options(column)
+    return f"`{side.agent} {options}`" if options else f"`{side.agent}`"
+
+
+def render_matches(page: str, section: Matches) -> list[str]:
+    first = match_run(page, section, section.rows[0], section.columns[0])
+    lines = [
+        f"Each cell: `{first.shown().replace(str(RUNS / page), 'runs/results/' + page)}` with the row's and the "
+        f"column's agents; mbb/h of the row with its 95% interval, duplicate over "
+        f"{len(section.seeds) * section.hands:,} hand pairs"
+        + (" (plain, then all-in adjusted)" if section.allin else "")
+        + ".",
+        "",
+    ]
+    lines += _header(["agent", *[f"vs {c.label}" for c in section.columns]])
+    for row in section.rows:
+        cells = [f"{row.label}"]
+        for column in section.columns:
+            if (row.label, column.label) in section.skip:
+                cells.append("")
+                continue
+            report = _report(match_run(page, section, row, column))
+            text = interval(report["duplicate"])
+            if section.allin:
+                text += f"<br>{interval(report['allin_adjusted_duplicate'])}"
+            cells.append(text)
+        lines.append(_row(cells))
+    lines += ["", "The agents:", ""]
+    for side in dict.fromkeys((*section.rows, *section.columns)):
+        lines.append(f"- {side.label}: {_agent(side, section.columns[0] if '{column}' in side.args else None)}")
+    if section.by_seed:
+        for row in section.rows:
+            for column in section.columns:
+                report = _report(match_run(page, section, row, column))
+                lines += ["", f"{row.label} against {column.label}, seed by seed (chips won by {row.label}):", ""]
+                lines += _header(["seed", f"{row.label} in seat 1", f"{row.label} in seat 2", "duplicate mbb/h"])
+                for seed in section.seeds:
+                    seats = {m["a_seat"]: m["chips"] for m in report["matches"] if m["seed"] == seed}
+                    per_seed = next(s for s in report["per_seed"] if s["seed"] == seed)
+                    lines.append(_row([str(seed), f"{seats[1]:+,}", f"{seats[2]:+,}", interval(per_seed["duplicate"])]))
+                lines.append(_row(["all", "", "", interval(report["duplicate"])]))
+    return lines
+
+
+def _report(run: Run) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads((run.folder / "report.json").read_text())
+    return report
+
+
+def render_round_robin(page: str, section: RoundRobin) -> list[str]:
+    run = round_robin_run(page, section)
+    table = json.loads((run.folder / "crosstable.json").read_text())
+    order = table["entrants"]
+    lines = [
+        f"`{run.shown()}`: {len(order) * (len(order) - 1) // 2} pairs, each seed in both seatings. "
+        "A cell is the row's duplicate mbb/h against the column ± the half-width of its 95% interval; "
+        "the last column is the row's mean against the field, ranked by it.",
+        "",
+    ]
+    lines += _header(["agent", *[f"`{n}`" for n in order], "average"])
+    for name in order:
+        cells = [f"`{name}`"]
+        cells += ["" if other == name else plus_minus(table["crosstable"][name][other]) for other in order]
+        cells.append(f"**{plus_minus(table['average'][name])}**")
+        lines.append(_row(cells))
+    lines += ["", f"![the crosstable as a heatmap]({_copy_image(run.folder / 'crosstable.png', page, section.slug)})"]
+    return lines
+
+
+def render_lbr(page: str, section: Lbr) -> list[str]:
+    row0, deals0 = section.rows[0]
+    lines = [
+        f"Each row: `{lbr_run(page, section, row0, deals0).shown()}` with the row's agent and deals; LBR's "
+        "winnings against the agent in mbb/h with the 95% interval, over both positions of each deal.",
+        "",
+    ]
+    lines += _header(["agent", "LBR mbb/h [95% CI]", "hands"])
+    for row, deals in section.rows:
+        result = json.loads((lbr_run(page, section, row, deals).folder / "lbr.json").read_text())
+        half = result["interval"]
+        estimate = {
+            "mbb_per_hand": result["mbb_per_hand"],
+            "ci95": [result["mbb_per_hand"] - half, result["mbb_per_hand"] + half],
+        }
+        lines.append(_row([f"{row.label} ({_agent(row)})", interval(estimate), f"{2 * deals * len(section.seeds):,}"]))
+    return lines
+
+
+def _copy_image(source: Path, page: str, slug: str) -> str:
+    """Copy a run's image beside the page; the link the page uses."""
+    target = RESULTS / "images" / f"{page}-{slug}{source.suffix}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    return f"images/{target.name}"
+
+
+def render(page: Page) -> str:
+    records = [r for r in (record(run) for run in runs_of(page)) if r is not None]
+    date = max((r["date"] for r in records), default=datetime.date.today().isoformat())
+    lines = [f"(results-{page.name}-{date})=", f"# {page.title} ({date})", ""]
+    lines += [
+        f"<!-- Written by `python docs/results/regenerate.py --pages {page.name}` from the runs it names; "
+        "do not edit by hand. -->",
+        "",
+        page.about,
+        "",
+    ]
+    if records:
+        commits = sorted({r["commit"][:10] for r in records})
+        changed = sorted({path for r in records for path in r["uncommitted_changes"]})
+        machines = sorted({r["machine"] for r in records})
+        hours = sum(r["wall_seconds"] for r in records) / 3600
+        lines += [
+            f"- Played: {min(r['date'] for r in records)} to {date}, at commit {', '.join(commits)}"
+            + (f" with uncommitted changes to {', '.join(f'`{p}`' for p in changed)}" if changed else "")
+            + ".",
+            f"- Machine: {'; '.join(machines)}.",
+            f"- Wall time of the runs: {hours:.1f} hours. Regenerate: `make results PAGES={page.name}`.",
+            "",
+        ]
+    for section in page.sections:
+        lines += [f"## {section.title}", "", section.about, ""]
+        if isinstance(section, Matches):
+            lines += render_matches(page.name, section)
+        elif isinstance(section, RoundRobin):
+            lines += render_round_robin(page.name, section)
+        elif isinstance(section, Lbr):
+            lines += render_lbr(page.name, section)
+        else:
+            lines += section.render(REPO / "models" / "checkpoints")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write(page: Page) -> Path:
+    """Write the page under its date; the newest page of its name gets the name's label."""
+    text = render(page)
+    date = text.split("\n", 1)[0].removeprefix(f"(results-{page.name}-").removesuffix(")=")
+    path = RESULTS / f"{date}-{page.name}.md"
+    label = f"(results-{page.name})=\n"
+    for older in RESULTS.glob(f"*-{page.name}.md"):
+        if older != path and older.read_text().startswith(label):
+            older.write_text(older.read_text().removeprefix(label))
+    path.write_text(label + text)
+    return path
+
+
+# --- the pages -----------------------------------------------------------------------------
+
+
+def _sides(*names: str) -> tuple[Side, ...]:
+    return tuple(Side(n, n) for n in names)
+
+
+STYLES = _sides("o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8", "o_random")
+
+
+def cfr_checkpoints(folder: Path) -> list[str]:
+    """The CFR checkpoints' training records."""
+    lines = _header(
+        [
+            "checkpoint",
+            "game",
+            "abstraction",
+            "algorithm",
+            "iterations",
+            "deals a pass",
+            "information sets",
+            "seconds",
+            "exploitability (exact, chips/hand)",
+        ],
+        numeric_from=4,
+    )
+    for path in sorted(folder.glob("cfr-*.json")):
+        d = json.loads(path.read_text())
+        exploitability = f"{d['exploitability']:.2e}" if d.get("exploitability") is not None else "-"
+        lines.append(
+            _row(
+                [
+                    f"`{path.stem}`",
+                    d["game_name"],
+                    d["abstraction"],
+                    d["algorithm"],
+                    f"{d['iterations']:,}",
+                    f"{d['deals_per_iteration']:,}",
+                    f"{d['infosets']:,}",
+                    f"{d['seconds']:,.0f}",
+                    exploitability,
+                ]
+            )
+        )
+    lines += [
+        "",
+        "Kuhn and Leduc are solved over every deal, so their exploitability is exact; hold'em's is not "
+        "computable exactly (see the LBR page for a lower bound).",
+    ]
+    return lines
+
+
+def poker_cnn_folds(folder: Path) -> list[str]:
+    """Poker-CNN's cross-validation: accuracy per fold and round, beside always predicting the commonest action."""
+    d = json.loads((folder / "poker_cnn.json").read_text())
+    rounds = ["all", "preflop", "flop", "turn", "river"]
+    lines = [
+        f"Training: `acpc-train poker_cnn` with {d['config']['records']:,} records ({d['config']['test_records']:,} "
+        f"of them the test set), {d['config']['folds']} folds, {d['config']['epochs']} epochs, seed "
+        f"{d['config']['seed']}; teacher `{d['data']['teacher']} {d['data']['teacher_args']}`. Accuracy on each "
+        "fold's held-out records, in brackets always predicting the most common action of that round:",
+        "",
+    ]
+    lines += _header(["fold", "held out", *rounds, "test set, all"])
+    for fold in d["training"]["folds"]:
+        acc, base = fold["held_out_accuracy"], fold["held_out_majority"]
+        cells = [f"{acc[r]:.1%} ({base[r]:.1%})" for r in rounds]
+        lines.append(
+            _row(
+                [
+                    str(fold["fold"]),
+                    f"{fold['held_out_records']:,}",
+                    *cells,
+                    f"{fold['test_accuracy']['all']:.1%} ({fold['test_majority']['all']:.1%})",
+                ]
+            )
+        )
+    return lines
+
+
+def network_trainings(folder: Path) -> list[str]:
+    """The Q-networks' and NFQ's training records."""
+    lines = _header(["checkpoint", "pool", "hands trained", "seconds", "created", "commit"], numeric_from=2)
+    for path in sorted([*folder.glob("dqn*.json"), *folder.glob("lstm_dqn*.json"), *folder.glob("nfq*.json")]):
+        d = json.loads(path.read_text())
+        pool = d.get("config", {}).get("pool") or "v1 (" + ", ".join(d.get("opponents") or []) + ")"
+        lines.append(
+            _row(
+                [
+                    f"`{path.stem}`",
+                    pool,
+                    f"{d['stats']['hands']:,}",
+                    f"{d['stats']['seconds']:,.0f}",
+                    d["created"][:10],
+                    d["git_commit"][:10],
+                ]
+            )
+        )
+    return lines
+
+
+def ensemble_evolution(folder: Path) -> list[str]:
+    d = json.loads((folder / "ensemble-networks.json").read_text())
+    return [
+        f"`acpc-train ensemble`: {d['hands']:,} hands of evolution in {d['wall_seconds']:,.0f} s of wall time "
+        f"({d['workers']} workers, {d['hands_per_second']:,.0f} hands/s of play). Fitness of the best individual "
+        "per generation, each network's evolution:",
+        "",
+        f"![fitness]({_copy_image(folder / 'ensemble-fitness.png', 'training', 'ensemble')})",
+    ]
+
+
+PAGES: tuple[Page, ...] = (
+    Page(
+        "limit-round-robin",
+        "Limit hold'em: every shipped agent against every other",
+        "Heads-up limit hold'em (`holdem.limit.2p.reverse_blinds`), the default checkpoint of every agent that "
+        "plays it, on the tables' deal seeds 1, 234 and 6666.",
+        (
+            RoundRobin(
+                "round-robin",
+                "Round robin",
+                "Every pair in duplicate, 2,000 hands a seat and seed (6,000 hand pairs a cell).",
+                _sides("random", "call", "raise", "rule", "equity", "cfr", "lstm_dqn", "dqn", "nfq", "poker_cnn"),
+            ),
+        ),
+    ),
+    Page(
+        "limit-checkpoints",
+        "Limit hold'em: the seed systems' tables and their checkpoints",
+        "The tables of the seed systems on heads-up limit hold'em, redone in duplicate through the dealer on "
+        "the tables' deal seeds 1, 234 and 6666. `cfr` is `cfr-ehs2` unless the row names another checkpoint.",
+        (
+            Matches(
+                "seed-002",
+                "Seed 002: CFR's card abstractions against the baselines",
+                "The seed's traditional and improved nine-bucket abstractions, the improved one played by its "
+                "most likely action, and the default E[HS²] abstraction.",
+                (
+                    Side("traditional 9 buckets", "cfr", "--checkpoint cfr-traditional"),
+                    Side("improved 9 buckets", "cfr", "--checkpoint cfr-improved"),
+                    Side("improved, argmax", "cfr", "--checkpoint cfr-improved --argmax"),
+                    Side("cfr-ehs2 (default)", "cfr"),
+                ),
+                _sides("call", "raise", "random", "rule", "equity"),
+            ),
+            Matches(
+                "table-4-2",
+                "Seed 000, table 4-2: LSTM-DQN against DQN",
+                "The shipped pair head to head, 3,000 hands a seat and seed.",
+                _sides("lstm_dqn"),
+                _sides("dqn"),
+                hands=3000,
+                by_seed=True,
+            ),
+            Matches(
+                "networks",
+                "The networks against the baselines and CFR",
+                "Each learned agent's default checkpoint; `cfr-improved` is seed 002's improved nine buckets.",
+                _sides("lstm_dqn", "dqn", "nfq", "poker_cnn"),
+                (
+                    *_sides("equity", "rule", "cfr"),
+                    Side("cfr-improved", "cfr", "--checkpoint cfr-improved"),
+                    *_sides("random", "call", "raise"),
+                ),
+            ),
+            Matches(
+                "nfq-ablations",
+                "Seed 003: NFQ and its ablations",
+                "`nfq` (a window of 3 observations, lambda 0.7, the UCT reward mixed in with beta 0.5) and the "
+                "same training with one part removed: no UCT reward (`nfq-chips`), no eligibility traces "
+                "(`nfq-lambda0`), one observation (`nfq-n1`).",
+                (
+                    Side("nfq", "nfq"),
+                    Side("nfq-chips", "nfq", "--checkpoint nfq-chips"),
+                    Side("nfq-lambda0", "nfq", "--checkpoint nfq-lambda0"),
+                    Side("nfq-n1", "nfq", "--checkpoint nfq-n1"),
+                ),
+                (*_sides("random", "call", "raise", "rule", "dqn", "lstm_dqn", "cfr"), Side("nfq (shipped)", "nfq")),
+                skip=frozenset({("nfq", "nfq (shipped)")}),
+            ),
+            Matches(
+                "poker-cnn-teacher",
+                "Seed 004: Poker-CNN against its teacher",
+                "The imitation network against the CFR strategy whose decisions it was trained on, played by "
+                "its most likely action as when it made the training data.",
+                _sides("poker_cnn"),
+                (Side("teacher (cfr-ehs2, argmax)", "cfr", "--argmax"),),
+            ),
+        ),
+    ),
+    Page(
+        "limit-superseded-checkpoints",
+        "Limit hold'em: the earlier networks kept for comparison",
+        "The seed's own configuration of the Q-networks (`lstm_dqn-v1`, `dqn-v1`: the seed's pool and loss) "
+        "and the intermediate networks shipped for comparison, against the yardsticks, on the tables' seeds.",
+        (
+            Matches(
+                "q-networks",
+                "Earlier Q-networks",
+                "`--checkpoint NAME` selects each; the defaults are on the limit-checkpoints page.",
+                tuple(
+                    Side(name, name.split("-")[0], f"--checkpoint {name}")
+                    for name in ("lstm_dqn-v1", "lstm_dqn-v2", "dqn-v1", "dqn-v2", "dqn-v3")
+                ),
+                _sides("equity", "rule", "cfr", "random", "call", "raise"),
+            ),
+        ),
+    ),
+    Page(
+        "nolimit-agents",
+        "No-limit hold'em: CFR, the ensemble and the styles",
+        "Heads-up no-limit hold'em (`holdem.nolimit.2p.reverse_blinds`: stacks of 200 big blinds), on the "
+        "tables' deal seeds 1, 234 and 6666, 2,000 hands a seat and seed. No-limit results swing with "
+        "all-ins; the all-in-adjusted figure values each hand that ended all in before the river at its "
+        "expectation over the boards still to come.",
+        (
+            Matches(
+                "cfr-nl",
+                "`cfr` (the `cfr-nl` checkpoint) against the styles and the baselines",
+                "The abstract no-limit strategy (pot-fraction bets, all-in, E[HS²] buckets).",
+                (Side("cfr", "cfr"),),
+                (*STYLES, *_sides("call", "raise", "random", "rule", "equity")),
+                game=NOLIMIT,
+                allin=True,
+            ),
+            Matches(
+                "table-3",
+                "Seed 001, table 3: the ensemble's parts against the styles",
+                "A_tar is the counter network evolved against the column's style; A_base the network evolved "
+                "against all eight; A_ave the counters' plain average; A_int their similarity-weighted mixture; "
+                "A* (the default) A_int where the opponent model has seen the betting line, A_base elsewhere.",
+                (
+                    Side("A_tar", "ensemble", "--mode a_tar --style {column}"),
+                    Side("A_base", "ensemble", "--mode a_base"),
+                    Side("A_ave", "ensemble", "--mode a_ave"),
+                    Side("A_int", "ensemble", "--mode a_int"),
+                    Side("A*", "ensemble"),
+                ),
+                STYLES,
+                game=NOLIMIT,
+                allin=True,
+                skip=frozenset({("A_tar", "o_random")}),
+            ),
+            Matches(
+                "table-4",
+                "Seed 001, table 4: the ensemble against the other agents",
+                "A* against the baselines and the other shipped agents (the Q-networks play no-limit with "
+                "pot-sized raises; they were trained on limit hold'em).",
+                (Side("A*", "ensemble"),),
+                _sides("random", "call", "raise", "rule", "equity", "cfr", "lstm_dqn", "dqn"),
+                game=NOLIMIT,
+                allin=True,
+            ),
+            RoundRobin(
+                "styles",
+                "Seed 001's styles against each other",
+                "The eight styles, O_random and two baselines, 1,000 hands a seat and seed.",
+                (*STYLES, *_sides("raise", "random")),
+                game=NOLIMIT,
+                hands=1000,
+            ),
+        ),
+    ),
+    Page(
+        "lbr",
+        "Local best response against every agent",
+        "LBR (`acpc-lbr`) plays each deal in both positions against the agent, choosing each of its actions "
+        "by the best immediate response to the agent's range (from the agent's own policy), assuming the "
+        "agent then checks or calls to the end. Its winnings are a lower bound on the agent's exploitability: "
+        "a high figure shows a weakness; a figure near or below zero says LBR found none, not that there is "
+        "none. In limit hold'em LBR only checks or calls before the flop.",
+        (
+            Lbr(
+                "limit",
+                "Limit hold'em",
+                "Deal seed 1.",
+                (
+                    (Side("cfr", "cfr"), 250),
+                    (Side("cfr-improved", "cfr", "--checkpoint cfr-improved"), 250),
+                    (Side("cfr-traditional", "cfr", "--checkpoint cfr-traditional"), 250),
+                    (Side("poker_cnn", "poker_cnn"), 250),
+                    (Side("nfq", "nfq"), 250),
+                    (Side("dqn", "dqn"), 250),
+                    (Side("lstm_dqn", "lstm_dqn"), 250),
+                    (Side("rule", "rule"), 100),
+                    (Side("equity", "equity"), 100),
+                    (Side("call", "call"), 250),
+                    (Side("raise", "raise"), 250),
+                    (Side("random", "random"), 250),
+                ),
+            ),
+            Lbr(
+                "nolimit",
+                "No-limit hold'em",
+                "Deal seed 1; LBR bets half the pot, the pot or all in.",
+                (
+                    (Side("cfr", "cfr"), 500),
+                    (Side("ensemble", "ensemble"), 500),
+                    *((s, 500) for s in STYLES[:-1]),
+                    (Side("equity", "equity"), 150),
+                    (Side("rule", "rule"), 150),
+                    (Side("call", "call"), 500),
+                    (Side("raise", "raise"), 500),
+                    (Side("random", "random"), 500),
+                ),
+                game=NOLIMIT,
+            ),
+        ),
+    ),
+    Page(
+        "training",
+        "What the shipped checkpoints' training runs recorded",
+        "Read from the JSON sidecar written beside each checkpoint in `models/checkpoints/` by the training "
+        "command that made it (`make train AGENT=...`; the sidecar records the options, the commit and the "
+        "figures the run measured).",
+        (
+            Sidecars("cfr", "CFR", "`acpc-cfr solve` runs (`make train AGENT=cfr`, `AGENT=cfr-nl`).", cfr_checkpoints),
+            Sidecars(
+                "poker-cnn",
+                "Poker-CNN's cross-validation",
+                "`make data`, then `make train AGENT=poker_cnn`.",
+                poker_cnn_folds,
+            ),
+            Sidecars("networks", "The Q-networks and NFQ", "`make train AGENT=lstm_dqn|dqn|nfq`.", network_trainings),
+            Sidecars("ensemble", "The ensemble's evolution", "`make train AGENT=ensemble`.", ensemble_evolution),
+        ),
+    ),
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--pages", default=None, help="comma-separated page names (default: all)")
+    parser.add_argument("--list", action="store_true", help="print the pages and their runs' commands")
+    parser.add_argument("--write-only", action="store_true", help="write the pages from the runs already played")
+    args = parser.parse_args(argv)
+    known = {page.name: page for page in PAGES}
+    names = args.pages.split(",") if args.pages else list(known)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        parser.error(f"unknown page {', '.join(unknown)}; pages: {', '.join(known)}")
+    for name in names:
+        page = known[name]
+        if args.list:
+            print(f"{name}: {page.title}")
+            for run in runs_of(page):
+                print(f"  {run.shown()}")
+            continue
+        if not args.write_only:
+            for run in runs_of(page):
+                if record(run) is None:
+                    print(f"{name}: {run.shown()}", file=sys.stderr, flush=True)
+                    play(run)
+        print(write(page).relative_to(REPO))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
