@@ -11,10 +11,11 @@ Small games (Kuhn, Leduc, every deal enumerable) default to the exact card
 abstraction and print their exploitability every ``--every`` iterations;
 hold'em defaults to ``ehs2-50-50-50`` (169 starting hands, then 50 E[HS^2]
 buckets a round; see ``abstraction.py``), which a sampling algorithm solves:
-``--algorithm mccfr`` (chance-sampled CFR+) or ``mcdcfr``, ``--deals`` per iteration
-(the default algorithm, ``cfr+``, enumerates every deal and is refused there). Ctrl-C (or SIGTERM) stops a run after the iteration
-under way and saves the average strategy reached to ``--out``, its sidecar saying
-how many iterations it has (exit status 130, or 143); a new run starts from the
+``--algorithm mccfr`` (chance-sampled CFR+) or ``mcdcfr``, ``--deals`` per
+iteration (the default algorithm, ``cfr+``, enumerates every deal and is refused
+there). Ctrl-C (or SIGTERM) stops a run after the iteration under way and saves
+the average strategy reached to ``--out``, its sidecar saying how many
+iterations it has (exit status 130, or 143); a new run starts from the
 beginning. ``--save-every K`` saves it every K iterations too, so that a run
 killed outright still leaves a checkpoint.
 
