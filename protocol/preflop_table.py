@@ -17,7 +17,7 @@ deal can see adds its win (+1), tie (0) or loss (-1): summed over all boards,
 ``sign_sum + C(52, 5)`` is twice the wins plus the ties over the deal's C(48, 5)
 boards. Every deal is a class hand against some hand up to renaming suits, so the
 169 x 1,326 sums cover all of them; deals reached twice must agree (checked).
-About 18 CPU-minutes (11 minutes with ``--workers 2`` on this 2-core machine).
+It takes CPU-minutes (``--workers N`` spreads them over N processes).
 """
 
 from __future__ import annotations

@@ -27,8 +27,7 @@ Scale (the paper: population 100, 300 generations, 10^4 duplicate deals, about
 10^10 hands). The default (``DEFAULTS``): population 16, 40 generations, 400
 duplicate deals per individual and opponent (counters), 200 per opponent
 (base), 10,000 library hands and 10,000 teacher hands per style: 5.5 million
-hands of evolution, 10 minutes with 2 workers on this machine's 2 cores (about
-3,000 to 8,000 hands a second each: the networks fold many hands early). The
+hands of evolution (the sidecar records the time the shipped run took). The
 paper's recipe, same code: ``--teacher-hands 0 --population 100 --generations 300 --deals 1000 --base-deals 500
 --library-hands 100000`` (about 6 x 10^8 hands: the play is Python-bound, so a
 GPU does not shorten it, more cores do). Progress goes to
