@@ -151,17 +151,17 @@ def _seeds(seeds: Iterable[int]) -> str:
     return ",".join(map(str, seeds))
 
 
+def _match_command(section: Matches, a: str, a_args: str, b: str, b_args: str, folder: str) -> list[str]:
+    command = ["acpc-match", "--a", a] + (["--a-args", a_args] if a_args else []) + ["--b", b]
+    command += ["--b-args", b_args] if b_args else []
+    command += ["--game", section.game, "--seeds", _seeds(section.seeds), "--hands", str(section.hands)]
+    return [*command, "--workers", "2", "--quiet", "--no-plots", "--out", folder]
+
+
 def match_run(page: str, section: Matches, row: Side, column: Side) -> Run:
     folder = RUNS / page / section.slug / f"{_slug(row.label)}-vs-{_slug(column.label)}"
-    command = [str(BIN / "acpc-match"), "--a", row.agent]
-    if row.options(column):
-        command += ["--a-args", row.options(column)]
-    command += ["--b", column.agent]
-    if column.args:
-        command += ["--b-args", column.args]
-    command += ["--game", section.game, "--seeds", _seeds(section.seeds), "--hands", str(section.hands)]
-    command += ["--workers", "2", "--quiet", "--no-plots", "--out", str(folder)]
-    return Run(folder, tuple(command))
+    command = _match_command(section, row.agent, row.options(column), column.agent, column.args, str(folder))
+    return Run(folder, (str(BIN / command[0]), *command[1:]))
 
 
 def round_robin_run(page: str, section: RoundRobin) -> Run:
@@ -205,7 +205,8 @@ def _slug(text: str) -> str:
 
 
 def _git(*args: str) -> str:
-    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+    """What ``git ARGS`` prints, whole (``status --porcelain`` lines start with a space)."""
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout
 
 
 def machine() -> str:
@@ -227,6 +228,11 @@ def machine() -> str:
         f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.machine()}, "
         f"Python {platform.python_version()}{torch_version}"
     )
+
+
+def _plays(path: str) -> bool:
+    """Whether a changed file is code that plays (the packages), not tests, docs or build files."""
+    return path.split("/", 1)[0] in ("protocol", "dealer", "agents", "models") and path.endswith(".py")
 
 
 def record(run: Run) -> dict[str, Any] | None:
@@ -252,7 +258,7 @@ def play(run: Run) -> dict[str, Any]:
         "command": run.shown(),
         "returncode": done.returncode,
         "date": datetime.date.today().isoformat(),
-        "commit": _git("rev-parse", "HEAD"),
+        "commit": _git("rev-parse", "HEAD").strip(),
         "uncommitted_changes": changed,
         "machine": machine(),
         "wall_seconds": round(time.monotonic() - start, 1),
@@ -269,7 +275,13 @@ def play(run: Run) -> dict[str, Any]:
 
 
 def _signed(value: float) -> str:
-    return f"{value:+,.0f}".replace("+0", "0") if round(value) == 0 else f"{value:+,.0f}"
+    """``+157``, ``-12``, ``0``: a whole number of mbb/h with its sign."""
+    return "0" if round(value) == 0 else f"{value:+,.0f}"
+
+
+def _chips(value: float) -> str:
+    """``+4,085``, ``-9,275.5``: chips, whole unless a pot was split into half chips."""
+    return f"{value:+,.0f}" if float(value).is_integer() else f"{value:+,.1f}"
 
 
 def interval(estimate: dict[str, Any]) -> str:
@@ -294,18 +306,18 @@ def _header(cells: list[str], numeric_from: int = 1) -> list[str]:
     return [_row(cells), _row(["---" if i < numeric_from else "---:" for i in range(len(cells))])]
 
 
-def _agent(side: Side, column: Side | None = None) -> str:
-    options = side.options(column)
-    return f"`{side.agent} {options}`" if options else f"`{side.agent}`"
-
-
 def render_matches(page: str, section: Matches) -> list[str]:
-    first = match_run(page, section, section.rows[0], section.columns[0])
+    folder = f"runs/results/{page}/{section.slug}/ROW-vs-COLUMN"
+    template = shlex.join(_match_command(section, "ROW", "", "COLUMN", "", folder))
+    options = [
+        side for side in dict.fromkeys((*section.rows, *section.columns)) if side.args or side.label != side.agent
+    ]
     lines = [
-        f"Each cell: `{first.shown().replace(str(RUNS / page), 'runs/results/' + page)}` with the row's and the "
-        f"column's agents; mbb/h of the row with its 95% interval, duplicate over "
+        f"Each cell is `{template}`"
+        + (" (with `--a-args` and `--b-args` giving the options below)" if options else "")
+        + f": the row's duplicate mbb/h against the column with its 95% interval, over "
         f"{len(section.seeds) * section.hands:,} hand pairs"
-        + (" (plain, then all-in adjusted)" if section.allin else "")
+        + ("; below it, the all-in-adjusted figure" if section.allin else "")
         + ".",
         "",
     ]
@@ -322,9 +334,10 @@ def render_matches(page: str, section: Matches) -> list[str]:
                 text += f"<br>{interval(report['allin_adjusted_duplicate'])}"
             cells.append(text)
         lines.append(_row(cells))
-    lines += ["", "The agents:", ""]
-    for side in dict.fromkeys((*section.rows, *section.columns)):
-        lines.append(f"- {side.label}: {_agent(side, section.columns[0] if '{column}' in side.args else None)}")
+    if options:
+        lines += ["", "The agents:", ""]
+        for side in options:
+            lines.append(f"- {side.label}: {_agent(side).replace('{column}', 'COLUMN')}")
     if section.by_seed:
         for row in section.rows:
             for column in section.columns:
@@ -332,9 +345,9 @@ def render_matches(page: str, section: Matches) -> list[str]:
                 lines += ["", f"{row.label} against {column.label}, seed by seed (chips won by {row.label}):", ""]
                 lines += _header(["seed", f"{row.label} in seat 1", f"{row.label} in seat 2", "duplicate mbb/h"])
                 for seed in section.seeds:
-                    seats = {m["a_seat"]: m["chips"] for m in report["matches"] if m["seed"] == seed}
+                    seats = {m["a_seat"]: m["chips_a"] for m in report["matches"] if m["seed"] == seed}
                     per_seed = next(s for s in report["per_seed"] if s["seed"] == seed)
-                    lines.append(_row([str(seed), f"{seats[1]:+,}", f"{seats[2]:+,}", interval(per_seed["duplicate"])]))
+                    lines.append(_row([str(seed), _chips(seats[1]), _chips(seats[2]), interval(per_seed["duplicate"])]))
                 lines.append(_row(["all", "", "", interval(report["duplicate"])]))
     return lines
 
@@ -362,6 +375,10 @@ def render_round_robin(page: str, section: RoundRobin) -> list[str]:
         lines.append(_row(cells))
     lines += ["", f"![the crosstable as a heatmap]({_copy_image(run.folder / 'crosstable.png', page, section.slug)})"]
     return lines
+
+
+def _agent(side: Side) -> str:
+    return f"`{side.agent} {side.args}`" if side.args else f"`{side.agent}`"
 
 
 def render_lbr(page: str, section: Lbr) -> list[str]:
@@ -403,13 +420,20 @@ def render(page: Page) -> str:
         "",
     ]
     if records:
-        commits = sorted({r["commit"][:10] for r in records})
-        changed = sorted({path for r in records for path in r["uncommitted_changes"]})
+        history = _git("rev-list", "HEAD").split()
+        commits = sorted({r["commit"] for r in records}, key=lambda c: -history.index(c) if c in history else 0)
+        changed = sorted({path for r in records for path in r["uncommitted_changes"] if _plays(path)})
         machines = sorted({r["machine"] for r in records})
         hours = sum(r["wall_seconds"] for r in records) / 3600
         lines += [
-            f"- Played: {min(r['date'] for r in records)} to {date}, at commit {', '.join(commits)}"
-            + (f" with uncommitted changes to {', '.join(f'`{p}`' for p in changed)}" if changed else "")
+            f"- Played: {min(r['date'] for r in records)} to {date}, at commit"
+            + ("s " if len(commits) > 1 else " ")
+            + ", ".join(c[:10] for c in commits)
+            + (
+                f"; some runs with uncommitted changes to the code that plays: {', '.join(f'`{p}`' for p in changed)}"
+                if changed
+                else ""
+            )
             + ".",
             f"- Machine: {'; '.join(machines)}.",
             f"- Wall time of the runs: {hours:.1f} hours. Regenerate: `make results PAGES={page.name}`.",
