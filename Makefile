@@ -116,11 +116,13 @@ data: install ## Poker-CNN's training records (runs/poker_cnn/)
 docs: install ## the documentation site (docs/_build/html), strict: a warning fails
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
 
-# `make results PAGES=limit-agents,...`: play the runs a results page names and write the dated page
-# under docs/results/ (runs are kept in runs/results/ and reused when their command is unchanged).
+# `make results PAGES=limit-round-robin,...`: play the runs a results page names and write the dated
+# page under docs/results/ (runs are kept in runs/results/ and reused while their command is unchanged);
+# VERIFY of each page's matches are then replayed at the current commit and compared, the page saying so.
 PAGES ?=
-results: install ## regenerate docs/results pages from their runs: PAGES=name,... (default all; hours)
-	$(PY) docs/results/regenerate.py $(if $(PAGES),--pages $(PAGES))
+VERIFY ?= 3
+results: install ## regenerate docs/results pages from their runs: PAGES=name,... VERIFY=3 (all pages: hours)
+	$(PY) docs/results/regenerate.py $(if $(PAGES),--pages $(PAGES)) --verify $(VERIFY)
 
 bench: install ## benchmarks: SECTIONS='dealer runner ...' (default all)
 	$(PY) -m tests.bench $(SECTIONS)

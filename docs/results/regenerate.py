@@ -408,6 +408,50 @@ def _copy_image(source: Path, page: str, slug: str) -> str:
     return f"images/{target.name}"
 
 
+FIGURES = ("duplicate", "allin_adjusted_duplicate", "per_hand")
+"""The estimates of ``report.json`` a replay must give again, to the last bit."""
+
+
+def verify(page: Page, count: int) -> dict[str, Any]:
+    """Replay ``count`` of the page's match runs, spread over it, at the current commit into scratch folders,
+    and compare their estimates with the recorded ones; written to ``runs/results/<page>/verify.json``."""
+    runs = [run for run in runs_of(page) if Path(run.command[0]).name == "acpc-match" and record(run)]
+    chosen = runs[:: max(1, len(runs) // count)][:count]
+    changed = [line[3:] for line in _git("status", "--porcelain", "--untracked-files=no").splitlines()]
+    results = []
+    for run in chosen:
+        scratch = run.folder.parent / (run.folder.name + ".verify")
+        replay = play(Run(scratch, (*run.command[:-1], str(scratch))))
+        same = all(_report(run)[key] == _report(Run(scratch, ()))[key] for key in FIGURES)
+        results.append({"command": run.shown(), "same": same, "wall_seconds": replay["wall_seconds"]})
+        shutil.rmtree(scratch)
+    verified = {
+        "commit": _git("rev-parse", "HEAD").strip(),
+        "date": datetime.date.today().isoformat(),
+        "uncommitted_changes": [path for path in changed if _plays(path)],
+        "runs": results,
+    }
+    (RUNS / page.name / "verify.json").write_text(json.dumps(verified, indent=2) + "\n")
+    return verified
+
+
+def _verification(page: Page) -> list[str]:
+    """The page's line on its last replay (``verify``), if any."""
+    path = RUNS / page.name / "verify.json"
+    if not path.exists():
+        return []
+    verified = json.loads(path.read_text())
+    same = sum(r["same"] for r in verified["runs"])
+    line = (
+        f"- Replayed on {verified['date']} at commit {verified['commit'][:10]}"
+        + (" with uncommitted changes to the code that plays" if verified["uncommitted_changes"] else "")
+        + f": {same} of {len(verified['runs'])} of these runs, chosen across the page, gave the same estimates "
+        "to the last bit"
+    )
+    differ = [f"`{r['command']}`" for r in verified["runs"] if not r["same"]]
+    return [line + (f"; these did not: {', '.join(differ)}." if differ else ".")]
+
+
 def render(page: Page) -> str:
     records = [r for r in (record(run) for run in runs_of(page)) if r is not None]
     date = max((r["date"] for r in records), default=datetime.date.today().isoformat())
@@ -437,6 +481,7 @@ def render(page: Page) -> str:
             + ".",
             f"- Machine: {'; '.join(machines)}.",
             f"- Wall time of the runs: {hours:.1f} hours. Regenerate: `make results PAGES={page.name}`.",
+            *_verification(page),
             "",
         ]
     for section in page.sections:
@@ -802,6 +847,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", default=None, help="comma-separated page names (default: all)")
     parser.add_argument("--list", action="store_true", help="print the pages and their runs' commands")
     parser.add_argument("--write-only", action="store_true", help="write the pages from the runs already played")
+    parser.add_argument(
+        "--verify", type=int, default=0, metavar="N", help="replay N of each page's matches and compare (default 0)"
+    )
     args = parser.parse_args(argv)
     known = {page.name: page for page in PAGES}
     names = args.pages.split(",") if args.pages else list(known)
@@ -820,6 +868,8 @@ def main(argv: list[str] | None = None) -> int:
                 if record(run) is None:
                     print(f"{name}: {run.shown()}", file=sys.stderr, flush=True)
                     play(run)
+        if args.verify:
+            verify(page, args.verify)
         print(write(page).relative_to(REPO))
     return 0
 
