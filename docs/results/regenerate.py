@@ -3,6 +3,7 @@
     python docs/results/regenerate.py                      # every page (hours on 2 cores)
     python docs/results/regenerate.py --pages limit-round-robin,nolimit-agents
     python docs/results/regenerate.py --list               # the pages and their runs' commands
+    python docs/results/regenerate.py --write-only --verify 3   # replay 3 matches a page, then rewrite
 
 A page is a list of sections; each section names its runs (``acpc-match``, ``acpc-tournament``
 or ``acpc-lbr`` command lines, or the shipped checkpoints' training records) and a text saying
@@ -11,6 +12,9 @@ what they measure. Every figure on a page is read from the files those runs wrot
 hand. Runs are kept under ``runs/results/<page>/`` with a ``run.json`` (command, commit, date,
 machine, wall time) and reused while their command is unchanged, so a page is rewritten without
 replaying and a killed regeneration picks up where it stopped.
+
+``--verify N`` replays N of a page's matches, spread over it, at the current commit and compares
+their estimates with the recorded ones to the last bit; the page says how many agreed.
 
 A page is written as ``docs/results/<date>-<name>.md``, the date the newest of its runs was
 played; earlier dated pages of the same name stay as the record. The newest carries the label
