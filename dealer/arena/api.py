@@ -46,7 +46,7 @@ def play(
 
     ``agents``: one per seat of ``game`` (A, B and, in a three-player game, C), each a
     shipped agent's name followed by its options as ``acpc-agent`` takes them, e.g.
-    ``("cfr --argmax", "rule --threshold 0.7")``. ``game``: a shipped game's name or a
+    ``("cfr --argmax", "equity --raise-at 0.7")``. ``game``: a shipped game's name or a
     game file. ``seeds``: the deal seeds; every seed is played in every seating of
     the agents, ``hands`` hands a match. The logs go to ``out_dir`` (default: a
     temporary folder, removed before this returns; the report keeps what it needs).

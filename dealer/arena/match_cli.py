@@ -105,7 +105,7 @@ def parser() -> argparse.ArgumentParser:
     for side in SIDES:
         group = p.add_argument_group(f"agent {side.upper()}" + (" (three-player games)" if side == "c" else ""))
         group.add_argument(f"--{side}", help=f"shipped agent ({', '.join(sorted(AGENTS))}) or a label for --{side}-cmd")
-        group.add_argument(f"--{side}-args", default="", help="options for the shipped agent, e.g. '--threshold 0.7'")
+        group.add_argument(f"--{side}-args", default="", help="options for the shipped agent, e.g. '--argmax'")
         group.add_argument(f"--{side}-cmd", help="command line of any ACPC bot; {host} {port} {game} {seed} filled in")
         group.add_argument(
             f"--{side}-external", action="store_true", help="wait for the bot to connect to a printed port"
