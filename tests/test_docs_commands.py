@@ -147,7 +147,9 @@ def scratch(tmp_path: Path, installed: None) -> Path:
 
 
 def _environment() -> dict[str, str]:
-    env = dict(os.environ)
+    """The reader's shell: ``.venv/bin`` first on the path, and no outer ``make`` (under ``make test``
+    a ``make`` in a block would otherwise print its ``Entering directory`` lines)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES")}
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
     env["COLUMNS"] = "100"
     return env
