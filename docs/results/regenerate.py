@@ -321,23 +321,34 @@ def render_matches(page: str, section: Matches) -> list[str]:
         + (" (with `--a-args` and `--b-args` giving the options below)" if options else "")
         + f": the row's duplicate mbb/h against the column with its 95% interval, over "
         f"{len(section.seeds) * section.hands:,} hand pairs"
-        + ("; below it, the all-in-adjusted figure" if section.allin else "")
+        + ("; beside it or below it, the all-in-adjusted figure" if section.allin else "")
         + ".",
         "",
     ]
-    lines += _header(["agent", *[f"vs {c.label}" for c in section.columns]])
-    for row in section.rows:
-        cells = [f"{row.label}"]
+
+    def cell(row: Side, column: Side) -> str:
+        if (row.label, column.label) in section.skip:
+            return ""
+        report = _report(match_run(page, section, row, column))
+        return interval(report["duplicate"])
+
+    def adjusted(row: Side, column: Side) -> str:
+        report = _report(match_run(page, section, row, column))
+        return interval(report["allin_adjusted_duplicate"])
+
+    if len(section.rows) == 1:  # one agent against many: a line per opponent
+        row = section.rows[0]
+        lines += _header([f"{row.label} against", "duplicate mbb/h", *(["all-in adjusted"] if section.allin else [])])
         for column in section.columns:
-            if (row.label, column.label) in section.skip:
-                cells.append("")
-                continue
-            report = _report(match_run(page, section, row, column))
-            text = interval(report["duplicate"])
-            if section.allin:
-                text += f"<br>{interval(report['allin_adjusted_duplicate'])}"
-            cells.append(text)
-        lines.append(_row(cells))
+            lines.append(_row([column.label, cell(row, column), *([adjusted(row, column)] if section.allin else [])]))
+    else:
+        lines += _header(["agent", *[f"vs {c.label}" for c in section.columns]])
+        for row in section.rows:
+            cells = [
+                cell(row, c) + (f"<br>{adjusted(row, c)}" if section.allin and cell(row, c) else "")
+                for c in section.columns
+            ]
+            lines.append(_row([row.label, *cells]))
     if options:
         lines += ["", "The agents:", ""]
         for side in options:
