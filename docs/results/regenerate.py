@@ -35,6 +35,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -251,10 +252,11 @@ def record(run: Run) -> dict[str, Any] | None:
 
 
 def play(run: Run) -> dict[str, Any]:
-    """Run the command (into a fresh folder) and write its ``run.json``."""
-    if run.folder.exists():
+    """Run the command and write its ``run.json``: into a fresh folder, except a tournament's, which
+    ``acpc-tournament`` resumes (its finished matches kept)."""
+    if run.folder.exists() and Path(run.command[0]).name != "acpc-tournament":
         shutil.rmtree(run.folder)
-    run.folder.mkdir(parents=True)
+    run.folder.mkdir(parents=True, exist_ok=True)
     changed = sorted({line[3:] for line in _git("status", "--porcelain", "--untracked-files=no").splitlines()})
     start = time.monotonic()
     done = subprocess.run(run.command, cwd=REPO, capture_output=True, text=True)
@@ -273,6 +275,20 @@ def play(run: Run) -> dict[str, Any]:
     if done.returncode != 0:
         raise RuntimeError(f"{run.shown()} failed ({done.returncode}): {done.stderr.strip()[-800:]}")
     return recorded
+
+
+def play_all(runs: list[Run], page: str) -> None:
+    """Play the runs: matches and tournaments one at a time (each uses two worker processes),
+    LBR runs (one process each) two at a time."""
+    for run in runs:
+        if Path(run.command[0]).name != "acpc-lbr":
+            print(f"{page}: {run.shown()}", file=sys.stderr, flush=True)
+            play(run)
+    single = [run for run in runs if Path(run.command[0]).name == "acpc-lbr"]
+    for run in single:
+        print(f"{page}: {run.shown()}", file=sys.stderr, flush=True)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(play, single))
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -823,14 +839,14 @@ PAGES: tuple[Page, ...] = (
                 "No-limit hold'em",
                 "Deal seed 1; LBR bets half the pot, the pot or all in.",
                 (
-                    (Side("cfr", "cfr"), 500),
-                    (Side("ensemble", "ensemble"), 500),
-                    *((s, 500) for s in STYLES[:-1]),
-                    (Side("equity", "equity"), 150),
-                    (Side("rule", "rule"), 150),
-                    (Side("call", "call"), 500),
-                    (Side("raise", "raise"), 500),
-                    (Side("random", "random"), 500),
+                    (Side("cfr", "cfr"), 250),
+                    (Side("ensemble", "ensemble"), 250),
+                    *((s, 250) for s in STYLES[:-1]),
+                    (Side("equity", "equity"), 100),
+                    (Side("rule", "rule"), 100),
+                    (Side("call", "call"), 250),
+                    (Side("raise", "raise"), 250),
+                    (Side("random", "random"), 250),
                 ),
                 game=NOLIMIT,
             ),
@@ -879,10 +895,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {run.shown()}")
             continue
         if not args.write_only:
-            for run in runs_of(page):
-                if record(run) is None:
-                    print(f"{name}: {run.shown()}", file=sys.stderr, flush=True)
-                    play(run)
+            play_all([run for run in runs_of(page) if record(run) is None], name)
         if args.verify:
             verify(page, args.verify)
         print(write(page).relative_to(REPO))
