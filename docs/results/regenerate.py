@@ -256,6 +256,7 @@ def play(run: Run) -> dict[str, Any]:
     ``acpc-tournament`` resumes (its finished matches kept)."""
     if run.folder.exists() and Path(run.command[0]).name != "acpc-tournament":
         shutil.rmtree(run.folder)
+    resumed = run.folder.exists() and any(run.folder.glob("*/*.log"))
     run.folder.mkdir(parents=True, exist_ok=True)
     changed = sorted({line[3:] for line in _git("status", "--porcelain", "--untracked-files=no").splitlines()})
     start = time.monotonic()
@@ -268,6 +269,7 @@ def play(run: Run) -> dict[str, Any]:
         "uncommitted_changes": changed,
         "machine": machine(),
         "wall_seconds": round(time.monotonic() - start, 1),
+        "resumed": resumed,
         "stdout_tail": done.stdout[-4000:],
         "stderr_tail": done.stderr[-4000:],
     }
@@ -500,6 +502,7 @@ def render(page: Page) -> str:
         changed = sorted({path for r in records for path in r["uncommitted_changes"] if _plays(path)})
         machines = sorted({r["machine"] for r in records})
         hours = sum(r["wall_seconds"] for r in records) / 3600
+        resumed = any(r.get("resumed") for r in records)
         lines += [
             f"- Played: {min(r['date'] for r in records)} to {date}, at commit"
             + ("s " if len(commits) > 1 else " ")
@@ -511,7 +514,9 @@ def render(page: Page) -> str:
             )
             + ".",
             f"- Machine: {'; '.join(machines)}.",
-            f"- Wall time of the runs: {hours:.1f} hours. Regenerate: `make results PAGES={page.name}`.",
+            f"- Wall time of the runs: {hours:.1f} hours"
+            + (" (a run resumed after a stop counts its last part only)" if resumed else "")
+            + f". Regenerate: `make results PAGES={page.name}`.",
             *_verification(page),
             "",
         ]
