@@ -415,21 +415,24 @@ def _agent(side: Side) -> str:
 
 
 def render_lbr(page: str, section: Lbr) -> list[str]:
-    row0, deals0 = section.rows[0]
+    command = lbr_run(page, section, Side("AGENT", "AGENT"), 0).command
+    words = ["acpc-lbr", "AGENT [options]", *command[2:]]
+    words[words.index("--hands") + 1] = "DEALS"
     lines = [
-        f"Each row: `{lbr_run(page, section, row0, deals0).shown()}` with the row's agent and deals; LBR's "
-        "winnings against the agent in mbb/h with the 95% interval, over both positions of each deal.",
+        f"Each row is `{' '.join(words).replace(str(REPO) + '/', '')}`: LBR's winnings against the agent in "
+        "mbb/h with the 95% interval, over both positions of each deal.",
         "",
     ]
     lines += _header(["agent", "LBR mbb/h [95% CI]", "hands"])
     for row, deals in section.rows:
         result = json.loads((lbr_run(page, section, row, deals).folder / "lbr.json").read_text())
-        half = result["interval"]
+        half = result["ci95"]  # the half-width of the 95% interval
         estimate = {
             "mbb_per_hand": result["mbb_per_hand"],
             "ci95": [result["mbb_per_hand"] - half, result["mbb_per_hand"] + half],
         }
-        lines.append(_row([f"{row.label} ({_agent(row)})", interval(estimate), f"{2 * deals * len(section.seeds):,}"]))
+        label = row.label if row.label == row.agent and not row.args else f"{row.label} ({_agent(row)})"
+        lines.append(_row([label, interval(estimate), f"{result['hands']:,}"]))
     return lines
 
 
