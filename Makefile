@@ -114,7 +114,7 @@ data: install ## Poker-CNN's training records (runs/poker_cnn/)
 # `make docs`: the documentation site into docs/_build/html, in strict mode (a warning, a broken link or
 # reference fails the build); `.ci/run` builds it. Open docs/_build/html/index.html.
 docs: install ## the documentation site (docs/_build/html), strict: a warning fails
-	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+	$(VENV)/bin/sphinx-build -E -W --keep-going -q -b html docs docs/_build/html
 
 # `make results PAGES=limit-round-robin,...`: play the runs a results page names and write the dated
 # page under docs/results/ (runs are kept in runs/results/ and reused while their command is unchanged);
