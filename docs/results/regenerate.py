@@ -453,6 +453,8 @@ def verify(page: Page, count: int) -> dict[str, Any]:
     and compare their estimates with the recorded ones; written to ``runs/results/<page>/verify.json``."""
     runs = [run for run in runs_of(page) if Path(run.command[0]).name == "acpc-match" and record(run)]
     chosen = runs[:: max(1, len(runs) // count)][:count]
+    if not chosen:  # a page of tournaments, LBR runs or sidecars
+        return {}
     changed = [line[3:] for line in _git("status", "--porcelain", "--untracked-files=no").splitlines()]
     results = []
     for run in chosen:
