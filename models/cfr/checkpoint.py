@@ -75,15 +75,21 @@ def read_sidecar(path: Path) -> dict[str, Any]:
     """
     if not path.is_file():
         raise CheckpointError(f"{path}: no such checkpoint file")
+    return read_json_object(sidecar(path), "description", missing="no description beside the checkpoint")
+
+
+def read_json_object(path: Path, what: str, missing: str | None = None) -> dict[str, Any]:
+    """The JSON object in ``path``, a checkpoint's file; else a ``CheckpointError`` of one line naming the
+    file and ``what`` it should hold (``missing``: the words for a file that is not there)."""
     try:
-        meta = json.loads(sidecar(path).read_text())
+        data = json.loads(path.read_text())
     except FileNotFoundError:
-        raise CheckpointError(f"{sidecar(path)}: no description beside the checkpoint") from None
+        raise CheckpointError(f"{path}: {missing or 'no ' + what}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"{sidecar(path)}: unreadable description ({exc})") from None
-    if not isinstance(meta, dict):
-        raise CheckpointError(f"{sidecar(path)}: not a checkpoint's description")
-    return meta
+        raise CheckpointError(f"{path}: unreadable {what} ({exc})") from None
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{path}: not a {what}")
+    return data
 
 
 def save_policy(path: str | Path, solver: Solver, game_text: str, abstraction: str, extra: dict[str, Any]) -> Path:

@@ -30,7 +30,6 @@ estimated every ``--every`` iterations by best responses over the abstraction on
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -45,8 +44,8 @@ from acpc_arena.models.cfr.checkpoint import (
     CheckpointError,
     load_policy,
     make_abstraction,
+    read_sidecar,
     save_policy,
-    sidecar,
 )
 from acpc_arena.models.cfr.nolimit import DEFAULT_BETS, DEFAULT_RAISE_CAP, BetAbstraction, build_nolimit_tree
 from acpc_arena.models.cfr.pool import PooledKeys, draw, keyed_pool
@@ -182,10 +181,7 @@ def train(
 
 def plot_curve(checkpoint: Path, out: Path) -> Path:
     """The exploitability history in a checkpoint's description, against iterations, as a PNG."""
-    try:
-        meta = json.loads(sidecar(Path(checkpoint).with_suffix(".npz")).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"{checkpoint}: unreadable description ({exc})") from None
+    meta = read_sidecar(Path(checkpoint).with_suffix(".npz"))
     sampled = meta.get("sampled_exploitability_history") or []
     exact = meta.get("exploitability_history") or []
     if not sampled and not exact:

@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from acpc_arena.models.cfr.checkpoint import CheckpointError, git_commit, read_sidecar
+from acpc_arena.models.cfr.checkpoint import CheckpointError, git_commit, read_json_object, read_sidecar
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.ensemble.network import NetConfig, Params, config_dict, shapes
 from acpc_arena.models.ensemble.opponent_model import OpponentModel
@@ -47,18 +47,6 @@ def save_networks(path: str | Path, params: Params, config: NetConfig, meta: dic
     }
     path.with_suffix(".json").write_text(json.dumps(sidecar, indent=1) + "\n")
     return path
-
-
-def _read_json(path: Path, what: str) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise CheckpointError(f"{path}: no {what}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"{path}: unreadable {what} ({exc})") from None
-    if not isinstance(data, dict):
-        raise CheckpointError(f"{path}: not a {what}")
-    return data
 
 
 def load_networks(path: str | Path = NETWORKS_PATH, device: torch.device | None = None) -> tuple[Params, NetConfig]:
@@ -97,7 +85,7 @@ def save_library(path: str | Path, library: dict[str, OpponentModel], meta: dict
 def load_library(path: str | Path = LIBRARY_PATH) -> dict[str, OpponentModel]:
     """The opponent-model tree of each style O1 .. O8."""
     path = Path(path)
-    data = _read_json(path, "feature library")
+    data = read_json_object(path, "feature library")
     if data.get("format") != FORMAT or data.get("kind") != "ensemble-library":
         raise CheckpointError(f"{path}: not an ensemble feature library of format {FORMAT}")
     styles = data.get("styles")
