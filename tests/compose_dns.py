@@ -12,7 +12,6 @@ service is scraped, and the names the stub was asked for.
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 import struct
 import subprocess
@@ -26,7 +25,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from acpc_arena.dealer.metrics import DealerMetrics, RunMetrics
-from tests.processes import REPO
+from tests.processes import REPO, start_prometheus
 
 CONFIG = REPO / "docker" / "prometheus" / "prometheus.yml"
 PROMETHEUS_PORT = 9090
@@ -83,14 +82,7 @@ def main(workdir: Path, services: dict[str, int]) -> None:
     threading.Thread(target=_serve_dns, args=(sock, set(services), asked), daemon=True).start()
     for name, port in services.items():
         METRICS[name](CollectorRegistry()).serve(port)
-    prometheus_binary = shutil.which("prometheus")
-    assert prometheus_binary is not None
-    with open(workdir / "prometheus.err", "wb") as err:
-        prometheus = subprocess.Popen(
-            [prometheus_binary, f"--config.file={CONFIG}", f"--storage.tsdb.path={workdir / 'tsdb'}",
-             f"--web.listen-address=127.0.0.1:{PROMETHEUS_PORT}"],
-            stdout=subprocess.DEVNULL, stderr=err,
-        )  # fmt: skip
+    prometheus = start_prometheus(CONFIG, workdir, PROMETHEUS_PORT)
     try:
         deadline = time.monotonic() + 60
         while True:

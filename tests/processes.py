@@ -3,6 +3,7 @@ and scripted players for the dealer core over trio streams."""
 
 from __future__ import annotations
 
+import shutil
 import signal
 import socket
 import subprocess
@@ -24,6 +25,19 @@ from tests.hand_values import hand_values
 
 BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parent.parent
+
+
+def start_prometheus(config: Path, workdir: Path, port: int) -> subprocess.Popen[bytes]:
+    """A real Prometheus (Debian's ``prometheus``) on 127.0.0.1:``port`` with ``config``, its data and
+    standard error (``prometheus.err``) in ``workdir``."""
+    binary = shutil.which("prometheus")
+    assert binary is not None, "prometheus is not installed"
+    with open(workdir / "prometheus.err", "wb") as err:
+        return subprocess.Popen(
+            [binary, f"--config.file={config}", f"--storage.tsdb.path={workdir / 'tsdb'}",
+             f"--web.listen-address=127.0.0.1:{port}"],
+            stdout=subprocess.DEVNULL, stderr=err,
+        )  # fmt: skip
 
 
 def program(name: str) -> str:

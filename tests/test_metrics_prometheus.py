@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.processes import program
+from tests.processes import program, start_prometheus
 
 PROMETHEUS = shutil.which("prometheus")
 pytestmark = pytest.mark.skipif(
@@ -87,13 +87,7 @@ def test_prometheus_scrapes_a_run_and_keeps_its_final_values(tmp_path: Path) -> 
         "scrape_configs:\n  - job_name: acpc-match\n"
         f"    static_configs:\n      - targets: ['127.0.0.1:{metrics_port}']\n"
     )
-    assert PROMETHEUS is not None
-    with open(tmp_path / "prometheus.err", "wb") as prometheus_err:
-        prometheus = subprocess.Popen(
-            [PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'tsdb'}",
-             f"--web.listen-address=127.0.0.1:{prometheus_port}"],
-            stdout=subprocess.DEVNULL, stderr=prometheus_err,
-        )  # fmt: skip
+    prometheus = start_prometheus(config, tmp_path, prometheus_port)
     run = tmp_path / "run"
     match = subprocess.Popen(
         [program("acpc-match"), "--a", "cfr", "--b", "random", "--game", "kuhn", "--seeds", ",".join(map(str, SEEDS)),
