@@ -29,6 +29,21 @@ AGENTS: dict[str, str] = {
     "o_random": "acpc_arena.agents.styles:RandomStyleAgent",
     "ensemble": "acpc_arena.agents.ensemble:EnsembleAgent",
     "human": "acpc_arena.agents.human:HumanAgent",
+    "spar_equity": "acpc_arena.agents.sparring.limit:SparEquity",
+    "spar_tag": "acpc_arena.agents.sparring.limit:SparTAG",
+    "spar_lag": "acpc_arena.agents.sparring.limit:SparLAG",
+    "spar_station": "acpc_arena.agents.sparring.limit:SparStation",
+    "spar_rock": "acpc_arena.agents.sparring.limit:SparRock",
+    "spar_bluffer": "acpc_arena.agents.sparring.limit:SparBluffer",
+    "spar_shove10": "acpc_arena.agents.sparring.nolimit:SparShove10",
+    "spar_shove30": "acpc_arena.agents.sparring.nolimit:SparShove30",
+    "spar_shove60": "acpc_arena.agents.sparring.nolimit:SparShove60",
+    "spar_overbet": "acpc_arena.agents.sparring.nolimit:SparOverbet",
+    "spar_minraise": "acpc_arena.agents.sparring.nolimit:SparMinRaise",
+    "spar_limper": "acpc_arena.agents.sparring.nolimit:SparLimper",
+    "spar_fractions": "acpc_arena.agents.sparring.nolimit:SparFractions",
+    "spar_oddsize": "acpc_arena.agents.sparring.nolimit:SparOddSize",
+    "spar_fuzz": "acpc_arena.agents.sparring.nolimit:SparFuzz",
 }
 
 

@@ -53,6 +53,11 @@ CASES: list[tuple[str, str, int]] = [
     ("poker_cnn", LIMIT, 25),
     ("poker_cnn", NOLIMIT, 25),
     ("ensemble", NOLIMIT, 60),
+    *((name, LIMIT, 60) for name in ("spar_equity", "spar_tag", "spar_lag", "spar_station", "spar_rock")),
+    ("spar_bluffer", LIMIT, 150),
+    *((f"spar_shove{top}", NOLIMIT, 60) for top in (10, 30, 60)),
+    *((name, NOLIMIT, 60) for name in ("spar_overbet", "spar_minraise", "spar_limper", "spar_fractions")),
+    *((name, NOLIMIT, 60) for name in ("spar_oddsize", "spar_fuzz")),
 ]
 WITHOUT_POLICY = {"human"}
 """Agents that do not give ``policy``: a person (``human``): ``acpc-lbr`` refuses it in one line."""
