@@ -38,11 +38,12 @@ class MatchFileError(OSError):
 
 
 def _whole_lines(path: Path) -> list[str]:
-    """The complete lines of ``path`` (none if it does not exist)."""
+    """The complete lines of ``path`` (none if it does not exist), split at line feeds alone, the files'
+    line end (``str.splitlines`` would also split inside a name holding the byte 0x85, a latin-1 NEL)."""
     if not path.exists():
         return []
     data = path.read_bytes()
-    return data[: data.rfind(b"\n") + 1].decode("latin-1").splitlines()
+    return data[: data.rfind(b"\n") + 1].decode("latin-1").split("\n")[:-1]
 
 
 def _cut_unfinished_line(path: Path) -> None:

@@ -1,0 +1,37 @@
+"""The dealer's files read back by a resumed ``acpc-dealer -a``: real dealers and agents.
+
+The ACPC log's lines end with a line feed alone: a name holding the byte 0x85 (the
+UTF-8 of ``Å``; U+0085, NEL, once the bytes are read as latin-1) is no line end.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.processes import start_agent, start_dealer
+
+
+def play_dealer(cwd: Path, *args: str) -> None:
+    dealer = start_dealer(cwd, "m", "kuhn", "3", "7", *args, "-q", "-T")
+    players = [
+        start_agent(agent, port, "--game", "kuhn") for agent, port in zip(("call", "raise"), dealer.ports, strict=True)
+    ]
+    status, _, err = dealer.wait()
+    for player in players:
+        player.wait(timeout=30)
+    assert status == 0, err
+
+
+@pytest.mark.parametrize("name", ["Bot", "b\u00c5t"], ids=["ascii", "0x85 in its UTF-8"])
+def test_a_finished_match_resumed_with_a_is_not_scored_again(tmp_path: Path, name: str) -> None:
+    """``-T -a`` on a finished match replays every hand from the transaction file, and appends the header
+    again (as the C dealer does, opening its log with ``a+``) but no second SCORE line: the log's last
+    record is one already. A name is bytes to the log; split at line feeds alone, the same for both names."""
+    play_dealer(tmp_path, name, "Raiser")
+    first = (tmp_path / "m.log").read_bytes()
+    play_dealer(tmp_path, name, "Raiser", "-a")
+    header = first[: first.index(b"STATE:")]
+    assert (tmp_path / "m.log").read_bytes() == first + header
+    assert first.count(b"\nSCORE:") == 1 and name.encode() in first
