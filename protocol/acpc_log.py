@@ -9,10 +9,13 @@ the logs the Annual Computer Poker Competition published (2017:
 - ``;`` may stand for any ``:`` between the fields (``STATE:0:cc/cc/cr200c/cr400f;7c4s|...``,
   as a paper printed them); a trailing ``# comment`` after the names (DeepStack's logs
   add ``# <timestamp>``) is ignored;
-- ``# ...`` lines are comments (``# name/game/hands/seed`` is read as the header), and
+- ``# ...`` and ``;...`` lines are comments (``# name/game/hands/seed`` is read as the header), and
   the ``SCORE:`` line's totals (by seat) are checked against the sums of the hands read;
 - plain, ``.gz`` or ``.bz2`` files (told apart by their first bytes, not their names),
-  read line by line: a file of millions of lines takes constant memory.
+  read line by line through ``protocol/files.py``: a file of millions of lines takes
+  constant memory, blank and comment lines are passed over in bulk, and a FIFO, a
+  line or a file past the limits (``ACPC_ARENA_MAX_LINE_BYTES``,
+  ``ACPC_ARENA_MAX_LOG_BYTES``) ends that file with a problem.
 
 A bad line (cut short, betting the ACPC rules refuse, unknown or repeated cards,
 values that do not sum to zero or do not follow from the cards and betting, names
@@ -31,9 +34,6 @@ shipped game, or several, is reported and skipped (give the game).
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import io
 import math
 import re
 import zlib
@@ -42,14 +42,22 @@ from pathlib import Path
 from typing import NamedTuple
 
 from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.files import InputError, read_lines
+from acpc_arena.protocol.files import open_log as open_log  # the web view's reader of one line
 from acpc_arena.protocol.game import SHIPPED_GAMES, Game, load_game
 from acpc_arena.protocol.wire import LogHand, Score, parse_state
 
 HEADER = "# name/game/hands/seed "
+HEADER_DIGITS = 20
+"""Digits of the header's hands and seed, at most (a 64-bit number has 20)."""
 INFERENCE_LINES = 1000
 """How many lines the reader looks at, at most, to infer the game."""
 KEPT_PROBLEMS = 1000
 """Problems kept in ``AcpcLogReader.problems``; all are counted and passed to ``on_problem``."""
+MAX_PROBLEMS = 10_000
+"""Problems in one file after which the rest of it is not read (the file is not an ACPC log of this game)."""
+PASSED_OVER = rb"#(?! name/game/hands/seed )|;"
+"""Lines passed over without being looked at: comments but the header, and ACPC ``;`` comment lines."""
 
 _STATE_LINE = re.compile(r"STATE[:;]([^:;]*)[:;]([^:;]*)[:;]([^:;]*)[:;]([^:;]*)[:;](.*)\Z", re.DOTALL)
 _SCORE_LINE = re.compile(r"SCORE[:;]([^:;]*)[:;](.*)\Z", re.DOTALL)
@@ -76,24 +84,16 @@ class LogHeader(NamedTuple):
     seed: int
 
 
-def open_log(path: str | Path) -> io.BufferedIOBase:
-    """``path`` opened for reading bytes, decompressed if it is gzip or bzip2 (by its first bytes)."""
-    with open(path, "rb") as file:
-        magic = file.read(3)
-    if magic[:2] == b"\x1f\x8b":
-        return gzip.open(path, "rb")
-    if magic == b"BZh":
-        return bz2.open(path, "rb")
-    return open(path, "rb")
-
-
 def parse_header(line: str) -> LogHeader | None:
-    """The header's fields, or None if ``line`` is not a well-formed header."""
+    """The header's fields, or None if ``line`` is not a well-formed header; ``ProtocolError`` if its
+    hands or seed are numbers of more than ``HEADER_DIGITS`` digits."""
     if not line.startswith(HEADER):
         return None
     parts = line.split()
     if len(parts) != 6 or not all(p.isascii() and p.isdigit() for p in parts[4:]):
         return None
+    if any(len(p) > HEADER_DIGITS for p in parts[4:]):
+        raise ProtocolError(f"the header's hands and seed must be at most {HEADER_DIGITS} digits: header ignored")
     return LogHeader(parts[2], parts[3], int(parts[4]), int(parts[5]))
 
 
@@ -255,22 +255,31 @@ class AcpcLogReader:
         """``(number, text, ends with a newline)`` for every line; damage ends the file with a problem."""
         number = 0
         try:
-            with open_log(self.path) as file:
-                for raw in file:
-                    number += 1
-                    text = raw.decode("latin-1")
-                    if text.startswith("#"):
-                        self._read_comment(text.rstrip("\r\n"))
-                    elif text.strip():
-                        yield number, text.rstrip("\r\n"), text.endswith("\n")
+            for number, raw in read_lines(self.path, PASSED_OVER):
+                if self.problem_count >= MAX_PROBLEMS:
+                    self.problem(number, f"{MAX_PROBLEMS} problems: the rest of the file is not read")
+                    return
+                text = raw.decode("latin-1")
+                if text.startswith("#"):
+                    self._read_comment(number, text.rstrip("\r\n"))
+                elif text.strip():
+                    yield number, text.rstrip("\r\n"), text.endswith("\n")
+        except InputError as exc:
+            self.problem(exc.line, f"the rest of the file is not read: {exc.reason}" if exc.line else exc.reason)
         except (OSError, EOFError, zlib.error) as exc:
             reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
             where = f"after line {number}" if number else "at its start"
             self.problem(number + 1 if number else 0, f"cannot read the file {where}: {reason}")
 
-    def _read_comment(self, text: str) -> None:
-        header = parse_header(text)
-        if header is None or self.header is not None:
+    def _read_comment(self, number: int, text: str) -> None:
+        if self.header is not None:
+            return
+        try:
+            header = parse_header(text)
+        except ProtocolError as exc:
+            self.problem(number, str(exc))
+            return
+        if header is None:
             return
         self.header = header
         if self.game is None:
@@ -289,8 +298,6 @@ class AcpcLogReader:
             elif line.startswith("SCORE"):
                 self.score = parse_score(line)
                 self._score_line = number
-            elif line.startswith(";"):
-                return  # an ACPC comment line
             else:
                 raise ProtocolError(f"not a line of an ACPC log: {line[:60]!r}")
         except ProtocolError as exc:

@@ -9,8 +9,10 @@ Where this parser is stricter than ``game.c`` (which silently skips unknown line
 and stops reading numbers at the first non-number), it raises ``ProtocolError``
 naming the file and line instead, so a typo never silently changes the game.
 Numbers are ASCII digits with an optional sign, as ``sscanf`` reads them (never
-``20_000`` or non-ASCII digits, which Python's ``int`` would take); lines end at
-``\n`` only, as ``fgets`` reads them.
+``20_000`` or non-ASCII digits, which Python's ``int`` would take), within the 32 bits
+that ``game.c`` reads them into (a number past them is refused, not wrapped); lines
+end at ``\n`` only, as ``fgets`` reads them. A file is read whole up to
+``ACPC_ARENA_MAX_GAME_BYTES`` (1 MiB; ``protocol/files.py``), a FIFO or device never.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from acpc_arena.protocol.cards import MAX_RANKS, MAX_SUITS, build_deck
 from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.files import GAME_BYTES, InputError, check_regular, read_bounded
 
 MAX_ROUNDS = 4
 MAX_PLAYERS = 10
@@ -30,6 +33,7 @@ MAX_BOARD_CARDS = 7
 MAX_HOLE_CARDS = 3
 MAX_NUM_ACTIONS = 64
 INT32_MAX = 2**31 - 1
+INT32_MIN = -(2**31)
 UINT8_MAX = 255
 _ASCII_LETTERS = frozenset(string.ascii_letters)
 _ASCII_SPACE = " \t\n\v\f\r"
@@ -136,6 +140,11 @@ def _split_key(line: str) -> tuple[str, str]:
     return line[:end].lower(), line[end:]
 
 
+def _shown(token: str) -> str:
+    """A token for a message, cut short when long."""
+    return repr(token) if len(token) <= 24 else f"{token[:12]!r}... ({len(token)} characters)"
+
+
 def _parse_numbers(rest: str, where: str, key: str, most: int) -> list[int]:
     text = rest.split("#", 1)[0].replace("=", " ")
     values: list[int] = []
@@ -143,8 +152,12 @@ def _parse_numbers(rest: str, where: str, key: str, most: int) -> list[int]:
         if not token:
             continue
         if not _WHOLE_NUMBER.fullmatch(token):  # int() would take "20_000" and non-ASCII digits
-            raise ProtocolError(f"{where}: {key}: {token!r} is not a whole number")
-        values.append(int(token, 10))
+            raise ProtocolError(f"{where}: {key}: {_shown(token)} is not a whole number")
+        significant = token.lstrip("+-").lstrip("0")
+        value = int(token, 10) if len(significant) <= 10 else None  # int() refuses 4300 digits and more
+        if value is None or not INT32_MIN <= value <= INT32_MAX:
+            raise ProtocolError(f"{where}: {key}: {_shown(token)} is out of range ({INT32_MIN}..{INT32_MAX})")
+        values.append(value)
     if not values:
         raise ProtocolError(f"{where}: {key}: no values given")
     if len(values) > most:
@@ -286,6 +299,8 @@ def resolve_game_path(name_or_path: str | Path) -> Path:
     shipped = shipped_game_path(str(name_or_path))
     if shipped is not None:
         return shipped
+    if path.exists():
+        check_regular(path)  # a FIFO, device or folder: InputError saying which
     known = ", ".join(SHIPPED_GAMES + tuple(GAME_ALIASES))
     raise ProtocolError(f"no game file {str(name_or_path)!r} and no shipped game of that name (shipped: {known})")
 
@@ -294,9 +309,11 @@ def load_game(name_or_path: str | Path) -> Game:
     """Load a game from a file, or a shipped game by its stem (``holdem.limit.2p.reverse_blinds``)."""
     path = resolve_game_path(name_or_path)
     try:
-        data = path.read_bytes()
+        data = read_bounded(path, GAME_BYTES)
+    except InputError as exc:
+        raise ProtocolError(f"could not read game definition {exc}") from None
     except OSError as exc:
-        raise ProtocolError(f"could not read game definition {path}: {exc}") from None
+        raise ProtocolError(f"could not read game definition {path}: {exc.strerror or exc}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

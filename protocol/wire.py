@@ -167,6 +167,8 @@ def _read_uint(text: str, pos: int, what: str) -> tuple[int, int]:
         end += 1
     if end == pos:
         raise ProtocolError(f"expected {what} at position {pos} of {text!r}")
+    if end - pos > 10 and len(text[pos:end].lstrip("0")) > 10:  # past 32 bits (and int() refuses 4300 digits)
+        raise ProtocolError(f"{what} of {end - pos} digits at position {pos} is out of range")
     return int(text[pos:end]), end
 
 

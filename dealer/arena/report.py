@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import itertools
 import math
+import zlib
 from array import array
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -27,9 +28,10 @@ from typing import Any, NoReturn
 import numpy as np
 from tqdm import tqdm
 
-from acpc_arena.protocol.acpc_log import AcpcLogReader, Problem
+from acpc_arena.protocol.acpc_log import HEADER_DIGITS, AcpcLogReader, Problem
 from acpc_arena.protocol.equity import allin_expected_values, ended_all_in_early
 from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.files import read_lines
 from acpc_arena.protocol.game import SHIPPED_GAMES, Game, load_game
 from acpc_arena.protocol.wire import LogHand, Score, parse_log_line, parse_score_line
 
@@ -80,10 +82,11 @@ def _game_of(game_file: str, override: Game | None, log_path: Path) -> Game:
     raise ProtocolError(f"{log_path}: cannot find the game {game_file!r} of this log (give it with --game)")
 
 
-def _read_header(path: Path, lines: list[str]) -> tuple[str, str, int, int]:
-    """The match name, game file, planned hands and seed of the ``# name/game/hands/seed`` line."""
-    header = next((line for line in lines if line.startswith(HEADER)), None)
-    if header is None:
+def _read_header(path: Path) -> tuple[str, str, int, int]:
+    """The match name, game file, planned hands and seed of the ``# name/game/hands/seed`` line, the
+    first line but blank and other comment lines."""
+    header = next((text for _, text, _ in _log_lines(path, _NOT_HEADER)), "")
+    if not header.startswith(HEADER):
         raise ProtocolError(f"{path}: no '# name/game/hands/seed' header: not an ACPC log")
     parts = header.split()
     if len(parts) != 6:
@@ -91,7 +94,25 @@ def _read_header(path: Path, lines: list[str]) -> tuple[str, str, int, int]:
     _, _, name, game_file, planned, seed = parts
     if not (planned.isascii() and planned.isdigit() and seed.isascii() and seed.isdigit()):
         raise ProtocolError(f"{path}: the header's hands and seed must be whole numbers: {header!r}")
+    if len(planned) > HEADER_DIGITS or len(seed) > HEADER_DIGITS:
+        raise ProtocolError(f"{path}: the header's hands and seed must be at most {HEADER_DIGITS} digits")
     return name, game_file, int(planned), int(seed)
+
+
+_NOT_HEADER = rb"#(?! name/game/hands/seed )"
+"""Comment lines but the header: passed over unread."""
+
+
+def _log_lines(path: Path, skip: bytes) -> Iterator[tuple[int, str, bool]]:
+    """``(number, text, ends with a newline)`` of the log's lines but blank ones and those ``skip``
+    matches, the newline taken off; ``ProtocolError`` naming the file when it cannot be read or is
+    past the limits of ``protocol/files.py``."""
+    try:
+        for number, raw in read_lines(path, skip):
+            text = raw.decode("ascii", errors="replace")
+            yield number, text.removesuffix("\n"), text.endswith("\n")
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ProtocolError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
 def _check_hand(hand: LogHand, index: int, seat_names: tuple[str, ...]) -> None:
@@ -112,21 +133,21 @@ def read_log(path: str | Path, game: Game | None = None) -> LoggedMatch:
 
     A last line without its newline that does not read as a whole line (the log was
     cut while being written) is left out and counted in ``dropped_lines``; any other
-    damage is an error naming the line.
+    damage is an error naming the line. The log is read line by line through
+    ``protocol/files.py`` (plain, ``.gz`` or ``.bz2``, within its limits); comment and
+    blank lines are passed over.
     """
     path = Path(path)
-    try:
-        text = path.read_bytes().decode("ascii", errors="replace")
-    except OSError as exc:
-        raise ProtocolError(f"cannot read {path}: {exc.strerror or exc}") from None
-    lines = text.split("\n")
-    cut = lines.pop()  # "" when the log ends with a newline, else a line cut short
-    name, game_file, planned, seed = _read_header(path, lines)
+    name, game_file, planned, seed = _read_header(path)
     the_game = _game_of(game_file, game, path)
     numbered: list[tuple[int, LogHand]] = []
     score = None
     score_line = 0
-    for number, line in enumerate(lines, start=1):
+    cut, cut_number = "", 0  # the last line, when it has no newline
+    for number, line, whole in _log_lines(path, b"#"):
+        if not whole:
+            cut, cut_number = line, number
+            break
         try:
             if score_line and line.strip():
                 raise ProtocolError(f"a line after the SCORE line (line {score_line})")
@@ -149,7 +170,7 @@ def read_log(path: str | Path, game: Game | None = None) -> LoggedMatch:
     if cut_hand is not None:
         try:
             _check_hand(cut_hand, len(numbered), seat_names)
-            numbered.append((len(lines) + 1, cut_hand))
+            numbered.append((cut_number, cut_hand))
         except ProtocolError:
             cut_hand = None
     hands = [hand for _, hand in numbered]
