@@ -13,7 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from acpc_arena.dealer import cli as dealer_cli
+from acpc_arena.dealer.arena import match_cli, tournament_cli
 from tests.processes import REPO, program
+
+HANDS_MAX = 2**32 - 1
+"""The C dealer reads the number of hands with ``sscanf("%" SCNu32)`` into a ``uint32_t`` and refuses 0."""
 
 
 def _run(*command: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -37,8 +42,14 @@ def test_dealer_metrics_port_out_of_range() -> None:
 @pytest.mark.parametrize(
     ("option", "value", "words"),
     [
-        ("--hands", "x", "must be a whole number above 0: 'x'"),
-        ("--hands", "0", "must be a whole number above 0: '0'"),
+        ("--hands", "x", f"must be a whole number from 1 to {HANDS_MAX} (as acpc-dealer takes): 'x'"),
+        ("--hands", "0", f"must be a whole number from 1 to {HANDS_MAX} (as acpc-dealer takes): '0'"),
+        ("--hands", "1e30", f"must be a whole number from 1 to {HANDS_MAX} (as acpc-dealer takes): '1e30'"),
+        (
+            "--hands",
+            str(HANDS_MAX + 1),
+            f"must be a whole number from 1 to {HANDS_MAX} (as acpc-dealer takes): '4294967296'",
+        ),
         ("--concurrency", "two", "must be a whole number above 0: 'two'"),
         ("--metrics-port", "99999", "must be a port number from 1 to 65535: '99999'"),
         ("--metrics-port", "http", "must be a port number from 1 to 65535: 'http'"),
@@ -52,6 +63,28 @@ def test_match_bad_values_are_named_in_words(option: str, value: str, words: str
     assert done.returncode == 2
     last = done.stderr.strip().splitlines()[-1]
     assert last == f"acpc-match: error: argument {option}: {words}"
+
+
+@pytest.mark.parametrize("hands", ["1", str(HANDS_MAX), "0", str(HANDS_MAX + 1), "1" + "0" * 30, "-1"])
+def test_acpc_match_takes_the_numbers_of_hands_acpc_dealer_takes(
+    hands: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One rule for both, the C dealer's: a log header's hands is a count from 1 to ``HANDS_MAX``."""
+    valid = 1 <= int(hands) <= HANDS_MAX
+    for options in (["--a", "call", "--b", "call"], ["--agents", "call,raise"]):
+        command = match_cli if options[0] == "--a" else tournament_cli
+        try:
+            command.parser().parse_args([*options, "--hands", hands])
+            taken = True
+        except SystemExit:
+            taken = False
+        assert taken == valid, capsys.readouterr().err
+    try:
+        dealer_cli.parse_args(["m", "kuhn", hands, "1", "A", "B"])
+        taken = True
+    except dealer_cli.UsageError:
+        taken = False
+    assert taken == valid
 
 
 def test_lbr_bad_value_names_no_function() -> None:
@@ -136,6 +169,30 @@ USAGE_ERRORS = {
     "match: --cmd and --external": (
         ["acpc-match", "--a", "x", "--a-cmd", "y", "--a-external", "--b", "call"],
         "--a-cmd",
+    ),
+    "match: a field the command templates do not have": (
+        ["acpc-match", "--a", "call", "--b", "mine", "--b-cmd", "./bot {host} {nope}"],
+        "command './bot {host} {nope}': {nope} is not a field (the fields are {host} {port} {game} {seed}",
+    ),
+    "match: a lone brace in a command": (
+        ["acpc-match", "--a", "call", "--b", "mine", "--b-cmd", "./bot {port"],
+        "command './bot {port': a lone brace in '{port'",
+    ),
+    "match: a stray closing brace in a command": (
+        ["acpc-match", "--a", "mine", "--a-cmd", "./bot } {port}", "--b", "call"],
+        "command './bot } {port}': a lone brace in '}'",
+    ),
+    "match: a command's unclosed quote": (
+        ["acpc-match", "--a", "mine", "--a-cmd", "./bot '{port}", "--b", "call"],
+        "no closing quotation",
+    ),
+    "tournament: a field the command templates do not have": (
+        ["acpc-tournament", "--agents", "call", "--cmd", "mine=./bot {port} {nope}"],
+        "command './bot {port} {nope}': {nope} is not a field",
+    ),
+    "tournament: more hands than acpc-dealer takes": (
+        ["acpc-tournament", "--agents", "call,raise", "--hands", str(HANDS_MAX + 1)],
+        f"argument --hands: must be a whole number from 1 to {HANDS_MAX}",
     ),
     "tournament: unknown agent": (["acpc-tournament", "--agents", "nope,call"], "'nope' is not a shipped agent"),
     "tournament: unknown game": (["acpc-tournament", "--agents", "call,raise", "--game", "nope.game"], "nope.game"),

@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 import trio
 
 from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec, run_matches
+from acpc_arena.protocol.files import write_atomic
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -121,15 +122,20 @@ def job_groups(jobs: Sequence[MatchJob], workers: int) -> list[list[MatchJob]]:
     return [run[start : start + size] for run in runs for start in range(0, len(run), size)]
 
 
-def save_result(job: MatchJob, result: JobResult) -> None:
-    """Write the match's log (whole or not at all) and its agents' output where the asker keeps them."""
-    (job.spec.out_dir / "agents").mkdir(parents=True, exist_ok=True)
-    for name, text in result.agent_output.items():
-        (job.spec.out_dir / "agents" / name).write_text(text)
-    if result.log_text is not None:
-        temporary = job.log.with_name(job.log.name + ".part")
-        temporary.write_text(result.log_text, encoding="latin-1")
-        temporary.replace(job.log)
+def save_result(job: MatchJob, result: JobResult) -> JobResult:
+    """Write the match's log and its agents' output where the asker keeps them, each file whole or not
+    at all; returns ``result``, or, where a file could not be written, ``result`` failed saying which."""
+    try:
+        (job.spec.out_dir / "agents").mkdir(parents=True, exist_ok=True)
+        for name, text in result.agent_output.items():
+            write_atomic(job.spec.out_dir / "agents" / name, text)
+        if result.log_text is not None:
+            write_atomic(job.log, result.log_text, encoding="latin-1")
+    except OSError as exc:
+        where = exc.filename if isinstance(exc.filename, str) else job.spec.out_dir
+        problem = f"could not save what it wrote to {where}: {exc.strerror or exc}"
+        return dataclasses.replace(result, error=f"{result.error}; {problem}" if result.error else problem)
+    return result
 
 
 def _play_group(jobs: list[MatchJob]) -> list[JobResult]:
@@ -219,8 +225,8 @@ def run_jobs(
     ray_address: str | None = None,
 ) -> None:
     """Play ``jobs``, ``workers`` groups at once (``job_groups``; on Ray: as many as the cluster gives), calling
-    ``on_result`` for each match as its group ends (its log already saved). KeyboardInterrupt stops the workers;
-    the results handed back stay."""
+    ``on_result`` for each match as its group ends (its log already saved, or its error saying why not).
+    KeyboardInterrupt stops the workers; the results handed back stay."""
     if not jobs:
         return
     groups = job_groups(jobs, workers)
@@ -232,5 +238,4 @@ def run_jobs(
     with contextlib.closing(results):
         for index, group_results in results:
             for job, result in zip(groups[index], group_results, strict=True):
-                save_result(job, result)
-                on_result(job, result)
+                on_result(job, save_result(job, result))

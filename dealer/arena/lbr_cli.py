@@ -22,6 +22,7 @@ from acpc_arena.dealer.arena.lbr import DEFAULT_FRACTIONS, DEFAULT_ROLLOUTS, Set
 from acpc_arena.dealer.arena.match_cli import _positive, _seeds
 from acpc_arena.protocol.commands import FAILED, Interrupted, run_command, usage_error
 from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.files import write_atomic
 from acpc_arena.protocol.game import Game, load_game
 
 _OWN = ("agent", "game", "hands", "seeds", "seed", "fractions", "rollouts", "first_round", "exact", "json", "quiet")
@@ -87,7 +88,7 @@ def run(argv: list[str]) -> int:
         return FAILED
     if args.json:
         try:
-            args.json.write_text(json.dumps(result, indent=2) + "\n")
+            write_atomic(args.json, json.dumps(result, indent=2) + "\n")
         except OSError as exc:
             print(f"ERROR: acpc-lbr: could not write {args.json}: {exc.strerror or exc}", file=sys.stderr)
             return FAILED

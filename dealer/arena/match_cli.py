@@ -68,6 +68,7 @@ from acpc_arena.dealer.match import (
     DEFAULT_T_HAND_MS,
     DEFAULT_T_PER_HAND_MS,
     DEFAULT_T_RESPONSE_MS,
+    UINT32_MAX,
     MatchConfig,
     MatchObserver,
     MatchResult,
@@ -77,6 +78,7 @@ from acpc_arena.dealer.web.cli import PORT_OR_ANY, WebServer, web_app
 from acpc_arena.dealer.web.live import LiveBoard
 from acpc_arena.protocol.commands import Interrupted, number, run_command
 from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.files import write_atomic
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 from acpc_arena.protocol.state import Action, State
 
@@ -96,6 +98,8 @@ SIDES = ("a", "b", "c")
 
 
 _positive = number(int, lambda v: v > 0, "a whole number above 0")
+_hands = number(int, lambda v: 1 <= v <= UINT32_MAX, f"a whole number from 1 to {UINT32_MAX} (as acpc-dealer takes)")
+"""Hands a match: the bound of ``acpc-dealer`` (and of the C dealer, an unsigned 32-bit count above 0)."""
 _port = number(int, lambda v: 1 <= v <= 65535, "a port number from 1 to 65535")
 _seconds = number(float, lambda v: 0 <= v < float("inf"), "a number of seconds, 0 or more")
 
@@ -111,7 +115,7 @@ def parser() -> argparse.ArgumentParser:
             f"--{side}-external", action="store_true", help="wait for the bot to connect to a printed port"
         )
     p.add_argument("--seeds", type=_seeds, default=(1, 234, 6666), help="comma-separated deal seeds")
-    p.add_argument("--hands", type=_positive, default=3000, help="hands per match")
+    p.add_argument("--hands", type=_hands, default=3000, help="hands per match")
     p.add_argument("--game", default="holdem.limit.2p.reverse_blinds", help="game file or shipped game")
     p.add_argument("--out", type=Path, default=None, help="output folder (default matches/<time>-<a>-vs-<b>)")
     p.add_argument(
@@ -626,9 +630,9 @@ def _save(report: Report | MultiReport, out_dir: Path, plots: bool) -> list[str]
         try:
             report.extra["plots"] = [str(p) for p in plot_run(report, out_dir)]
         except OSError as exc:
-            problems.append(f"acpc-match: could not write the plots: {exc.strerror or exc}")
+            problems.append(f"acpc-match: could not write the plot {exc.filename}: {exc.strerror or exc}")
     try:
-        (out_dir / "report.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
+        write_atomic(out_dir / "report.json", json.dumps(report.to_json(), indent=2) + "\n")
     except OSError as exc:
         problems.append(f"acpc-match: could not write {out_dir / 'report.json'}: {exc.strerror or exc}")
     return problems

@@ -13,6 +13,7 @@ so far, times k.
 
 from __future__ import annotations
 
+import io
 import math
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from matplotlib.figure import Figure
 
 from acpc_arena.dealer.arena.report import Z95, MultiReport, Report, excludes_zero, signed
 from acpc_arena.dealer.arena.tournament import Cell, Crosstable
+from acpc_arena.protocol.files import write_atomic
 
 RGBA = tuple[float, float, float, float]
 
@@ -131,10 +133,16 @@ def multi_figure(report: MultiReport) -> Figure:
 
 
 def _save(fig: Figure, path: Path) -> Path:
+    """Write ``fig`` as a PNG at ``path``, whole or not at all; an ``OSError`` names ``path``."""
+    image = io.BytesIO()
     try:
-        fig.savefig(path)
+        fig.savefig(image, format="png")
     finally:
         plt.close(fig)
+    try:
+        write_atomic(path, image.getvalue())
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     return path
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import socket
+import string
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -65,6 +66,40 @@ def check_player_name(name: str) -> None:
         )
 
 
+COMMAND_FIELDS = ("host", "port", "game", "seed")
+"""What a bot's command line template may name in braces (``{port}``), filled in for each match."""
+
+
+def check_command(command: str) -> None:
+    """Refuse a command line template that cannot be filled in: ValueError, one line naming it and why
+    (unbalanced quotes, a lone brace, a field other than ``COMMAND_FIELDS``)."""
+    fields = " ".join(f"{{{name}}}" for name in COMMAND_FIELDS)
+    try:
+        parts = shlex.split(command)
+    except ValueError as exc:
+        raise ValueError(f"command {command!r}: {str(exc).lower()} (quote it as a shell would)") from None
+    if not parts:
+        raise ValueError(f"command {command!r} is empty")
+    for part in parts:
+        try:
+            named = [field for _, field, _, _ in string.Formatter().parse(part) if field is not None]
+        except ValueError:
+            raise ValueError(
+                f"command {command!r}: a lone brace in {part!r} (the fields are {fields}; "
+                "a brace itself is written {{ or }})"
+            ) from None
+        unknown = next((field for field in named if field not in COMMAND_FIELDS), None)
+        if unknown is not None:
+            raise ValueError(
+                f"command {command!r}: {{{unknown}}} is not a field (the fields are {fields}; "
+                "a brace itself is written {{ or }})"
+            )
+        try:
+            part.format(**dict.fromkeys(COMMAND_FIELDS, "0"))
+        except (ValueError, IndexError, KeyError, AttributeError) as exc:
+            raise ValueError(f"command {command!r}: {part!r} cannot be filled in ({exc})") from None
+
+
 @dataclass(frozen=True)
 class Contestant:
     """One side of a run."""
@@ -83,6 +118,8 @@ class Contestant:
     """What to call the player (default: the shipped agent's name, the program's name, or ``external``)."""
 
     def __post_init__(self) -> None:
+        if self.command is not None:
+            check_command(self.command)
         check_player_name(self.name)
 
     @property

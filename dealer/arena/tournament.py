@@ -7,12 +7,13 @@ folder holds one folder per pair (``<first>-vs-<second>/``, with the pair's logs
 crosstable (``crosstable.json``, ``crosstable.md``, ``crosstable.png``).
 
 The logs are the record: a match counts as played once its log holds every hand
-and the final ``SCORE`` line. Running the same tournament again with the same
-output folder plays only the matches that are not (a crash or Ctrl-C loses no
-finished match; a match cut short is played again from its first hand); entrants
-may be added, which plays the new pairs alone. Settings that would change a
-finished match (game, seeds, hands, time limits, an entrant's definition) are
-refused for an existing folder.
+and the final ``SCORE`` line and is that match's record (``tournament_folder``
+checks it, and the folder's lock keeps one run at a time). Running the same
+tournament again with the same output folder plays only the matches that are not
+(a crash or Ctrl-C loses no finished match; a match cut short is played again from
+its first hand); entrants may be added, which plays the new pairs alone. Settings
+that would change a finished match (game, seeds, hands, time limits, an entrant's
+definition) are refused for an existing folder.
 
 The crosstable's cell (row X, column Y) is X's duplicate mbb/h against Y with its
 95% interval, from X's side (so the cell (Y, X) is its negation). An entrant's
@@ -33,8 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from acpc_arena.dealer.arena.report import Estimate, Report, signed
-from acpc_arena.dealer.arena.runner import Contestant, MatchSpec, RunSpec
+from acpc_arena.dealer.arena.runner import Contestant, RunSpec, check_command
 from acpc_arena.dealer.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
+from acpc_arena.protocol.files import write_atomic
 from acpc_arena.protocol.game import Game
 
 _NAME = re.compile(r"[A-Za-z0-9_.+-]+")
@@ -56,6 +58,8 @@ class Entrant:
             raise ValueError(f"entrant name {self.name!r}: use letters, digits and _ . + - only, without '-vs-'")
         if (self.agent is None) == (self.command is None):
             raise ValueError(f"entrant {self.name}: give a shipped agent or a command, one of them")
+        if self.command is not None:
+            check_command(self.command)
 
     def contestant(self, side: str) -> Contestant:
         """This entrant as side ``side`` (``a`` or ``b``) of a pair's run; its logs call it ``<side>-<name>``."""
@@ -145,16 +149,19 @@ class Tournament:
         """Make the output folder, or check that the one there holds this tournament (ValueError if not).
 
         New entrants may join an existing tournament; nothing that changes a finished match may differ.
+        ``tournament.json`` is written (whole or not at all) only when it changes.
         """
         path = self.out_dir / "tournament.json"
         mine = self.settings()
+        before = None
         if path.exists():
             try:
-                theirs = json.loads(path.read_text())
+                before = path.read_text()
+                theirs = json.loads(before)
                 theirs_entrants = dict(theirs.pop("entrants"))
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 raise ValueError(f"{path} cannot be read ({exc}): give another --out") from None
-            changed = [key for key in theirs if theirs[key] != mine.get(key)]
+            changed = [key for key in {**mine, **theirs} if key != "entrants" and theirs.get(key) != mine.get(key)]
             changed += [
                 f"entrant {name}"
                 for name, entrant in mine["entrants"].items()
@@ -167,28 +174,19 @@ class Tournament:
                 )
             mine["entrants"] = {**theirs_entrants, **mine["entrants"]}
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".json.tmp")
-        temporary.write_text(json.dumps(mine, indent=2) + "\n")
-        temporary.replace(path)
-
-    def pending(self) -> list[tuple[Entrant, Entrant, MatchSpec]]:
-        """The matches whose logs do not hold a finished match, pair by pair."""
-        todo = []
-        for first, second in self.pairs():
-            spec = self.run_spec(first, second)
-            for match in spec.matches():
-                if not match_finished(spec.out_dir / f"{match.name}.log", self.hands):
-                    todo.append((first, second, match))
-        return todo
+        text = json.dumps(mine, indent=2) + "\n"
+        if text != before:
+            write_atomic(path, text)
 
 
 def match_finished(log: Path, hands: int) -> bool:
-    """Whether ``log`` holds ``hands`` hands and the final ``SCORE`` line (all whole lines)."""
+    """Whether ``log`` holds ``hands`` hands and the final ``SCORE`` line (all whole lines, ended by
+    line feeds alone: the ACPC log's line end)."""
     try:
         data = log.read_bytes()
     except OSError:
         return False
-    lines = data[: data.rfind(b"\n") + 1].splitlines()
+    lines = data[: data.rfind(b"\n") + 1].split(b"\n")[:-1]
     return (
         bool(lines) and lines[-1].startswith(b"SCORE:") and sum(line.startswith(b"STATE:") for line in lines) == hands
     )

@@ -11,7 +11,9 @@ with ``--ray`` (a Ray started here, or a running cluster's address). The output
 folder holds each pair's logs and report and the crosstable (``crosstable.md``,
 ``crosstable.json``, ``crosstable.png``); the table is printed at the end.
 Running the same command again resumes an interrupted tournament: finished
-matches are kept, the rest are played (see ``tournament.py``).
+matches are kept, the rest are played (see ``tournament.py``); a log that is not its
+match's record is moved aside and played again, and what the tournament never writes
+refuses the run (``tournament_folder.py``). One run at a time holds the folder.
 """
 
 from __future__ import annotations
@@ -28,14 +30,23 @@ from tqdm import tqdm
 
 from acpc_arena.agents.registry import AGENTS
 from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, add_ray_option, run_jobs
-from acpc_arena.dealer.arena.match_cli import _port, _positive, _seconds, _seeds, score_run
-from acpc_arena.dealer.arena.report import Report
-from acpc_arena.dealer.arena.runner import MatchOutcome, check_agent
+from acpc_arena.dealer.arena.match_cli import _hands, _port, _positive, _seconds, _seeds
+from acpc_arena.dealer.arena.report import LoggedMatch, build_report, read_log
+from acpc_arena.dealer.arena.runner import RunSpec, check_agent
 from acpc_arena.dealer.arena.tournament import Cell, Crosstable, Entrant, Tournament
+from acpc_arena.dealer.arena.tournament_folder import (
+    FolderInUse,
+    close_lock,
+    lock_folder,
+    log_problem,
+    refusal,
+    resume,
+)
 from acpc_arena.dealer.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
 from acpc_arena.dealer.metrics import RunMetrics
 from acpc_arena.protocol.commands import Interrupted, run_command
 from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.files import write_atomic
 from acpc_arena.protocol.game import load_game, resolve_game_path
 
 
@@ -59,7 +70,7 @@ def parser() -> argparse.ArgumentParser:
         help="any ACPC bot's command line as an entrant, {host} {port} {game} {seed} filled in (repeat for more)",
     )
     p.add_argument("--seeds", type=_seeds, default=(1, 234, 6666), help="comma-separated deal seeds")
-    p.add_argument("--hands", type=_positive, default=2000, help="hands per match")
+    p.add_argument("--hands", type=_hands, default=2000, help="hands per match")
     p.add_argument("--game", default="holdem.limit.2p.reverse_blinds", help="game file or shipped game")
     p.add_argument(
         "--out", type=Path, default=None, help="output folder (default tournaments/<time>); resumed if it exists"
@@ -115,6 +126,8 @@ class _Progress:
         self.pending = pending
         self.done = 0
         self.failures: list[str] = []
+        self.failed: set[Path] = set()
+        """The logs of the matches that failed."""
         self.metrics = metrics
         self.bar = tqdm(
             total=pending * tournament.hands, unit="hand", disable=quiet, file=sys.stderr, dynamic_ncols=True
@@ -144,6 +157,7 @@ class _Progress:
         self.bar.set_description(f"{self.done}/{self.pending} matches")
         pair = f"{job.spec.a.name.removeprefix('a-')}-vs-{job.spec.b.name.removeprefix('b-')}"
         if result.error is not None:
+            self.failed.add(job.log)
             notes = f" [{'; '.join(result.notes)}]" if result.notes else ""
             text = f"match {pair}/{job.match.name} failed: {result.error}{notes}"
             self.failures.append(text)
@@ -155,16 +169,45 @@ class _Progress:
             self.metrics.matches.labels(*names, "finished" if result.error is None else "failed").inc()
 
 
-def _score(tournament: Tournament, metrics: RunMetrics | None, failures: list[str]) -> Crosstable:
-    """Each pair's report (``report.json`` in its folder) and the crosstable of all of them."""
+def _pair_logs(spec: RunSpec, failed: set[Path], failures: list[str]) -> list[LoggedMatch]:
+    """The pair's logs with a hand or more that are its matches' records (``tournament_folder.log_problem``);
+    any other is left out and told in ``failures``, but a log of a match that failed this run (told already)."""
+    logged = []
+    for match in spec.matches():
+        path = spec.out_dir / f"{match.name}.log"
+        if not path.exists():
+            continue
+        try:
+            log = read_log(path, spec.game)
+        except ProtocolError as exc:
+            if path not in failed:
+                failures.append(f"acpc-tournament: not scored: {exc}")
+            continue
+        problem = log_problem(log, spec, match)
+        if problem is not None:
+            failures.append(f"acpc-tournament: not scored: {problem}")
+        elif log.hands:
+            logged.append(log)
+    return logged
+
+
+def _score(
+    tournament: Tournament, metrics: RunMetrics | None, failed: set[Path], failures: list[str]
+) -> tuple[Crosstable, list[str]]:
+    """Each pair's report (``report.json`` in its folder) and the crosstable of all of them; and what
+    could not be written."""
     results: dict[tuple[str, str], Cell] = {}
+    problems = []
     for first, second in tournament.pairs():
         spec = tournament.run_spec(first, second)
-        outcomes = [MatchOutcome(match, spec.out_dir / f"{match.name}.log") for match in spec.matches()]
-        report = score_run(spec, outcomes, failures)
-        if not isinstance(report, Report):
+        logged = _pair_logs(spec, failed, failures)
+        if not logged:
             continue
-        (spec.out_dir / "report.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
+        report = build_report(logged, a=spec.a.name, errors={})
+        try:
+            write_atomic(spec.out_dir / "report.json", json.dumps(report.to_json(), indent=2) + "\n")
+        except OSError as exc:
+            problems.append(f"acpc-tournament: could not write {spec.out_dir / 'report.json'}: {exc.strerror or exc}")
         results[(first.name, second.name)] = Cell.of_report(report)
         if metrics is not None:
             main = report.duplicate
@@ -174,17 +217,19 @@ def _score(tournament: Tournament, metrics: RunMetrics | None, failures: list[st
                 metrics.duplicate.labels(*names).set(main.mbb_per_hand)
                 metrics.duplicate_low.labels(*names).set(main.ci95[0])
                 metrics.duplicate_high.labels(*names).set(main.ci95[1])
-    return Crosstable.of_pairs(tournament, results)
+    return Crosstable.of_pairs(tournament, results), problems
 
 
 def _write(table: Crosstable, out_dir: Path, plots: bool) -> list[str]:
-    """``crosstable.json``, ``crosstable.md`` and the heatmap; returns what could not be written."""
+    """``crosstable.json``, ``crosstable.md`` and the heatmap, each whole or not at all; returns what could
+    not be written."""
     problems = []
-    try:
-        (out_dir / "crosstable.json").write_text(json.dumps(table.to_json(), indent=2) + "\n")
-        (out_dir / "crosstable.md").write_text(table.markdown() + "\n")
-    except OSError as exc:
-        problems.append(f"acpc-tournament: could not write the crosstable: {exc.strerror or exc}")
+    texts = {"crosstable.json": json.dumps(table.to_json(), indent=2) + "\n", "crosstable.md": table.markdown() + "\n"}
+    for name, text in texts.items():
+        try:
+            write_atomic(out_dir / name, text)
+        except OSError as exc:
+            problems.append(f"acpc-tournament: could not write {out_dir / name}: {exc.strerror or exc}")
     if plots:
         try:
             from acpc_arena.dealer.arena.plots import plot_crosstable  # matplotlib: the [plots] extra
@@ -195,7 +240,7 @@ def _write(table: Crosstable, out_dir: Path, plots: bool) -> list[str]:
                 f"acpc-tournament: no heatmap: {exc.name} is not installed (pip install 'acpc-arena[plots]')"
             )
         except OSError as exc:
-            problems.append(f"acpc-tournament: could not write the heatmap: {exc.strerror or exc}")
+            problems.append(f"acpc-tournament: could not write {out_dir / 'crosstable.png'}: {exc.strerror or exc}")
     return problems
 
 
@@ -205,15 +250,44 @@ def run(argv: list[str]) -> int:
         tournament = _tournament(args)
         for entrant in tournament.entrants:
             check_agent(entrant.contestant("a"), tournament.game, args.game)
+    except (ProtocolError, ValueError) as exc:
+        print(f"acpc-tournament: {exc}", file=sys.stderr)
+        return 2
+    try:
+        lock = lock_folder(tournament.out_dir)
+    except FolderInUse as exc:
+        print(f"acpc-tournament: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(
+            f"acpc-tournament: cannot use the output folder {tournament.out_dir}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        return _run_locked(args, tournament)
+    finally:
+        close_lock(lock)
+
+
+def _run_locked(args: argparse.Namespace, tournament: Tournament) -> int:
+    """Check the folder, play what is missing and write the crosstable; the folder's lock is held."""
+    try:
+        refused = refusal(tournament)
+        if refused is not None:
+            raise ValueError(f"{refused}: move it away, or give another --out")
         tournament.claim_folder()
         game_text = tournament.game_path.read_text(encoding="ascii")
+        pending, set_aside = resume(tournament)
     except (ProtocolError, ValueError, UnicodeDecodeError) as exc:
         print(f"acpc-tournament: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"acpc-tournament: cannot use the output folder {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        folder = tournament.out_dir
+        print(f"acpc-tournament: cannot use the output folder {folder}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    pending = tournament.pending()
+    for line in set_aside:
+        print(line, file=sys.stderr)
     total = len(tournament.pairs()) * 2 * len(tournament.seeds)
     where = f"Ray ({args.ray})" if args.ray else f"{args.workers} worker processes"
     print(
@@ -243,8 +317,8 @@ def run(argv: list[str]) -> int:
         print(f"acpc-tournament: {exc}", file=sys.stderr)
         return 2
     progress.bar.close()
-    table = _score(tournament, metrics, progress.failures)
-    problems = _write(table, tournament.out_dir, plots=not args.no_plots)
+    table, problems = _score(tournament, metrics, progress.failed, progress.failures)
+    problems += _write(table, tournament.out_dir, plots=not args.no_plots)
     print(table.markdown())
     print(f"\nrow's duplicate mbb/hand against the column, ± the 95% half-width; crosstable in {tournament.out_dir}")
     for text in [*progress.failures, *problems]:
