@@ -4,7 +4,9 @@ Each hand is replayed in pokerkit's own state machine, action by action, and wri
 with ``pokerkit.HandHistory.from_game_state(...).dumps()``; one ``.phhs`` file per log
 holds its hands as ``[1]``, ``[2]``, ... sections, as ``HandHistory.dumps_all`` writes
 them (written a hand at a time here, so a log of millions of hands takes constant
-memory), and ``HandHistory.load_all`` reads them back.
+memory, into a temporary file renamed into place at the end), and
+``HandHistory.load_all`` reads them back. Two logs of the same name in different
+folders get files of different names (``phh_paths``).
 
 How ACPC maps onto PHH:
 
@@ -39,7 +41,9 @@ stacks of such a hand are pokerkit's, within one chip of the log.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import NamedTuple
 
@@ -49,6 +53,7 @@ from pokerkit import State as PokerkitState
 from acpc_arena.protocol.acpc_log import AcpcLogReader, Problem
 from acpc_arena.protocol.cards import CARD_STRINGS
 from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.files import atomic_writer
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import FOLD, RAISE, State
 from acpc_arena.protocol.wire import LogHand
@@ -187,18 +192,42 @@ def phh_path(log: Path, out_dir: Path) -> Path:
     return out_dir / f"{name}.phhs"
 
 
+def phh_paths(logs: list[Path], out_dir: Path) -> list[Path]:
+    """One PHH file per log, none shared: ``phh_path``'s, or where logs would share it, that name
+    after the log's folder (``x/m.log`` and ``y/m.log``: ``x-m.phhs`` and ``y-m.phhs``), then
+    numbered in the order given (``-2``, ``-3``) if that is still shared."""
+    names = [phh_path(log, out_dir).name for log in logs]
+    shared = Counter(names)
+    taken: set[str] = set()
+    paths = []
+    for log, name in zip(logs, names, strict=True):
+        if shared[name] > 1:
+            name = f"{log.resolve().parent.name}-{name}"
+        stem, number = name.removesuffix(".phhs"), 1
+        while name in taken:
+            number += 1
+            name = f"{stem}-{number}.phhs"
+        taken.add(name)
+        paths.append(out_dir / name)
+    return paths
+
+
 def export_log(
-    log: Path, out_dir: Path, game: Game | None = None, on_problem: Callable[[Problem], None] | None = None
+    log: Path,
+    out_dir: Path,
+    game: Game | None = None,
+    on_problem: Callable[[Problem], None] | None = None,
+    target: Path | None = None,
 ) -> Export:
-    """Write the good hands of ``log`` to ``phh_path(log, out_dir)``; bad lines and hands PHH
-    cannot hold are passed to ``on_problem`` and skipped. Raises ``OSError`` if the file
-    cannot be written."""
+    """Write the good hands of ``log`` to ``target`` (default ``phh_path(log, out_dir)``), whole or
+    not at all (through a temporary file beside it); bad lines and hands PHH cannot hold are passed
+    to ``on_problem`` and skipped. Raises ``OSError`` if the file cannot be written."""
     reader = AcpcLogReader(log, game, on_problem)
-    target = phh_path(log, out_dir)
+    target = target or phh_path(log, out_dir)
     phh: PhhGame | None = None
     written = 0
-    file = None
-    try:
+    with ExitStack() as stack:
+        file = None
         for hand in reader:
             if phh is None:
                 assert reader.game is not None
@@ -214,12 +243,10 @@ def export_log(
                 reader.problem(hand.line, str(exc))
                 continue
             if file is None:
-                out_dir.mkdir(parents=True, exist_ok=True)
-                file = open(target, "w", encoding="utf-8")  # noqa: SIM115
+                target.parent.mkdir(parents=True, exist_ok=True)
+                file = stack.enter_context(atomic_writer(target))
             written += 1
-            file.write(f"{SECTION_GAP if written > 1 else ''}[{written}]\n{text}")
-    finally:
+            file.write(f"{SECTION_GAP if written > 1 else ''}[{written}]\n{text}".encode())
         if file is not None:
-            file.write("\n")
-            file.close()
+            file.write(b"\n")
     return Export(log, target if written else None, written, reader.problem_count)

@@ -9,9 +9,12 @@ rotations ``acpc-match`` plays).
 
 ``--player NAME`` scores one player by name over any ACPC logs, the competitions'
 published ones included (``.log``, ``.log.gz``, ``.log.bz2``), whatever their seat
-in each hand; ``--phh OUT_DIR`` exports the logs' hands to PHH files. Both read
-the logs line by line, and a bad line is reported with its file and line number,
-skipped, and counted; it never stops the run.
+in each hand; ``--phh OUT_DIR`` exports the logs' hands to PHH files (one file per
+log, never two logs into one). Both read the logs line by line, and a bad line is
+reported with its file and line number, skipped, and counted; it never stops the run.
+
+A log named twice (or by two paths, or through a link) is read once, and said so.
+Logs are read within the limits of ``protocol/files.py`` (docs/reference/limits.md).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import json
 import sys
 from pathlib import Path
 
-from acpc_arena.dealer.arena.phh import export_log
+from acpc_arena.dealer.arena.phh import export_log, phh_paths
 from acpc_arena.dealer.arena.report import (
     MultiReport,
     Report,
@@ -37,6 +40,7 @@ from acpc_arena.dealer.arena.report import (
 from acpc_arena.protocol.acpc_log import Problem
 from acpc_arena.protocol.commands import FAILED, USAGE, run_command
 from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.files import InputError, check_regular, write_atomic
 from acpc_arena.protocol.game import Game, load_game
 
 SHOWN_PROBLEMS = 20
@@ -50,7 +54,7 @@ def main(argv: list[str] | None = None) -> None:
 def score_logs(argv: list[str]) -> int:
     """Score the logs ``argv`` names and print the tables; returns the exit status (``protocol.commands``)."""
     p = argparse.ArgumentParser(prog="acpc-report", description=__doc__.split("\n\n")[0])
-    p.add_argument("logs", nargs="+", type=Path, help="ACPC .log files (with --player or --phh also .log.gz, .log.bz2)")
+    p.add_argument("logs", nargs="+", type=Path, help="ACPC logs (.log, .log.gz or .log.bz2)")
     p.add_argument("--a", default=None, help="the player to score (default: seat 1 of the first log)")
     p.add_argument(
         "--player", default=None, help="score this player by name over any ACPC logs, competition logs included"
@@ -64,9 +68,7 @@ def score_logs(argv: list[str]) -> int:
     p.add_argument("--json", type=Path, default=None, help="write the report as JSON to this file")
     p.add_argument("--plots", type=Path, default=None, help="write PNG plots to this folder")
     args = p.parse_args(argv)
-    missing = [str(log) for log in args.logs if not log.is_file()]
-    if missing:
-        p.error(f"no such file: {', '.join(missing)}")
+    args.logs = _distinct_logs(p, args.logs)
     if args.player is not None or args.phh is not None:
         return _main_any_logs(args)
     try:
@@ -101,6 +103,31 @@ def score_logs(argv: list[str]) -> int:
     for problem in problems:
         print(f"acpc-report: {problem}", file=sys.stderr)
     return FAILED if problems else 0
+
+
+def _distinct_logs(parser: argparse.ArgumentParser, logs: list[Path]) -> list[Path]:
+    """The logs named, each file once (two names of one file, or a link to it, count once, said on
+    standard error); a usage error for one that is missing or not a regular file (a FIFO, a folder)."""
+    missing: list[str] = []
+    first_name: dict[tuple[int, int], Path] = {}
+    for log in logs:
+        try:
+            status = check_regular(log)
+        except FileNotFoundError:
+            missing.append(str(log))
+            continue
+        except InputError as exc:
+            parser.error(str(exc))
+        except OSError as exc:
+            parser.error(f"cannot read {log}: {exc.strerror or exc}")
+        key = (status.st_dev, status.st_ino)
+        if key in first_name:
+            print(f"acpc-report: {log} is the same file as {first_name[key]}: counted once", file=sys.stderr)
+        else:
+            first_name[key] = log
+    if missing:
+        parser.error(f"no such file: {', '.join(missing)}")
+    return list(first_name.values())
 
 
 class _ProblemPrinter:
@@ -140,13 +167,18 @@ def _main_any_logs(args: argparse.Namespace) -> int:
     printer = _ProblemPrinter()
     failures = []
     if args.phh is not None:
-        for log in args.logs:
+        for log, target in zip(args.logs, phh_paths(args.logs, args.phh), strict=True):
+            existed = target.exists()
             try:
-                export = export_log(log, args.phh, game, printer)
+                export = export_log(log, args.phh, game, printer, target)
             except OSError as exc:
                 failures.append(f"cannot write the PHH of {log} into {args.phh}: {exc.strerror or exc}")
                 continue
-            print(f"{log}: {export.hands} hands written to {export.phh}" if export.phh else f"{log}: no hands written")
+            if export.phh is None:
+                print(f"{log}: no hands written")
+            else:
+                replaced = " (it replaces the file there before)" if existed else ""
+                print(f"{log}: {export.hands} hands written to {export.phh}{replaced}")
     if args.player is not None:
         player_logs = []
         for log in args.logs:
@@ -172,7 +204,7 @@ def _write_json(path: Path, document: object) -> list[str]:
     """Write ``document`` as JSON to ``path``; the problem (one line) in a list, empty when it was written."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(document, indent=2) + "\n")
+        write_atomic(path, json.dumps(document, indent=2) + "\n")
     except OSError as exc:
         return [f"cannot write {path}: {exc.strerror or exc}"]
     return []
