@@ -6,7 +6,9 @@ load through ``load_module`` with their own table of classes).
 
 Weights are loaded with ``torch.load(weights_only=True)`` onto the GPU when there
 is one and the CPU otherwise. A missing, damaged or mismatched checkpoint raises
-``CheckpointError`` with the reason.
+``CheckpointError`` with the reason; so does a sidecar whose sizes are past
+``MAX_NETWORK_SIZE`` or describe more weights than the weights file holds, before
+any network is built.
 """
 
 from __future__ import annotations
@@ -21,11 +23,24 @@ from typing import Any, TypeVar
 import torch
 from torch import nn
 
-from acpc_arena.models.cfr.checkpoint import CheckpointError, git_commit, read_sidecar
+from acpc_arena.models.cfr.checkpoint import CheckpointError, git_commit, read_sidecar, weights_size
 from acpc_arena.models.networks import NETWORKS, QNetwork
 
 FORMAT = 1
 M = TypeVar("M", bound=nn.Module)
+
+
+MAX_NETWORK_SIZE = 1 << 16
+"""The largest size a sidecar may give a network (``planes``, ``inputs``, ``hidden``); the shipped are under 100."""
+
+
+def _size_fits(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_NETWORK_SIZE
+
+
+def _shown(arguments: object) -> str:
+    text = json.dumps(arguments)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def default_device() -> torch.device:
@@ -82,13 +97,25 @@ def load_module(
     meta = read_sidecar(path)
     if meta.get("format") != FORMAT or meta.get("kind") != "q-network" or meta.get("network") not in networks:
         raise CheckpointError(f"{path.with_suffix('.json')}: not a Q-network checkpoint of format {FORMAT}")
-    try:
-        arguments = meta["arguments"] if "arguments" in meta else {"planes": int(meta["planes"])}
-        network = networks[meta["network"]](**arguments)
-    except (KeyError, TypeError, ValueError) as exc:
+    described = path.with_suffix(".json")
+    arguments = meta["arguments"] if "arguments" in meta else {"planes": meta.get("planes")}
+    if not isinstance(arguments, dict) or not all(_size_fits(value) for value in arguments.values()):
         raise CheckpointError(
-            f"{path.with_suffix('.json')}: cannot build a {meta['network']} network ({exc})"
-        ) from None
+            f"{described}: the network's sizes {_shown(arguments)} must be whole numbers 1..{MAX_NETWORK_SIZE}"
+        )
+    build = networks[meta["network"]]
+    try:
+        with torch.device("meta"):  # the sizes only: no memory taken
+            needed = sum(t.numel() * t.element_size() for t in build(**arguments).state_dict().values())
+    except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+        raise CheckpointError(f"{described}: cannot build a {meta['network']} network ({exc})") from None
+    size = weights_size(path)
+    if needed > size:
+        raise CheckpointError(
+            f"{path}: damaged checkpoint (the {meta['network']} network {described.name} describes has "
+            f"{needed:,} bytes of weights, the file {size:,})"
+        )
+    network = build(**arguments)
     try:
         state = torch.load(path, map_location=device, weights_only=True)
     except FileNotFoundError:

@@ -4,12 +4,16 @@ The JSON holds the game definition itself, the abstraction, the algorithm, the
 iterations and deals, the training time, the tree's fingerprint and the git
 commit. Loading rebuilds the betting tree from that game definition and refuses a
 checkpoint whose tree, table size or probabilities do not fit, with a message
-that says why.
+that says why. The description is read within the limits of ``protocol/files.py``,
+and the strategy table's size is checked against the description and
+``ACPC_ARENA_MAX_CHECKPOINT_BYTES`` from the ``.npz``'s header before it is
+decompressed.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import time
 import zipfile
@@ -25,6 +29,7 @@ from acpc_arena.models.cfr.nolimit import BetAbstraction, NoLimitTree, build_nol
 from acpc_arena.models.cfr.solver import Solver
 from acpc_arena.models.cfr.tree import BettingTree, build_tree
 from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.files import CHECKPOINT_BYTES, InputError, check_regular, read_json
 from acpc_arena.protocol.game import Game, parse_game
 from acpc_arena.protocol.wire import MatchState, format_betting
 
@@ -73,23 +78,51 @@ def read_sidecar(path: Path) -> dict[str, Any]:
     Raises ``CheckpointError``, one line naming the file, when the checkpoint does not
     exist, or its description is missing or unreadable.
     """
-    if not path.is_file():
-        raise CheckpointError(f"{path}: no such checkpoint file")
+    weights_size(path)
     return read_json_object(sidecar(path), "description", missing="no description beside the checkpoint")
 
 
-def read_json_object(path: Path, what: str, missing: str | None = None) -> dict[str, Any]:
-    """The JSON object in ``path``, a checkpoint's file; else a ``CheckpointError`` of one line naming the
-    file and ``what`` it should hold (``missing``: the words for a file that is not there)."""
+def weights_size(path: Path) -> int:
+    """The size of the checkpoint file ``path``; ``CheckpointError`` (one line naming it) when it is
+    missing, not a regular file, or past ``ACPC_ARENA_MAX_CHECKPOINT_BYTES``."""
     try:
-        data = json.loads(path.read_text())
+        size = check_regular(path).st_size
+    except FileNotFoundError:
+        raise CheckpointError(f"{path}: no such checkpoint file") from None
+    except (InputError, OSError) as exc:
+        raise CheckpointError(str(exc) if isinstance(exc, InputError) else f"{path}: {exc.strerror or exc}") from None
+    most = CHECKPOINT_BYTES.value()
+    if size > most:
+        raise CheckpointError(f"{path}: {CHECKPOINT_BYTES.exceeded(most)}")
+    return size
+
+
+def read_json_object(path: Path, what: str, missing: str | None = None) -> dict[str, Any]:
+    """The JSON object in ``path``, a checkpoint's file, read within the limits of ``protocol/files.py``;
+    else a ``CheckpointError`` of one line naming the file and ``what`` it should hold (``missing``:
+    the words for a file that is not there)."""
+    try:
+        data = read_json(path)
     except FileNotFoundError:
         raise CheckpointError(f"{path}: {missing or 'no ' + what}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"{path}: unreadable {what} ({exc})") from None
+    except InputError as exc:
+        where = f"{exc.path}, line {exc.line}" if exc.line else exc.path
+        raise CheckpointError(f"{where}: unreadable {what} ({exc.reason})") from None
+    except OSError as exc:
+        raise CheckpointError(f"{path}: unreadable {what} ({exc.strerror or exc})") from None
     if not isinstance(data, dict):
         raise CheckpointError(f"{path}: not a {what}")
     return data
+
+
+def _strategy_header(path: Path) -> tuple[tuple[int, ...], np.dtype[Any]]:
+    """The shape and type of the ``strategy`` array in the ``.npz`` at ``path``, read from its header
+    without decompressing the array."""
+    with zipfile.ZipFile(path) as archive, archive.open("strategy.npy") as member:
+        version = np.lib.format.read_magic(member)
+        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read_header(member)
+    return tuple(int(n) for n in shape), np.dtype(dtype)
 
 
 def save_policy(path: str | Path, solver: Solver, game_text: str, abstraction: str, extra: dict[str, Any]) -> Path:
@@ -158,6 +191,13 @@ def load_policy(path: str | Path) -> CFRPolicy:
     if meta.get("format") != FORMAT or meta.get("kind") != "cfr-average-strategy":
         raise CheckpointError(f"{sidecar(path)}: not a CFR checkpoint of format {FORMAT}")
     try:
+        shape, dtype = _strategy_header(path)
+        rows = meta.get("infosets")
+        if len(shape) != 2 or rows != shape[0] or shape[1] < 1:
+            raise CheckpointError(f"{path}: strategy table of shape {shape} does not fit the description")
+        most = CHECKPOINT_BYTES.value()
+        if math.prod(shape) * max(dtype.itemsize, 8) > most:  # read as float64
+            raise CheckpointError(f"{path}: a strategy table of shape {shape}: {CHECKPOINT_BYTES.exceeded(most)}")
         with np.load(path, allow_pickle=False) as data:
             strategy = np.array(data["strategy"], dtype=np.float64)
     except FileNotFoundError:

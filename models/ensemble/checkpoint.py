@@ -7,29 +7,45 @@ training scale and its measurements, fitness curves, commit).
 ``ensemble-library.json`` is the feature library: the opponent-model tree of
 each style as its counter network saw it. Weights load onto the GPU when there
 is one. Anything missing, damaged or mismatched raises ``CheckpointError``
-with the file and the reason.
+with the file and the reason; the described sizes are checked against sane
+bounds and the weights file's size before the weights are read.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from acpc_arena.models.cfr.checkpoint import CheckpointError, git_commit, read_json_object, read_sidecar
+from acpc_arena.models.cfr.checkpoint import (
+    CheckpointError,
+    git_commit,
+    read_json_object,
+    read_sidecar,
+    weights_size,
+)
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.ensemble.network import NetConfig, Params, config_dict, shapes
 from acpc_arena.models.ensemble.opponent_model import OpponentModel
-from acpc_arena.models.q_checkpoint import default_device
+from acpc_arena.models.q_checkpoint import MAX_NETWORK_SIZE, default_device
 
 FORMAT = 1
 STYLE_NAMES = ("o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8")
 NETWORKS = (*STYLE_NAMES, "base")
 NETWORKS_PATH = FOLDER / "ensemble-networks.pt"
 LIBRARY_PATH = FOLDER / "ensemble-library.json"
+
+
+MAX_LAYERS = 64
+"""The most LSTM layers a sidecar may describe (the paper's networks have 5)."""
+
+
+def _size_fits(value: object, most: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= most
 
 
 def save_networks(path: str | Path, params: Params, config: NetConfig, meta: dict[str, Any]) -> Path:
@@ -61,6 +77,18 @@ def load_networks(path: str | Path = NETWORKS_PATH, device: torch.device | None 
         config = NetConfig(**meta["config"])
     except (KeyError, TypeError) as exc:
         raise CheckpointError(f"{path.with_suffix('.json')}: bad network sizes ({exc})") from None
+    sizes = (config.opponent_hidden, config.game_hidden, config.mlp)
+    if not (_size_fits(config.layers, MAX_LAYERS) and all(_size_fits(size, MAX_NETWORK_SIZE) for size in sizes)):
+        raise CheckpointError(
+            f"{path.with_suffix('.json')}: bad network sizes (layers 1..{MAX_LAYERS}, widths 1..{MAX_NETWORK_SIZE})"
+        )
+    needed = 4 * len(NETWORKS) * sum(math.prod(shape) for shape in shapes(config).values())  # float32
+    size = weights_size(path)
+    if needed > size:
+        raise CheckpointError(
+            f"{path}: damaged checkpoint (the networks {path.with_suffix('.json').name} describes have "
+            f"{needed:,} bytes of weights, the file {size:,})"
+        )
     try:
         state = torch.load(path, map_location=device, weights_only=True)
     except FileNotFoundError:
