@@ -320,7 +320,15 @@ def read_json(path: str | Path, limit: Limit = JSON_BYTES) -> Any:
 @contextmanager
 def atomic_writer(path: Path) -> Iterator[IO[bytes]]:
     """A file to write ``path`` through, piece by piece: renamed into place when the block ends
-    without an exception, removed otherwise (``path`` keeps what it held before)."""
+    without an exception, removed otherwise (``path`` keeps what it held before).
+
+    A link or a path that is not a regular file (``/dev/stdout``, a FIFO) is written through
+    directly: renaming over it would cut the link, or the file a shell sent the output to.
+    """
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        with open(path, "wb") as direct:
+            yield direct
+        return
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(temporary, "wb") as file:
