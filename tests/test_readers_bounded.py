@@ -470,3 +470,17 @@ def test_a_file_written_whole_keeps_its_links_and_leaves_special_files_in_place(
         "out.fifo",
         "report.json",
     ]
+
+
+def test_a_header_naming_a_3_gb_game_file_does_not_read_it(tmp_path: Path, report_baseline: int) -> None:
+    huge = tmp_path / "huge.game"
+    with open(huge, "wb") as file:
+        file.truncate(3 * 1024 * MB)  # sparse: 3 GiB that take no disk
+    lines = [line for line in COMPETITION.read_text().splitlines() if not line.startswith("# name/")]
+    log = tmp_path / "m.log"
+    log.write_text("\n".join([f"# name/game/hands/seed m {huge} 7 1", *lines]) + "\n")
+    result = measured(program("acpc-report"), "--player", "Slumbot_2pn_2017", str(log))
+    assert result["code"] == 0, result["err"]  # the game inferred from the hands instead
+    assert result["peak"] - report_baseline <= 50 * MB and result["wall"] < 60
+    with pytest.raises(ProtocolError, match=r"huge\.game: more than 1,048,576 bytes in a game definition"):
+        load_game(huge)
