@@ -31,9 +31,9 @@ RUN = ["--game", GAME, "--agents", "random,call,raise", "--seeds", "1", "--hands
 LOG = Path("random-vs-call") / "seed1-a1.log"
 
 
-def tournament(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def tournament(out: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     command = [program("acpc-tournament"), "--out", str(out), "--quiet", "--no-plots", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -213,6 +213,24 @@ def test_the_forged_values_are_those_of_the_played_hand(played: Path) -> None:
     a-random's ace high."""
     hand = next(line for line in (played / LOG).read_text().split("\n") if line.startswith("STATE:0:"))
     assert hand.split(":")[2:] == ["crc/rc/cc/rc", "8s2h|Kd5c/7hAdTd/4s/Kc", "-50|50", "a-random|b-call"]
+
+
+def test_a_log_past_the_bound_on_a_logs_bytes_is_set_aside_and_the_match_played_again(
+    played: Path, copy: Path
+) -> None:
+    """A finished log grown past ``ACPC_ARENA_MAX_LOG_BYTES`` (here 1000) by a long comment line is not read."""
+    text = (copy / LOG).read_text()
+    first_line = text.index("\n") + 1
+    (copy / LOG).write_text(text[:first_line] + "# " + "x" * 1000 + "\n" + text[first_line:])
+    assert all(len(log.read_bytes()) < 1000 for log in played.glob("*/*.log"))
+    done = tournament(copy, *RUN, env={**os.environ, "ACPC_ARENA_MAX_LOG_BYTES": "1000"})
+    assert done.returncode == 0, done.stderr
+    told, summary = done.stderr.splitlines()
+    assert "6 matches (5 already played" in summary
+    assert told.startswith(f"acpc-tournament: {copy / LOG}") and "ACPC_ARENA_MAX_LOG_BYTES" in told
+    assert told.endswith("; moved aside to seed1-a1.log.rejected-1, the match is played again")
+    assert (copy / LOG).read_bytes() == (played / LOG).read_bytes()
+    assert (copy / "crosstable.json").read_bytes() == (played / "crosstable.json").read_bytes()
 
 
 def test_a_second_rejection_takes_the_next_number(played: Path, copy: Path) -> None:

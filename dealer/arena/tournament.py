@@ -36,7 +36,7 @@ from typing import Any
 from acpc_arena.dealer.arena.report import Estimate, Report, signed
 from acpc_arena.dealer.arena.runner import Contestant, RunSpec, check_command
 from acpc_arena.dealer.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
-from acpc_arena.protocol.files import write_atomic
+from acpc_arena.protocol.files import LOG_BYTES, InputError, read_bounded, read_json, write_atomic
 from acpc_arena.protocol.game import Game
 
 _NAME = re.compile(r"[A-Za-z0-9_.+-]+")
@@ -156,8 +156,8 @@ class Tournament:
         before = None
         if path.exists():
             try:
-                before = path.read_text()
-                theirs = json.loads(before)
+                before = read_json(path)
+                theirs = dict(before)
                 theirs_entrants = dict(theirs.pop("entrants"))
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 raise ValueError(f"{path} cannot be read ({exc}): give another --out") from None
@@ -174,16 +174,18 @@ class Tournament:
                 )
             mine["entrants"] = {**theirs_entrants, **mine["entrants"]}
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(mine, indent=2) + "\n"
-        if text != before:
-            write_atomic(path, text)
+        if mine != before:
+            write_atomic(path, json.dumps(mine, indent=2) + "\n")
 
 
 def match_finished(log: Path, hands: int) -> bool:
     """Whether ``log`` holds ``hands`` hands and the final ``SCORE`` line (all whole lines, ended by
-    line feeds alone: the ACPC log's line end)."""
+    line feeds alone: the ACPC log's line end). ``InputError`` if it is not a regular file or is
+    past ``ACPC_ARENA_MAX_LOG_BYTES``."""
     try:
-        data = log.read_bytes()
+        data = read_bounded(log, LOG_BYTES)
+    except InputError:
+        raise
     except OSError:
         return False
     lines = data[: data.rfind(b"\n") + 1].split(b"\n")[:-1]

@@ -46,7 +46,7 @@ from acpc_arena.dealer.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DE
 from acpc_arena.dealer.metrics import RunMetrics
 from acpc_arena.protocol.commands import Interrupted, run_command
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.files import write_atomic
+from acpc_arena.protocol.files import GAME_BYTES, read_bounded, write_atomic
 from acpc_arena.protocol.game import load_game, resolve_game_path
 
 
@@ -277,7 +277,7 @@ def _run_locked(args: argparse.Namespace, tournament: Tournament) -> int:
         if refused is not None:
             raise ValueError(f"{refused}: move it away, or give another --out")
         tournament.claim_folder()
-        game_text = tournament.game_path.read_text(encoding="ascii")
+        game_text = read_bounded(tournament.game_path, GAME_BYTES).decode("ascii")
         pending, set_aside = resume(tournament)
     except (ProtocolError, ValueError, UnicodeDecodeError) as exc:
         print(f"acpc-tournament: {exc}", file=sys.stderr)

@@ -20,7 +20,8 @@ Before a run resumes, every path it would read or write is checked, in two kinds
   its header names another match, game, number of hands or seed, its players are not
   the pair's in the seats the match gives them (the match's seed and half of the
   duplicate pair, ``MatchSpec.seating``; hand by hand, as the seats rotate), or its
-  cards are not those its seed deals.
+  cards are not those its seed deals; or it is past the bound on a log's bytes
+  (``ACPC_ARENA_MAX_LOG_BYTES``, ``protocol.files``).
 
 A log that does not hold every hand and the ``SCORE`` line (a match cut short) is
 played again from its first hand, over the old log, as an interrupted run's is.
@@ -39,6 +40,7 @@ from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec
 from acpc_arena.dealer.arena.tournament import Entrant, Tournament, match_finished
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.files import InputError
 
 LOCK = "tournament.lock"
 """The lock file in the output folder."""
@@ -199,10 +201,14 @@ def resume(tournament: Tournament) -> tuple[list[tuple[Entrant, Entrant, MatchSp
         spec = tournament.run_spec(first, second)
         for match in spec.matches():
             path = spec.out_dir / f"{match.name}.log"
-            if not match_finished(path, tournament.hands):
+            try:
+                finished = match_finished(path, tournament.hands)
+                problem = _finished_problem(path, spec, match) if finished else None
+            except InputError as exc:  # past the bound on a log's bytes
+                finished, problem = True, str(exc)
+            if not finished:
                 todo.append((first, second, match))
                 continue
-            problem = _finished_problem(path, spec, match)
             if problem is None:
                 continue
             try:
