@@ -11,9 +11,9 @@ default 127.0.0.1; ``0.0.0.0`` to listen everywhere as the C dealer does),
 ``--metrics-port PORT``, ``--metrics-linger SECONDS``, ``--log-format text|json|console``, ``--max-invalid N``,
 ``--batch-messages`` (hold the messages to a seat that is not to act until it
 must act: fewer system calls, but not when the C dealer sends them), ``--web PORT``
-(the table live in a browser, and the log's folder in the replayer; the seats are
-then driven by trio's event loop, a little slower, so the pages answer while a seat
-thinks) and ``--web-linger SECONDS`` (the pages stay up that long after the match).
+(the table live in a browser, and the log's folder in the replayer, served by a
+process of their own: see ``web.side``) and ``--web-linger SECONDS`` (the pages stay
+up that long after the match).
 
 ``gameDefFile`` may name a shipped game (``holdem.limit.2p.reverse_blinds``).
 The listening ports go to standard output first, then the final ``SCORE`` line;
@@ -31,12 +31,10 @@ import re
 import socket
 import sys
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-import outcome
 import trio
 
 from acpc_arena.dealer.console import ConsoleObserver
@@ -48,19 +46,21 @@ from acpc_arena.dealer.match import (
     UINT32_MAX,
     MatchConfig,
     MatchObserver,
-    MatchResult,
     Observers,
     play_match,
 )
-from acpc_arena.dealer.seat import PollingSocketChannel, SeatChannel, SocketChannel, accept, open_listener
+from acpc_arena.dealer.seat import PollingSocketChannel, SeatChannel, accept, open_listener
 from acpc_arena.protocol.commands import Interrupted, run_command
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import MAX_PLAYERS, load_game
 from acpc_arena.protocol.wire import format_score_line
 
 if TYPE_CHECKING:  # imported where used: a plain match starts without them (make bench SECTIONS=dealer)
-    from acpc_arena.dealer.metrics import MetricsObserver
-    from acpc_arena.dealer.web.cli import WebServer
+    from acpc_arena.dealer.metrics import DealerMetrics
+    from acpc_arena.dealer.web.side import SideServer
+
+Lingering = list[tuple["SideServer", float]]
+"""The processes serving a match's pages and metrics, each with the seconds it stays up after the match."""
 
 USAGE = """usage: dealer matchName gameDefFile #Hands rngSeed p1name p2name ... [options]
   -f use fixed dealer button at table
@@ -303,13 +303,9 @@ def _open_listeners(options: Options) -> list[socket.socket]:
     return listeners
 
 
-async def _accept_players(
-    listeners: list[socket.socket], start_timeout_ms: int, polling: bool = True
-) -> list[SeatChannel]:
-    """Accept one player per listener, in seat order, closing each listener once used.
-
-    ``polling``: channels that wait with ``poll(2)`` themselves (the fastest, but they hold
-    the event loop); else channels driven by trio, which lets the web pages be served beside."""
+async def _accept_players(listeners: list[socket.socket], start_timeout_ms: int) -> list[SeatChannel]:
+    """Accept one player per listener, in seat order, closing each listener once used; the channels
+    wait with ``poll(2)`` themselves (the fastest: nothing else runs in this process's event loop)."""
     deadline = trio.current_time() + start_timeout_ms / 1000 if start_timeout_ms >= 0 else math.inf
     channels: list[SeatChannel] = []
     for seat, listener in enumerate(listeners):
@@ -324,7 +320,7 @@ async def _accept_players(
             for channel in channels:
                 await channel.aclose()
             raise _StartError(f"timed out waiting for seat {seat + 1} to connect")
-        channels.append(PollingSocketChannel(seat, connection) if polling else SocketChannel(seat, connection))
+        channels.append(PollingSocketChannel(seat, connection))
     return channels
 
 
@@ -335,19 +331,25 @@ def _print_line(text: str) -> None:
     sys.stdout.buffer.flush()
 
 
-async def serve(options: Options) -> int:
-    """Listen, wait for the players, play the match; returns the exit status."""
+async def serve(options: Options, lingering: Lingering | None = None) -> int:
+    """Listen, wait for the players, play the match; returns the exit status. The page and metrics
+    servers started are added to ``lingering``, for the caller to keep up and close."""
     config = options.config
     console = ConsoleObserver(options.quiet)
     logger = None
     observers: list[MatchObserver] = [console]
+    servers: Lingering = [] if lingering is None else lingering
     if options.log_format != "text":
         from acpc_arena.dealer.events import EventObserver, make_logger
 
         logger = make_logger(options.log_format)
         observers = [EventObserver(logger, options.quiet)]
+    web: SideServer | None = None
 
     def error(text: str) -> int:
+        if web is not None:
+            web.feed.finished(config.name, text)
+            web.feed.flush()
         if logger:
             logger.error("error", match=config.name, text=text)
         else:
@@ -360,6 +362,7 @@ async def serve(options: Options) -> int:
         return error(str(exc))
     files = [handle for handle in (log, transactions) if handle is not None]
     channels: list[SeatChannel] = []
+    metrics: DealerMetrics | None = None
     try:
         listeners = _open_listeners(options)
         ports = [listener.getsockname()[1] for listener in listeners]
@@ -371,21 +374,16 @@ async def serve(options: Options) -> int:
         if log is not None:
             log.write_text(config.header())
         if options.metrics_port is not None:
-            observers.append(_serve_metrics(options.metrics_port, options.host, listeners))
+            metrics = _serve_metrics(options.metrics_port, options.host, listeners)
+            observers.append(_metrics_observer(metrics, servers, options.metrics_linger))
         web = _start_web(options, listeners, console)
-
-        async def play() -> MatchResult:
-            channels.extend(await _accept_players(listeners, options.start_timeout_ms, polling=web is None))
-            return await play_match(
-                config, channels, Observers(observers), log, transactions, replay, batch_messages=options.batch_messages
-            )
-
-        if web is None:
-            result = await play()
-        else:
-            assert web.app.live is not None
-            observers.append(web.app.live.table(config.name, config))
-            result = await _play_beside(web, play, config.name, options.web_linger)
+        if web is not None:
+            servers.append((web, options.web_linger))
+            observers.append(web.feed.table(config.name, config))
+        channels.extend(await _accept_players(listeners, options.start_timeout_ms))
+        result = await play_match(
+            config, channels, Observers(observers), log, transactions, replay, batch_messages=options.batch_messages
+        )
     except (_StartError, ProtocolError) as exc:  # ProtocolError: a transaction file that does not replay
         return error(str(exc))
     except MatchFileError as exc:  # a full disk
@@ -395,6 +393,11 @@ async def serve(options: Options) -> int:
             await channel.aclose()
         for handle in files:
             handle.close()
+        if metrics is not None:
+            metrics.publish()  # the final values, before the SCORE line tells the match is over
+    if web is not None:
+        web.feed.finished(config.name, None if result.error is None else str(result.error))
+        web.feed.flush()
     if result.error is not None:
         return 1
     score = format_score_line(result.totals, config.players)
@@ -404,32 +407,15 @@ async def serve(options: Options) -> int:
     return 0
 
 
-async def _play_beside(
-    web: WebServer, play: Callable[[], Awaitable[MatchResult]], name: str, linger: float
-) -> MatchResult:
-    """``play()`` with the pages served beside it, and ``linger`` seconds after; its errors raised as they are."""
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(web.serve)
-        played = await outcome.acapture(play)
-        if isinstance(played, outcome.Value) and web.app.live is not None:
-            error = played.value.error
-            web.app.live.finished(name, None if error is None else str(error))
-            with trio.move_on_after(linger):
-                await trio.sleep_forever()
-        nursery.cancel_scope.cancel()
-    return played.unwrap()
-
-
-def _start_web(options: Options, listeners: list[socket.socket], console: ConsoleObserver) -> WebServer | None:
-    """The live table's page (``--web PORT``), serving the log's folder too; None without ``--web``."""
+def _start_web(options: Options, listeners: list[socket.socket], console: ConsoleObserver) -> SideServer | None:
+    """The live table's pages (``--web PORT``), serving the log's folder too; None without ``--web``."""
     if options.web_port is None:
         return None
-    from acpc_arena.dealer.web.cli import WebServer, web_app
-    from acpc_arena.dealer.web.live import LiveBoard
+    from acpc_arena.dealer.web.side import start_pages
 
     folder = _match_file(options, ".log").parent
     try:
-        web = WebServer(web_app([folder], folder, LiveBoard()), options.host, options.web_port)
+        web = start_pages(folder, options.host, options.web_port)
     except OSError as exc:
         for listener in listeners:
             listener.close()
@@ -438,11 +424,11 @@ def _start_web(options: Options, listeners: list[socket.socket], console: Consol
     return web
 
 
-def _serve_metrics(port: int, host: str, listeners: list[socket.socket]) -> MetricsObserver:
+def _serve_metrics(port: int, host: str, listeners: list[socket.socket]) -> DealerMetrics:
     """Start the Prometheus endpoint; on failure close the listeners and raise ``_StartError``."""
     from prometheus_client import CollectorRegistry
 
-    from acpc_arena.dealer.metrics import DealerMetrics, MetricsObserver
+    from acpc_arena.dealer.metrics import DealerMetrics
 
     metrics = DealerMetrics(CollectorRegistry())
     try:
@@ -451,6 +437,16 @@ def _serve_metrics(port: int, host: str, listeners: list[socket.socket]) -> Metr
         for listener in listeners:
             listener.close()
         raise _StartError(f"could not serve metrics on port {port}: {exc}") from None
+    return metrics
+
+
+def _metrics_observer(metrics: DealerMetrics, servers: Lingering, linger: float) -> MatchObserver:
+    """The observer that updates ``metrics``; their server is added to ``servers``, to stay up ``linger``
+    seconds after the match."""
+    from acpc_arena.dealer.metrics import MetricsObserver
+
+    assert metrics.server is not None
+    servers.append((metrics.server, linger))
     return MetricsObserver(metrics)
 
 
@@ -471,15 +467,23 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _serve_then_linger(options: Options) -> int:
-    """Play the match, then serve the final metrics ``--metrics-linger`` seconds; returns the exit status."""
+    """Play the match, then keep the pages up ``--web-linger`` seconds and the final metrics
+    ``--metrics-linger`` seconds (a last look, a last scrape); returns the exit status."""
+    lingering: Lingering = []
     try:
-        status = trio.run(serve, options)
+        status = trio.run(serve, options, lingering)
+        waited = 0.0
+        for server, seconds in sorted(lingering, key=lambda pair: pair[1]):
+            time.sleep(seconds - waited)
+            waited = seconds
+            server.close()
     except* KeyboardInterrupt:
         raise Interrupted(
             f"the log keeps the hands played ({_match_file(options, '.log')})" if options.log else ""
         ) from None
-    if options.metrics_port is not None and options.metrics_linger > 0:
-        time.sleep(options.metrics_linger)  # a last scrape of the final values
+    finally:
+        for server, _ in lingering:
+            server.close()
     return status
 
 

@@ -16,12 +16,18 @@ player, the seat number (1-based) and the player's name:
 
 Every counter of a match exists at 0 from its start (a query for errors finds a
 series before the first error). No ``_created`` series are exported.
+
+``serve`` hands the page to a process of its own (``web.side``): the registry is
+rendered here at most once a second (``publish`` renders it at once), and that process
+answers every scrape from the last page, with bounded connections and timeouts; a
+scraper costs the matches nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from prometheus_client import (
     REGISTRY,
@@ -31,13 +37,16 @@ from prometheus_client import (
     Histogram,
     Info,
     disable_created_metrics,
+    generate_latest,
     push_to_gateway,
-    start_http_server,
 )
 
 from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, WarningKind
 from acpc_arena.dealer.seat import SeatFailure
 from acpc_arena.protocol.state import Action, State
+
+if TYPE_CHECKING:
+    from acpc_arena.dealer.web.side import SideServer
 
 # A ``_created`` timestamp beside every counter and histogram doubles the series and says
 # nothing a dashboard uses; prometheus_client makes this a process-wide switch.
@@ -57,6 +66,8 @@ class DealerMetrics:
 
     def __init__(self, registry: CollectorRegistry = REGISTRY, latency: bool = True) -> None:
         self.registry = registry
+        self.server: SideServer | None = None
+        """The process serving the page (``serve``)."""
         player = ["match", "seat", "player"]
         self.hands = Counter("acpc_dealer_hands", "Hands played", ["match"], registry=registry)
         self.actions = Counter("acpc_dealer_actions", "Actions taken", [*player, "action"], registry=registry)
@@ -77,8 +88,26 @@ class DealerMetrics:
         self.running = Gauge("acpc_dealer_matches_running", "Matches being played", registry=registry)
 
     def serve(self, port: int, host: str = "127.0.0.1") -> None:
-        """Serve this registry on ``/metrics`` over HTTP from a background thread."""
-        start_http_server(port, addr=host, registry=self.registry)
+        """Serve this registry on ``http://host:port/metrics`` from a process of its own; ``OSError`` when the
+        port cannot be had."""
+        self.server = serve_registry(self.registry, port, host)
+
+    def publish(self) -> None:
+        """Hand the served page the registry as it is now (the final values, before a last scrape)."""
+        publish(self.server)
+
+
+def serve_registry(registry: CollectorRegistry, port: int, host: str) -> SideServer:
+    """``registry``'s page served on ``host:port`` by a process of its own, rendered here once a second."""
+    from acpc_arena.dealer.web.side import start_metrics
+
+    return start_metrics(lambda: generate_latest(registry), host, port)
+
+
+def publish(server: SideServer | None) -> None:
+    """Render the page now and hand it to ``server`` (waiting up to a second for it to be taken)."""
+    if server is not None:
+        server.feed.flush()
 
 
 class MetricsObserver(MatchObserver):
@@ -191,6 +220,8 @@ class RunMetrics:
 
     def __init__(self, registry: CollectorRegistry = REGISTRY) -> None:
         self.registry = registry
+        self.server: SideServer | None = None
+        """The process serving the page (``serve``)."""
         pair = ["a", "b"]
         self.info = Info("acpc_match_run", "The run: agents, game, seeds, hands per match", registry=registry)
         self.planned = Gauge("acpc_match_hands_planned", "Hands the run is to play", pair, registry=registry)
@@ -245,8 +276,13 @@ class RunMetrics:
                 self.errors.labels(a, b, agent, kind)
 
     def serve(self, port: int, host: str = "127.0.0.1") -> None:
-        """Serve this registry on ``/metrics`` over HTTP from a background thread."""
-        start_http_server(port, addr=host, registry=self.registry)
+        """Serve this registry on ``http://host:port/metrics`` from a process of its own; ``OSError`` when the
+        port cannot be had."""
+        self.server = serve_registry(self.registry, port, host)
+
+    def publish(self) -> None:
+        """Hand the served page the registry as it is now (the final values, before a last scrape)."""
+        publish(self.server)
 
     def push(self, gateway: str, job: str = "acpc-match") -> None:
         """Send the current values to a Prometheus Pushgateway (``host:port`` or a URL)."""

@@ -65,9 +65,10 @@ def test_a_showdown_and_an_all_in_are_marked() -> None:
 
 
 async def _request(port: int, raw: bytes, read_seconds: float = 5.0) -> bytes:
+    """Send ``raw`` (``{h}`` in it: the server's address, as a browser names it) and read the answer."""
     stream = await trio.open_tcp_stream("127.0.0.1", port)
     async with stream:
-        await stream.send_all(raw)
+        await stream.send_all(raw.replace(b"{h}", b"127.0.0.1:%d" % port))
         data = b""
         with trio.move_on_after(read_seconds):
             while True:
@@ -99,10 +100,11 @@ def _body(response: bytes) -> object:
 async def serving(app: WebApp) -> AsyncIterator[int]:
     """``app`` served on a free port (yielded) for the block."""
     sock = http.bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
     async with trio.open_nursery() as nursery:
         app.nursery = nursery
-        nursery.start_soon(http.serve, app.handle, sock)
-        yield sock.getsockname()[1]
+        nursery.start_soon(http.serve, app.handle, sock, http.guard_for("127.0.0.1", port))
+        yield port
         nursery.cancel_scope.cancel()
 
 
@@ -119,19 +121,19 @@ def folder(tmp_path: Path) -> Path:
 
 async def test_the_routes_answer_and_refuse_what_lies_outside_the_folder(folder: Path, tmp_path: Path) -> None:
     async with serving(WebApp([folder], tmp_path / "web")) as port:
-        files = _body(await _request(port, b"GET /api/files HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+        files = _body(await _request(port, b"GET /api/files HTTP/1.1\r\nHost: {h}\r\nConnection: close\r\n\r\n"))
         assert isinstance(files, dict)
         assert [f["id"] for f in files["logs"]] == ["0/match.log"]
         assert [f["id"] for f in files["results"]] == ["0/report.json"]
         log = _body(
-            await _request(port, b"GET /api/log?f=0/match.log HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            await _request(port, b"GET /api/log?f=0/match.log HTTP/1.1\r\nHost: {h}\r\nConnection: close\r\n\r\n")
         )
         assert isinstance(log, dict)
         # The damaged line 3 is skipped and told with its line number; the hands on either side are kept.
         assert [h["hand"] for h in log["hands"]] == [3, 1]
         assert log["problem_count"] == 1 and "line 3:" in log["problems"][0]
         hand = _body(
-            await _request(port, b"GET /api/hand?f=0/match.log&i=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            await _request(port, b"GET /api/hand?f=0/match.log&i=1 HTTP/1.1\r\nHost: {h}\r\nConnection: close\r\n\r\n")
         )
         assert isinstance(hand, dict) and hand["steps"][-1]["betting"] == "cc/cc/cc/cc"
         for target in (
@@ -142,15 +144,15 @@ async def test_the_routes_answer_and_refuse_what_lies_outside_the_folder(folder:
             b"/static/../app.py",
             b"/api/hand?f=0/match.log&i=99",
         ):
-            response = await _request(port, b"GET " + target + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            response = await _request(port, b"GET " + target + b" HTTP/1.1\r\nHost: {h}\r\nConnection: close\r\n\r\n")
             assert _status(response) == 404, target
         refused = await _request(
             port,
-            b"POST /api/play HTTP/1.1\r\nHost: x\r\nContent-Length: 32\r\nConnection: close\r\n\r\n"
+            b"POST /api/play HTTP/1.1\r\nHost: {h}\r\nContent-Length: 32\r\nConnection: close\r\n\r\n"
             + b'{"agent":"nobody","game":"kuhn"}',
         )
         assert _status(refused) == 400
-        assert _status(await _request(port, b"GET /api/nothing HTTP/1.1\r\nHost: x\r\n\r\n")) == 404
+        assert _status(await _request(port, b"GET /api/nothing HTTP/1.1\r\nHost: {h}\r\n\r\n")) == 404
 
 
 async def test_a_reports_matches_are_named_as_their_logs(tmp_path: Path) -> None:
@@ -164,7 +166,7 @@ async def test_a_reports_matches_are_named_as_their_logs(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     async with serving(WebApp([run], tmp_path / "web")) as port:
         result = _body(
-            await _request(port, b"GET /api/result?f=0/report.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            await _request(port, b"GET /api/result?f=0/report.json HTTP/1.1\r\nHost: {h}\r\nConnection: close\r\n\r\n")
         )
     assert isinstance(result, dict)
     matches = result["data"]["matches"]
@@ -180,23 +182,23 @@ async def test_hostile_requests_get_an_error_and_the_server_goes_on(
     async with serving(WebApp([folder], tmp_path / "web")) as port:
         assert _status(await _request(port, b"\xff\xfe garbage \x00\r\n\r\n")) == 400
         # Raw non-ASCII in the target is not HTTP (400); escaped, it is a path that is not there (404).
-        assert _status(await _request(port, b"GET /\xc3\xa9\xff HTTP/1.1\r\nHost: x\r\n\r\n")) == 400
-        assert _status(await _request(port, b"GET /%C3%A9%FF HTTP/1.1\r\nHost: x\r\n\r\n")) == 404
-        long_head = b"GET / HTTP/1.1\r\nHost: x\r\nX: " + b"a" * (http.MAX_HEADER_BYTES + 10) + b"\r\n\r\n"
+        assert _status(await _request(port, b"GET /\xc3\xa9\xff HTTP/1.1\r\nHost: {h}\r\n\r\n")) == 400
+        assert _status(await _request(port, b"GET /%C3%A9%FF HTTP/1.1\r\nHost: {h}\r\n\r\n")) == 404
+        long_head = b"GET / HTTP/1.1\r\nHost: {h}\r\nX: " + b"a" * (http.MAX_HEADER_BYTES + 10) + b"\r\n\r\n"
         assert _status(await _request(port, long_head)) == 431
-        big_body = b"POST /api/play HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + b"x" * 100000
+        big_body = b"POST /api/play HTTP/1.1\r\nHost: {h}\r\nContent-Length: 100000\r\n\r\n" + b"x" * 100000
         assert _status(await _request(port, big_body)) == 413
-        not_json = b"POST /api/play HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n\xff\xfe{{{"
+        not_json = b"POST /api/play HTTP/1.1\r\nHost: {h}\r\nContent-Length: 5\r\n\r\n\xff\xfe{{{"
         assert _status(await _request(port, not_json)) == 400
         # A line without an end: the request's deadline holds.
-        assert _status(await _request(port, b"GET / HTTP/1.1\r\nHost: x", read_seconds=3)) == 408
+        assert _status(await _request(port, b"GET / HTTP/1.1\r\nHost: {h}", read_seconds=3)) == 408
         # A slow sender: a byte at a time is still held to the deadline.
         stream = await trio.open_tcp_stream("127.0.0.1", port)
         async with stream:
             received = b""
             with trio.move_on_after(3):
                 try:
-                    for byte in b"GET / HTTP/1.1\r\nHost: x\r\n":
+                    for byte in b"GET / HTTP/1.1\r\nHost: {h}\r\n":
                         await stream.send_all(bytes([byte]))
                         await trio.sleep(0.1)
                 except trio.BrokenResourceError:
@@ -204,7 +206,7 @@ async def test_hostile_requests_get_an_error_and_the_server_goes_on(
             with trio.move_on_after(3):
                 received = await stream.receive_some(4096)
             assert received.startswith(b"HTTP/1.1 408")
-        ok = await _request(port, b"GET /api/files HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        ok = await _request(port, b"GET /api/files HTTP/1.1\r\nHost: {h}\r\nConnection: close\r\n\r\n")
         assert _status(ok) == 200
 
 
@@ -275,9 +277,9 @@ async def test_a_fault_in_a_route_fails_that_request_only(folder: Path, tmp_path
     sock = http.bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(http.serve, broken, sock)
-        assert _status(await _request(port, b"GET /boom HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) == 500
-        ok = await _request(port, b"GET /api/files HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        nursery.start_soon(http.serve, broken, sock, http.guard_for("127.0.0.1", port))
+        assert _status(await _request(port, b"GET /boom HTTP/1.1\r\nHost: {h}\r\nConnection: close\r\n\r\n")) == 500
+        ok = await _request(port, b"GET /api/files HTTP/1.1\r\nHost: {h}\r\nConnection: close\r\n\r\n")
         assert _status(ok) == 200
         nursery.cancel_scope.cancel()
 
@@ -296,12 +298,13 @@ async def test_a_person_plays_a_three_player_game_through_the_app(tmp_path: Path
             http.Request("POST", "/api/play", {}, b'{"agent":"call","game":"kuhn.limit.3p","hands":3}')
         )
         assert started["started"]
+        token = {"x-play-token": started["token"]}
         with trio.fail_after(120):
             while app.human is None or app.human.outcome is None:
                 seat = app.human.seat if app.human else None
                 if seat is not None and seat.to_json()["table"] and seat.to_json()["table"]["your_turn"]:
                     assert seat.to_json()["table"]["hole_cards"] == 1
-                    await app.play_act(http.Request("POST", "/api/play/act", {}, b'{"action":"c"}'))
+                    await app.play_act(http.Request("POST", "/api/play/act", {}, b'{"action":"c"}', token))
                 await trio.sleep(0.05)
     assert app.human.outcome.error is None
     (log,) = (tmp_path / "web").glob("human-vs-call-*/seed1-a1.log")
@@ -322,16 +325,17 @@ async def test_a_game_that_fails_is_told_on_the_page_and_the_server_goes_on(
     monkeypatch.setattr("acpc_arena.dealer.web.human.run_matches", broken)
     app = WebApp([tmp_path], tmp_path / "web")
     async with serving(app) as port:
-        await app.play_start(
+        started = await app.play_start(
             http.Request("POST", "/api/play", {}, b'{"agent":"call","game":"kuhn.limit.2p","hands":1}')
         )
         with trio.fail_after(10):
             while app.human is None or app.human.outcome is None:
                 await trio.sleep(0.01)
-        assert app.play_state(http.Request("GET", "/api/play", {}))["message"] == (
+        token = {"x-play-token": started["token"]}
+        assert app.play_state(http.Request("GET", "/api/play", {}, b"", token))["message"] == (
             "the game failed: RuntimeError: the runner broke"
         )
-        ok = await _request(port, b"GET /api/files HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        ok = await _request(port, b"GET /api/files HTTP/1.1\r\nHost: {h}\r\nConnection: close\r\n\r\n")
         assert _status(ok) == 200
 
 

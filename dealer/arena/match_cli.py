@@ -74,8 +74,9 @@ from acpc_arena.dealer.match import (
     MatchResult,
 )
 from acpc_arena.dealer.metrics import MetricsObserver, RunMetrics
-from acpc_arena.dealer.web.cli import PORT_OR_ANY, WebServer, web_app
-from acpc_arena.dealer.web.live import LiveBoard
+from acpc_arena.dealer.web.cli import PORT_OR_ANY
+from acpc_arena.dealer.web.feed import Feed
+from acpc_arena.dealer.web.side import SideServer, start_pages
 from acpc_arena.protocol.commands import Interrupted, number, run_command
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import write_atomic
@@ -244,10 +245,10 @@ DUPLICATE_EVERY = 100
 
 
 class CliObserver(RunObserver):
-    def __init__(self, spec: RunSpec, metrics: RunMetrics | None, quiet: bool, live: LiveBoard | None = None) -> None:
+    def __init__(self, spec: RunSpec, metrics: RunMetrics | None, quiet: bool, live: Feed | None = None) -> None:
         self.spec = spec
         self.live = live
-        """The tables shown by ``--web``."""
+        """The tables shown by ``--web`` (their page process's feed)."""
         self.names = (spec.a.name, "+".join(c.name for c in spec.contestants[1:]))
         """A and its opponents (the metrics' labels)."""
         self.metrics = metrics
@@ -414,27 +415,43 @@ def run(argv: list[str]) -> int:
         except OSError as exc:
             print(f"acpc-match: could not serve metrics on port {args.metrics_port}: {exc}", file=sys.stderr)
             return 2
-    web = None
+    web: SideServer | None = None
     if args.web is not None:
         try:
-            web = WebServer(web_app([out_dir], out_dir, LiveBoard()), args.host, args.web)
+            web = start_pages(out_dir, args.host, args.web)
         except OSError as exc:
             print(f"acpc-match: could not serve the pages on port {args.web}: {exc}", file=sys.stderr)
             return 2
         print(f"acpc-match: the tables live at {web.url}", file=sys.stderr, flush=True)
-    observer = CliObserver(spec, metrics, args.quiet, web.app.live if web is not None else None)
-    jobs = _JobSettings(args.ray, args.workers) if args.ray or args.workers else None
-    status = _play_and_report(spec, observer, argv, args.no_plots, args.quiet, jobs, web)
     try:
-        if web is not None and args.web_linger > 0 and status < 128:  # not after a Ctrl-C or SIGTERM
-            until = "until Ctrl-C" if math.isinf(args.web_linger) else f"for {args.web_linger:g} s"
-            print(f"acpc-match: the pages stay up at {web.url} {until}", file=sys.stderr, flush=True)
-            web.serve_for(args.web_linger)
-        if metrics is not None:
-            _last_metrics(metrics, args)
-    except* KeyboardInterrupt:
-        raise Interrupted(f"the run had ended (status {status}); its logs and report are in {spec.out_dir}") from None
+        observer = CliObserver(spec, metrics, args.quiet, web.feed if web is not None else None)
+        jobs = _JobSettings(args.ray, args.workers) if args.ray or args.workers else None
+        status = _play_and_report(spec, observer, argv, args.no_plots, args.quiet, jobs)
+        try:
+            if web is not None and args.web_linger > 0 and status < 128:  # not after a Ctrl-C or SIGTERM
+                web.feed.flush()
+                until = "until Ctrl-C" if math.isinf(args.web_linger) else f"for {args.web_linger:g} s"
+                print(f"acpc-match: the pages stay up at {web.url} {until}", file=sys.stderr, flush=True)
+                _sleep(args.web_linger)
+            if metrics is not None:
+                _last_metrics(metrics, args)
+        except* KeyboardInterrupt:
+            raise Interrupted(
+                f"the run had ended (status {status}); its logs and report are in {spec.out_dir}"
+            ) from None
+    finally:
+        for server in (web, metrics.server if metrics is not None else None):
+            if server is not None:
+                server.close()
     return status
+
+
+def _sleep(seconds: float) -> None:
+    """``time.sleep`` that takes ``math.inf`` (until Ctrl-C)."""
+    while seconds > 0:
+        step = min(seconds, 3600.0)
+        time.sleep(step)
+        seconds -= step
 
 
 @dataclass(frozen=True)
@@ -476,7 +493,7 @@ def _play_as_jobs(spec: RunSpec, observer: CliObserver, settings: _JobSettings) 
     return None
 
 
-async def _play_run(spec: RunSpec, observer: CliObserver, web: WebServer | None = None) -> int | None:
+async def _play_run(spec: RunSpec, observer: CliObserver) -> int | None:
     """Play the run; returns the signal (SIGINT, SIGTERM) that interrupted it, or None.
 
     On a signal the matches being played are cancelled: their agents are stopped and
@@ -494,8 +511,6 @@ async def _play_run(spec: RunSpec, observer: CliObserver, web: WebServer | None 
                     return
 
             nursery.start_soon(watch)
-            if web is not None:
-                nursery.start_soon(web.serve)
             await run_matches(spec, observer)
             nursery.cancel_scope.cancel()
     return interrupted
@@ -508,12 +523,11 @@ def _play_and_report(
     no_plots: bool,
     quiet: bool,
     jobs: _JobSettings | None = None,
-    web: WebServer | None = None,
 ) -> int:
     """Play the run (here, or as jobs), then write and print its report; returns the exit status."""
     started = time.time()
     try:
-        interrupted = _play_as_jobs(spec, observer, jobs) if jobs else trio.run(_play_run, spec, observer, web)
+        interrupted = _play_as_jobs(spec, observer, jobs) if jobs else trio.run(_play_run, spec, observer)
     except ValueError as exc:  # no Ray installed, a cluster that cannot be reached
         observer.bar.close()
         print(f"acpc-match: {exc}", file=sys.stderr)
@@ -569,6 +583,7 @@ def _play_and_report(
 
 def _last_metrics(metrics: RunMetrics, args: argparse.Namespace) -> None:
     """The final values outlive the run: pushed to a Pushgateway, and served ``--metrics-linger`` seconds more."""
+    metrics.publish()
     if args.metrics_push:
         try:
             metrics.push(args.metrics_push)

@@ -1,51 +1,73 @@
 """The page's routes: files of the served folders, the replayer's hands, results, live tables, the human seat.
 
 Paths in requests are ids of the form ``ROOT/relative/path`` (``ROOT`` the index of a
-served folder); anything that resolves outside its folder is refused. A log is read
-with the project's log reader (this dealer's, the C dealer's and the competitions'
-logs): its good hands, and its problems with their line numbers, where the reader
-stopped included. The last log opened is kept in memory (up to ``MAX_LOG_HANDS``
-hands) so that stepping through its hands reads it once.
+served folder; a served log is ``ROOT/`` alone). A path is refused (404) unless it is a
+regular file inside its folder once links are followed: ``..``, empty or hidden parts
+(``.name``), backslashes and NUL bytes are refused before the file system is asked.
+A served folder's files go out as what they are to a reader (logs and text as plain
+text, results as JSON, plots as PNG; anything else as bytes to save), never as a page
+that runs. Logs are read within a budget (``logs``).
+
+The person's seat (``/api/play``) is played by the page that started the game: it is
+given a token then, which every later request about the game must carry in the
+``X-Play-Token`` header; a live run's pages have no seat (``play=False``).
 """
 
 from __future__ import annotations
 
+import hmac
 import json
+import secrets
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
-from acpc_arena.agents.registry import AGENTS
-from acpc_arena.dealer.web.http import HttpError, Request, Response, file_response, json_response
-from acpc_arena.dealer.web.human import HumanGame
+from acpc_arena.dealer.web.http import HttpError, Request, Response, file_response, json_response, resource_response
 from acpc_arena.dealer.web.live import LiveBoard
-from acpc_arena.dealer.web.tables import replay, summary
-from acpc_arena.protocol.acpc_log import AcpcLogReader
+from acpc_arena.dealer.web.logs import LogShelf
 from acpc_arena.protocol.game import SHIPPED_GAMES
-from acpc_arena.protocol.wire import LogHand
 
-MAX_LOG_HANDS = 20_000
+if TYPE_CHECKING:  # a live run's pages have no seat: the agents and the runner are imported only to play
+    from acpc_arena.dealer.web.human import HumanGame
+
 LOG_SUFFIXES = (".log", ".log.gz", ".log.bz2")
 RESULT_FILES = ("report.json", "crosstable.json")
+TEXT_SUFFIXES = (".log", ".txt", ".err", ".tlog", ".csv", ".md")
 MAX_DEPTH = 4
 """How deep below a served folder files are listed."""
-HUMAN_AGENTS = sorted(name for name in AGENTS if name != "human")
+MAX_LISTED = 10_000
+"""How many files of a served folder are looked at for the lists."""
+MAX_RESULT_BYTES = 16 * 1024 * 1024
+TOKEN_HEADER = "x-play-token"
+
+
+def content_type(name: str) -> str:
+    """What a served folder's file is sent as: text, JSON, PNG, or bytes to save (never HTML or SVG)."""
+    if name.endswith(".png"):
+        return "image/png"
+    if name.endswith(".json"):
+        return "application/json"
+    if name.endswith(TEXT_SUFFIXES):
+        return "text/plain; charset=utf-8"
+    return "application/octet-stream"
 
 
 class WebApp:
-    """What the server answers; ``live`` is set when a run's matches are shown as they are played."""
+    """What the server answers; ``live`` is set when a run's matches are shown as they are played,
+    ``play`` when a person may play a bot from the page."""
 
-    def __init__(self, roots: list[Path], out_dir: Path, live: LiveBoard | None = None) -> None:
+    def __init__(self, roots: list[Path], out_dir: Path, live: LiveBoard | None = None, play: bool = True) -> None:
         self.roots = [root.resolve() for root in roots]
         self.out_dir = out_dir
         self.live = live
+        self.play = play
         self.human: HumanGame | None = None
+        self.token: str | None = None
+        """The secret of the page that started the game being played."""
         self.nursery: trio.Nursery | None = None
-        self._log_id = ""
-        self._log: dict[str, Any] = {}
-        self._hands: list[LogHand] = []
+        self.shelf = LogShelf()
         self._static = resources.files("acpc_arena.dealer.web") / "static"
 
     async def handle(self, request: Request) -> Response:
@@ -56,13 +78,20 @@ class WebApp:
             if path.startswith("/static/"):
                 return self._static_file(path.removeprefix("/static/"))
             if path.startswith("/files/"):
-                return file_response(self._resolve(path.removeprefix("/files/")))
+                found = self._resolve(path.removeprefix("/files/"))
+                return file_response(found, content_type(found.name))
+            if path == "/api/log":
+                file_id = request.query.get("f", "")
+                return Response(body=await self.shelf.log(file_id, self._resolve(file_id)))
+            if path == "/api/hand":
+                file_id = request.query.get("f", "")
+                hand = await self.shelf.hand(file_id, self._resolve(file_id), request.query.get("i", ""))
+                return json_response(hand)
+            if path == "/api/live":
+                return Response(body=self.live.json_bytes() if self.live else b'{"version":0,"matches":[]}')
             getters = {
                 "/api/files": self.files,
-                "/api/log": self.log,
-                "/api/hand": self.hand,
                 "/api/result": self.result,
-                "/api/live": self.live_board,
                 "/api/play": self.play_state,
                 "/api/options": self.options,
             }
@@ -80,23 +109,36 @@ class WebApp:
         raise HttpError(404, f"nothing at {request.method} {path}")
 
     def _static_file(self, name: str) -> Response:
-        if "/" in name or name.startswith("."):
+        if "/" in name or "\\" in name or name.startswith("."):
             raise HttpError(404, "no such file")
         resource = self._static / name
         if not resource.is_file():
             raise HttpError(404, f"no such file: {name}")
-        return file_response(Path(str(resource)))
+        return resource_response(resource.read_bytes(), name)
 
     # -- files of the served folders ------------------------------------------------
 
     def _resolve(self, file_id: str) -> Path:
+        """The served file ``file_id`` names; ``HttpError`` 404 for anything else."""
+        missing = HttpError(404, f"no such file: {file_id!r}")
         root_text, _, relative = file_id.partition("/")
-        if not root_text.isdigit() or int(root_text) >= len(self.roots):
-            raise HttpError(404, f"no such file: {file_id}")
+        if not (root_text.isascii() and root_text.isdigit()) or int(root_text) >= len(self.roots):
+            raise missing
         root = self.roots[int(root_text)]
-        path = (root / relative).resolve() if relative else root
-        if not path.is_relative_to(root if root.is_dir() else root.parent) or not path.is_file():
-            raise HttpError(404, f"no such file: {file_id}")
+        parts = relative.split("/")
+        if root.is_file():  # a log given alone is served alone
+            if relative:
+                raise missing
+            return root
+        if any(not part or part.startswith(".") or "\\" in part or "\x00" in part for part in parts):
+            raise missing
+        try:
+            path = root.joinpath(*parts).resolve(strict=True)
+            inside = path.is_relative_to(root) and path.is_file()
+        except (OSError, ValueError, RuntimeError):  # no such file, a NUL, a loop of links
+            raise missing from None
+        if not inside:
+            raise missing
         return path
 
     def files(self, request: Request) -> dict[str, Any]:
@@ -117,73 +159,48 @@ class WebApp:
 
     def result(self, request: Request) -> Any:
         path = self._resolve(request.query.get("f", ""))
+        if _size(path) > MAX_RESULT_BYTES:
+            raise HttpError(413, f"{path.name} is over {MAX_RESULT_BYTES // 2**20} MiB: not a report this page shows")
         try:
             return {"name": path.name, "data": json.loads(path.read_text())}
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
             raise HttpError(422, f"{path.name} could not be read: {exc}") from None
-
-    # -- the replayer --------------------------------------------------------------------
-
-    def _open_log(self, file_id: str) -> None:
-        if file_id == self._log_id:
-            return
-        path = self._resolve(file_id)
-        reader = AcpcLogReader(path)
-        hands: list[LogHand] = []
-        truncated = False
-        for hand in reader:
-            if len(hands) == MAX_LOG_HANDS:
-                truncated = True
-                break
-            hands.append(hand)
-        self._log_id, self._hands = file_id, hands
-        self._log = {
-            "id": file_id,
-            "name": path.name,
-            "game": reader.game_name,
-            "hands": [summary(hand, i) for i, hand in enumerate(hands)],
-            "problem_count": reader.problem_count,
-            "problems": [str(problem) for problem in reader.problems[:50]],
-            "truncated": truncated,
-            "max_hands": MAX_LOG_HANDS,
-        }
-
-    def log(self, request: Request) -> dict[str, Any]:
-        """A log's hands (one summary each) and its problems."""
-        self._open_log(request.query.get("f", ""))
-        return self._log
-
-    def hand(self, request: Request) -> dict[str, Any]:
-        """One hand of a log, step by step."""
-        self._open_log(request.query.get("f", ""))
-        text = request.query.get("i", "")
-        if not text.isdigit() or int(text) >= len(self._hands):
-            raise HttpError(404, f"no hand {text!r} in {self._log['name']}")
-        hand = self._hands[int(text)]
-        return {"index": int(text), "summary": summary(hand, int(text)), "steps": replay(hand)}
-
-    # -- live tables ---------------------------------------------------------------------
-
-    def live_board(self, request: Request) -> dict[str, Any]:
-        if self.live is None:
-            return {"version": 0, "matches": []}
-        return self.live.to_json()
 
     # -- a person's seat -----------------------------------------------------------------
 
+    def _no_seat(self) -> None:
+        if not self.play:
+            raise HttpError(404, "no seat to play on a run's live pages: acpc-web serves one")
+
+    def _check_token(self, request: Request) -> None:
+        given = request.headers.get(TOKEN_HEADER, "")
+        if self.token is None or not hmac.compare_digest(given.encode(), self.token.encode()):
+            raise HttpError(403, "this game belongs to the page that started it (its token is missing or wrong)")
+
     def options(self, request: Request) -> dict[str, Any]:
-        return {"agents": HUMAN_AGENTS, "games": list(SHIPPED_GAMES)}
+        if not self.play:
+            return {"agents": [], "games": [], "play": False}
+        from acpc_arena.dealer.web.human import human_agents
+
+        return {"agents": human_agents(), "games": list(SHIPPED_GAMES), "play": True}
 
     def play_state(self, request: Request) -> dict[str, Any]:
+        self._no_seat()
         if self.human is None:
             return {"version": 0, "table": None, "results": [], "message": "no game yet"}
+        self._check_token(request)
         return self.human.seat.to_json()
 
     async def play_start(self, request: Request) -> dict[str, Any]:
+        self._no_seat()
+        from acpc_arena.dealer.web.human import HumanGame, human_agents
+
         body = request.json()
+        if not isinstance(body, dict):
+            raise HttpError(400, "give the game as a JSON object")
         agent, game = body.get("agent"), body.get("game")
         hands, seed = body.get("hands", 100), body.get("seed", 1)
-        if agent not in HUMAN_AGENTS:
+        if agent not in human_agents():
             raise HttpError(400, f"unknown agent {agent!r}")
         if game not in SHIPPED_GAMES:
             raise HttpError(400, f"unknown game {game!r}")
@@ -193,13 +210,17 @@ class WebApp:
             raise HttpError(409, "a game is already being played: finish it first")
         assert self.nursery is not None
         self.human = HumanGame(agent, game, hands, seed, self.out_dir)
+        self.token = secrets.token_urlsafe(32)
         self.nursery.start_soon(self.human.run)
-        return {"started": True, "folder": str(self.human.out_dir)}
+        return {"started": True, "folder": str(self.human.out_dir), "token": self.token}
 
     async def play_act(self, request: Request) -> dict[str, Any]:
+        self._no_seat()
         if self.human is None:
             raise HttpError(409, "no game is being played")
-        action = request.json().get("action")
+        self._check_token(request)
+        body = request.json()
+        action = body.get("action") if isinstance(body, dict) else None
         if not isinstance(action, str):
             raise HttpError(400, "give the action as text: f, c, r or r<size>")
         try:
@@ -209,22 +230,33 @@ class WebApp:
         return self.human.seat.to_json()
 
 
-def _walk(root: Path, depth: int = 0) -> list[Path]:
+def _walk(root: Path) -> list[Path]:
+    """The files under ``root`` (``root`` itself if a file), ``MAX_DEPTH`` folders deep and ``MAX_LISTED`` at
+    most; hidden names and links that lead out of ``root`` are left out."""
     if root.is_file():
         return [root]
-    if depth > MAX_DEPTH:
-        return []
-    try:
-        entries = sorted(root.iterdir())
-    except OSError:
-        return []
     found: list[Path] = []
-    for entry in entries:
-        if entry.is_dir() and not entry.name.startswith("."):
-            found.extend(_walk(entry, depth + 1))
-        elif entry.is_file():
-            found.append(entry)
-    return found
+    folders = [(root, 0)]
+    while folders and len(found) < MAX_LISTED:
+        folder, depth = folders.pop(0)
+        try:
+            entries = sorted(folder.iterdir())
+        except OSError:
+            continue
+        for entry in entries[:MAX_LISTED]:
+            if entry.name.startswith("."):
+                continue
+            try:
+                if not entry.resolve().is_relative_to(root):
+                    continue
+                if entry.is_dir():
+                    if depth < MAX_DEPTH:
+                        folders.append((entry, depth + 1))
+                elif entry.is_file():
+                    found.append(entry)
+            except (OSError, RuntimeError):
+                continue
+    return sorted(found[:MAX_LISTED])
 
 
 def _size(path: Path) -> int:

@@ -3,10 +3,10 @@
     acpc-web [PATH ...] [--port 8080] [--host 127.0.0.1] [--out runs/web]
 
 Each PATH is a run's folder (``acpc-match``'s or ``acpc-tournament``'s ``--out``), any
-folder of ACPC logs, or one log; the default is ``runs``. The games a person plays
-from the page are logged under ``--out``, which is served too. ``acpc-match --web
-PORT`` serves the same pages with its matches live. Ctrl-C (or SIGTERM) stops it
-(exit status 130, or 143).
+folder of ACPC logs, or one log (served alone); the default is ``runs``. The games a
+person plays from the page are logged under ``--out``, which is served too.
+``acpc-match --web PORT`` serves the same pages with its matches live (from a process
+of their own, ``side``). Ctrl-C (or SIGTERM) stops it (exit status 130, or 143).
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ from pathlib import Path
 import trio
 
 from acpc_arena.dealer.web.app import WebApp
-from acpc_arena.dealer.web.http import bind, serve
-from acpc_arena.dealer.web.live import LiveBoard
+from acpc_arena.dealer.web.http import bind, guard_for, serve
 from acpc_arena.protocol.commands import USAGE, Interrupted, number, run_command
 
 DEFAULT_PORT = 8080
@@ -29,7 +28,7 @@ PORT_OR_ANY = number(int, lambda v: 0 <= v <= 65535, "a port number from 0 (any 
 
 
 class WebServer:
-    """The pages of ``app`` on ``host:port``: bound at once, served inside whichever trio run asks."""
+    """The pages of ``app`` on ``host:port``: bound at once, served in this process's trio run."""
 
     def __init__(self, app: WebApp, host: str, port: int) -> None:
         self.app = app
@@ -45,7 +44,7 @@ class WebServer:
         """Serve until cancelled; a person's games run in the same nursery."""
         async with trio.open_nursery() as nursery:
             self.app.nursery = nursery
-            await serve(self.app.handle, self.sock)
+            await serve(self.app.handle, self.sock, guard_for(self.host, self.port))
 
     def serve_for(self, seconds: float) -> None:
         """Serve ``seconds`` (``math.inf``: until Ctrl-C, whose KeyboardInterrupt is raised) in a trio run
@@ -58,12 +57,12 @@ class WebServer:
         trio.run(serve_then_stop)
 
 
-def web_app(paths: list[Path], out_dir: Path, live: LiveBoard | None = None) -> WebApp:
+def web_app(paths: list[Path], out_dir: Path) -> WebApp:
     """The app for ``paths`` and ``out_dir`` (created; served after the paths unless it lies in one)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     inside = any(out_dir.resolve().is_relative_to(p.resolve()) for p in paths if p.is_dir())
     roots = list(paths) if inside else [*paths, out_dir]
-    return WebApp(roots, out_dir, live)
+    return WebApp(roots, out_dir)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import trio
 
+from acpc_arena.agents.registry import AGENTS
 from acpc_arena.dealer.arena.runner import Contestant, MatchOutcome, MatchSpec, RunObserver, RunSpec, run_matches
 from acpc_arena.dealer.match import MatchConfig, MatchObserver
 from acpc_arena.dealer.web.tables import last_action, snapshot
@@ -27,6 +28,11 @@ from acpc_arena.protocol.wire import MatchState, format_action, parse_action, pa
 
 HUMAN_SECONDS_PER_ACTION = 3600
 """A person's time limit per response (and per hand): an hour, where bots get the dealer's defaults."""
+
+
+def human_agents() -> list[str]:
+    """The shipped agents a person may play from the page."""
+    return sorted(name for name in AGENTS if name != "human")
 
 
 class HumanSeat:

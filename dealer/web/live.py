@@ -1,66 +1,62 @@
-"""The matches being played, as the page shows them live.
+"""The matches being played, as the page process shows them live.
 
-``LiveBoard`` holds one ``LiveTable`` per match. A table is a ``MatchObserver`` that
-keeps the last ``MATCHSTATE`` line each seat was sent (the hole cards of each seat
-come from its own view, so the table shows exactly what the players were shown) and
-each seat's results; the lines are parsed only when a page asks. ``events`` yields
-the whole board as JSON whenever it changes, at most ``EVENTS_PER_SECOND`` times a second.
+``LiveBoard`` holds one ``LiveTable`` per match, kept up to date by the match side's
+updates (``feed``): the last line of the hand in play, without its hole cards; the last
+finished hand as its log line, every card shown as the log shows it; each hand's
+results by seat; the match's status. A hand in play is drawn from the public line (its
+betting and board); once a hand is over it is drawn with its cards. The board's JSON
+and its server-sent event are built once per change, whoever asks and however many
+(``json_bytes``, ``events``); a client gets at most ``EVENTS_PER_SECOND`` of them.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import numpy as np
 import trio
 
 from acpc_arena.dealer.arena.report import estimate
-from acpc_arena.dealer.match import MatchConfig, MatchObserver
+from acpc_arena.dealer.match import MatchConfig
+from acpc_arena.dealer.web.http import json_bytes, sse_event
 from acpc_arena.dealer.web.tables import last_action, snapshot
 from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import State
-from acpc_arena.protocol.wire import parse_match_state
+from acpc_arena.protocol.wire import parse_log_line, parse_match_state
 
 EVENTS_PER_SECOND = 10
 KEEPALIVE_SECONDS = 15.0
 
 
-class LiveTable(MatchObserver):
-    """One match: the last line each seat was sent, and each seat's hand results."""
+class LiveTable:
+    """One match: its public line, its last finished hand, and each seat's hand results."""
 
-    wants_messages = True
-
-    def __init__(self, board: LiveBoard, name: str, config: MatchConfig) -> None:
-        self.board = board
+    def __init__(self, name: str, config: MatchConfig) -> None:
         self.name = name
         self.config = config
-        self.lines: list[str] = [""] * config.game.num_players
+        self.line = ""
+        self.last = ""
         self.values: list[list[float]] = [[] for _ in range(config.game.num_players)]
         self.status = "playing"
         self.error = ""
 
-    def message_sent(self, seat: int, stamp: float, line: str) -> None:
-        self.lines[seat] = line.rstrip("\r\n")
-        self.board.changed()
-
-    def hand_finished(self, config: MatchConfig, state: State, values: list[float], totals: list[float]) -> None:
-        for p, value in enumerate(values):
-            self.values[config.seat_of_player(state.hand_id, p)].append(value)
-        self.board.changed()
-
-    def close(self, error: str | None) -> None:
-        self.status = "failed" if error else "finished"
-        self.error = error or ""
-        self.board.changed()
+    def update(self, item: dict[str, Any]) -> None:
+        for by_seat in item.get("values", []):
+            for seat, value in enumerate(by_seat):
+                self.values[seat].append(float(value))
+        self.line = item.get("line", self.line)
+        self.last = item.get("last", self.last)
+        self.status = item.get("status", self.status)
+        self.error = item.get("error", self.error)
 
     def to_json(self) -> dict[str, Any]:
         config = self.config
-        n = config.game.num_players
         figure = estimate(np.array(self.values[0]), config.game.big_blind)
-        table: dict[str, Any] = {
+        return {
             "name": self.name,
             "game": config.game_file,
             "seats": list(config.players),
@@ -71,36 +67,31 @@ class LiveTable(MatchObserver):
             "totals": [float(sum(v)) for v in self.values],
             "seat1_mbb": _finite(figure.mbb_per_hand),
             "seat1_ci95": [_finite(figure.ci95[0]), _finite(figure.ci95[1])],
-            "table": None,
+            "table": self._table(),
         }
-        views = []
-        for seat, line in enumerate(self.lines):
-            if line:
-                try:
-                    views.append((seat, parse_match_state(line, config.game)))
-                except ProtocolError:
-                    continue
-        if not views:
-            return table
-        state = max((view.state for _, view in views), key=_progress)
-        state = state.copy()
-        for _, view in views:
-            if view.state.hand_id == state.hand_id:
-                for p, cards in enumerate(view.state.hole_cards):
-                    if cards:
-                        state.hole_cards[p] = list(cards)
-        names = [config.players[config.seat_of_player(state.hand_id, p)] for p in range(n)]
-        shown = [bool(cards) for cards in state.hole_cards]
-        values = state.values() if state.finished and all(shown) else None
-        table["table"] = snapshot(state, names, shown, last_action(state, names), values)
-        for p, player in enumerate(table["table"]["players"]):
+
+    def _table(self) -> dict[str, Any] | None:
+        config = self.config
+        game = config.game
+        n = game.num_players
+        try:
+            playing = parse_match_state(self.line, game).state if self.line else None
+            over = parse_log_line(self.last, game) if self.last else None
+        except ProtocolError:
+            return None
+        if over is not None and (playing is None or over.state.hand_id >= playing.hand_id):
+            state: State = over.state
+            names = list(over.names)
+            table = snapshot(state, names, [True] * n, last_action(state, names), over.values)
+        elif playing is not None:
+            state = playing
+            names = [config.players[config.seat_of_player(state.hand_id, p)] for p in range(n)]
+            table = snapshot(state, names, [False] * n, last_action(state, names))
+        else:
+            return None
+        for p, player in enumerate(table["players"]):
             player["seat"] = config.seat_of_player(state.hand_id, p)
         return table
-
-
-def _progress(state: State) -> tuple[int, int]:
-    """How far a view has got (hand, actions taken): the latest one is drawn."""
-    return state.hand_id, sum(len(actions) for actions in state.actions)
 
 
 def _finite(value: float) -> float | None:
@@ -113,34 +104,71 @@ class LiveBoard:
     def __init__(self) -> None:
         self.tables: dict[str, LiveTable] = {}
         self.version = 0
+        self._changed = trio.Event()
+        self._json: tuple[int, bytes] = (-1, b"")
+        self._event: tuple[int, bytes] = (-1, b"")
 
-    def table(self, name: str, config: MatchConfig) -> LiveTable:
-        """The observer of a match that starts (a replayed name starts afresh)."""
-        table = LiveTable(self, name, config)
-        self.tables[name] = table
+    def apply(self, update: dict[str, Any]) -> None:
+        """An update of the match side (``feed.FeedTable.take``, one per table)."""
+        for item in update.get("tables", []):
+            name = str(item.get("name", ""))
+            start = item.get("start")
+            if start is not None:
+                try:
+                    self.tables[name] = LiveTable(name, _config(name, start))
+                except (ProtocolError, OSError, KeyError, ValueError, TypeError) as exc:
+                    print(f"acpc-web: match {name} cannot be shown live: {exc}", file=sys.stderr)
+                    continue
+            table = self.tables.get(name)
+            if table is not None:
+                table.update(item)
         self.changed()
-        return table
-
-    def finished(self, name: str, error: str | None) -> None:
-        if name in self.tables:
-            self.tables[name].close(error)
 
     def changed(self) -> None:
         self.version += 1
+        self._changed.set()
+        self._changed = trio.Event()
 
     def to_json(self) -> dict[str, Any]:
         return {"version": self.version, "matches": [table.to_json() for table in self.tables.values()]}
 
-    async def events(self) -> AsyncIterator[str]:
-        """The board each time it changes, looked at ``EVENTS_PER_SECOND`` times a second
-        (``""``, a keep-alive, after ``KEEPALIVE_SECONDS`` without a change)."""
-        seen, quiet = -1, 0.0
+    def json_bytes(self) -> bytes:
+        """The board as JSON, built once per change."""
+        if self._json[0] != self.version:
+            self._json = (self.version, json_bytes(self.to_json()))
+        return self._json[1]
+
+    def event(self) -> bytes:
+        """The board as one server-sent event, built once per change."""
+        if self._event[0] != self.version:
+            self._event = (self.version, sse_event(self.json_bytes().decode()))
+        return self._event[1]
+
+    async def events(self) -> AsyncGenerator[bytes, None]:
+        """The board each time it changes, at most ``EVENTS_PER_SECOND`` times a second (a keep-alive
+        comment after ``KEEPALIVE_SECONDS`` without a change)."""
+        seen = -1
         while True:
             if self.version != seen:
-                seen, quiet = self.version, 0.0
-                yield json.dumps(self.to_json(), separators=(",", ":"))
-            elif quiet >= KEEPALIVE_SECONDS:
-                quiet = 0.0
-                yield ""
-            await trio.sleep(1 / EVENTS_PER_SECOND)
-            quiet += 1 / EVENTS_PER_SECOND
+                seen = self.version
+                yield self.event()
+                await trio.sleep(1 / EVENTS_PER_SECOND)
+                continue
+            with trio.move_on_after(KEEPALIVE_SECONDS) as quiet:
+                await self._changed.wait()
+            if quiet.cancelled_caught:
+                yield sse_event("")
+
+
+def _config(name: str, start: dict[str, Any]) -> MatchConfig:
+    """The match as the page needs it: who sits where, and the game (loaded here, by its name or file)."""
+    game_file = str(start["game"])
+    return MatchConfig(
+        name=name,
+        game=load_game(game_file),
+        game_file=game_file,
+        hands=int(start["hands"]),
+        seed=0,
+        players=tuple(str(p) for p in start["players"]),
+        fixed_seats=bool(start.get("fixed_seats", False)),
+    )

@@ -4,8 +4,16 @@
 const $ = (id) => document.getElementById(id);
 const SUITS = { s: "\u2660", h: "\u2665", d: "\u2666", c: "\u2663" };
 
+// The token of the game this page started: the server answers about that game only to it.
+const TOKEN_KEY = "acpc-play-token";
+
 async function getJSON(url, options) {
-  const response = await fetch(url, options);
+  options = options || {};
+  const headers = { ...(options.headers || {}) };
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token && url.startsWith("/api/play")) headers["X-Play-Token"] = token;
+  if (options.body) headers["Content-Type"] = "application/json";
+  const response = await fetch(url, { ...options, headers });
   const body = await response.json();
   if (!response.ok) throw new Error(body.error || response.statusText);
   return body;
@@ -299,18 +307,28 @@ let play = null;
 async function loadOptions() {
   if (options) return;
   options = await getJSON("/api/options");
+  if (!options.play) {
+    $("play-start").disabled = true;
+    $("play-message").textContent = "no seat here: these are a run's live pages (acpc-web serves a seat)";
+    return;
+  }
   $("play-agent").replaceChildren(...options.agents.map((a) => el("option", { value: a }, a)));
   $("play-game").replaceChildren(...options.games.map((g) => el("option", { value: g }, g)));
   $("play-agent").value = options.agents.includes("cfr") ? "cfr" : options.agents[0];
-  pollPlay();
+  if (sessionStorage.getItem(TOKEN_KEY)) pollPlay();
 }
+
+let polling = false;
 
 async function startPlay() {
   $("play-message").textContent = "starting...";
   try {
-    await getJSON("/api/play", { method: "POST", body: JSON.stringify({
+    const started = await getJSON("/api/play", { method: "POST", body: JSON.stringify({
       agent: $("play-agent").value, game: $("play-game").value,
       hands: Number($("play-hands").value), seed: Number($("play-seed").value) }) });
+    sessionStorage.setItem(TOKEN_KEY, started.token);
+    play = null;
+    pollPlay();
   } catch (error) {
     $("play-message").textContent = error.message;
   }
@@ -362,6 +380,8 @@ function renderPlay() {
 }
 
 async function pollPlay() {
+  if (polling) return;
+  polling = true;
   for (;;) {
     try {
       const state = await getJSON("/api/play");
