@@ -57,8 +57,9 @@ $(NATIVE_STAMP): $(STAMP) $(NATIVE_SOURCES)
 test: install ## the test suite (a few minutes)
 	$(PY) -m pytest -q
 
-test-slow: install ## the long exhaustive tests
+test-slow: install ## the long exhaustive tests, and the property fuzzing with 20,000 fresh inputs a property
 	$(PY) -m pytest -q -m slow
+	$(PY) -m pytest -q --hypothesis-profile=slow tests/test_fuzz_properties.py
 
 # `make lint` also type-checks (mypy, settings in pyproject.toml) the four packages, tests/
 # and the docs' doctests. Installed, the repository folders are `acpc_arena.protocol`,

@@ -13,9 +13,18 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from acpc_arena.protocol.cards import MAX_RANKS, MAX_SUITS, RANK_CHARS, SUIT_CHARS, rank_of, suit_of
 from acpc_arena.protocol.game import Game, load_game, parse_game, resolve_game_path
+
+# Hypothesis: `make test` runs the same few hundred examples of each property every time
+# (derandomized, nothing stored in the repository); `make test-slow` passes
+# --hypothesis-profile=slow for many fresh ones.
+_HYPOTHESIS = settings(database=None, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", _HYPOTHESIS, max_examples=300, derandomize=True)
+settings.register_profile("slow", _HYPOTHESIS, max_examples=20_000)
+settings.load_profile("ci")
 
 
 @pytest.fixture(scope="session")
