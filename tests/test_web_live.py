@@ -168,6 +168,10 @@ def test_a_live_run_has_no_seat_and_its_page_process_ends_with_it(tmp_path: Path
         assert "acpc_arena.dealer.web.side" in Path(f"/proc/{side}/cmdline").read_text()
         niced = min(19, os.getpriority(os.PRIO_PROCESS, dealer.process.pid) + 10)
         assert os.getpriority(os.PRIO_PROCESS, side) == niced
+        # In the dealer's session (where the kernel shares the processor out by session, its niceness counts
+        # against the dealer's) but not its process group (a Ctrl-C reaches the dealer alone).
+        assert os.getsid(side) == os.getsid(dealer.process.pid)
+        assert os.getpgid(side) != os.getpgid(dealer.process.pid)
         os.kill(dealer.process.pid, ending)
         dealer.process.wait(timeout=30)
         assert _gone(side, 10), "the page process outlived the dealer"

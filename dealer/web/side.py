@@ -102,7 +102,9 @@ def _start(args: list[str], sockets: list[socket.socket], render: Callable[[], b
             pass_fds=[read, *(s.fileno() for s in sockets)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
-            start_new_session=True,  # a Ctrl-C reaches the parent alone, which then stops this
+            # A process group of its own: a Ctrl-C reaches the parent alone, which then stops this. The same
+            # session: where the kernel groups processes by session (autogroup), the niceness counts.
+            process_group=0,
         )
     except OSError:
         feed.close()
