@@ -43,6 +43,7 @@ from acpc_arena.dealer.match import (
     DEFAULT_T_HAND_MS,
     DEFAULT_T_PER_HAND_MS,
     DEFAULT_T_RESPONSE_MS,
+    MAX_TIMEOUT_MS,
     UINT32_MAX,
     MatchConfig,
     MatchObserver,
@@ -236,9 +237,9 @@ def parse_args(argv: list[str]) -> Options:
         players=tuple(map(_command_line_text, names)),
         fixed_seats=args.fixed,
         max_invalid_actions=_uint(args.max_invalid, "--max-invalid"),
-        t_response_ms=_uint(args.t_response, "--t_response", high=2**63),
-        t_hand_ms=_uint(args.t_hand, "--t_hand", high=2**63),
-        t_per_hand_ms=_uint(args.t_per_hand, "--t_per_hand", high=2**63),
+        t_response_ms=_uint(args.t_response, "--t_response", high=MAX_TIMEOUT_MS),
+        t_hand_ms=_uint(args.t_hand, "--t_hand", high=MAX_TIMEOUT_MS),
+        t_per_hand_ms=_uint(args.t_per_hand, "--t_per_hand", high=MAX_TIMEOUT_MS),
     )
     try:
         start_timeout = _integer(args.start_timeout)

@@ -44,6 +44,8 @@ from acpc_arena.protocol.wire import (
 )
 
 UINT32_MAX = 2**32 - 1
+MAX_TIMEOUT_MS = 2**63
+"""The largest time limit (``--t_response``, ``--t_hand``, ``--t_per_hand``) ``acpc-dealer`` takes, in ms."""
 DEFAULT_T_RESPONSE_MS = 600_000
 DEFAULT_T_HAND_MS = 600_000
 DEFAULT_T_PER_HAND_MS = 7_000

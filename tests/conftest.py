@@ -21,7 +21,7 @@ from acpc_arena.protocol.game import Game, load_game, parse_game, resolve_game_p
 # Hypothesis: `make test` runs the same few hundred examples of each property every time
 # (derandomized, nothing stored in the repository); `make test-slow` passes
 # --hypothesis-profile=slow for many fresh ones.
-_HYPOTHESIS = settings(database=None, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+_HYPOTHESIS = settings(database=None, deadline=10_000, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", _HYPOTHESIS, max_examples=300, derandomize=True)
 settings.register_profile("slow", _HYPOTHESIS, max_examples=20_000)
 settings.load_profile("ci")

@@ -87,6 +87,31 @@ def test_acpc_match_takes_the_numbers_of_hands_acpc_dealer_takes(
     assert taken == valid
 
 
+TIMEOUT_MAX = 2**63
+"""The largest time limit acpc-dealer takes in milliseconds (its unsigned 64-bit reading, kept below 2^63 + 1)."""
+
+
+@pytest.mark.parametrize("option", ["t-response", "t-hand", "t-per-hand"])
+@pytest.mark.parametrize("ms", ["1", str(TIMEOUT_MAX), str(TIMEOUT_MAX + 1), "1" + "0" * 30])
+def test_time_limits_follow_the_rule_acpc_dealer_follows(option: str, ms: str) -> None:
+    """A time limit acpc-match or acpc-tournament takes goes into a log header acpc-dealer takes too."""
+    valid = 1 <= int(ms) <= TIMEOUT_MAX
+    for options in (["--a", "call", "--b", "call"], ["--agents", "call,raise"]):
+        command = match_cli if options[0] == "--a" else tournament_cli
+        try:
+            command.parser().parse_args([*options, f"--{option}", ms])
+            taken = True
+        except SystemExit:
+            taken = False
+        assert taken == valid
+    try:
+        dealer_cli.parse_args(["m", "kuhn", "10", "1", "A", "B", f"--{option.replace('-', '_')}", ms])
+        taken = True
+    except dealer_cli.UsageError:
+        taken = False
+    assert taken == valid
+
+
 def test_lbr_bad_value_names_no_function() -> None:
     done = _run(program("acpc-lbr"), "call", "--hands", "many")
     assert done.returncode == 2

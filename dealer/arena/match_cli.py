@@ -68,6 +68,7 @@ from acpc_arena.dealer.match import (
     DEFAULT_T_HAND_MS,
     DEFAULT_T_PER_HAND_MS,
     DEFAULT_T_RESPONSE_MS,
+    MAX_TIMEOUT_MS,
     UINT32_MAX,
     MatchConfig,
     MatchObserver,
@@ -79,7 +80,7 @@ from acpc_arena.dealer.web.feed import Feed
 from acpc_arena.dealer.web.side import SideServer, start_pages
 from acpc_arena.protocol.commands import Interrupted, number, run_command
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.files import write_atomic
+from acpc_arena.protocol.files import GAME_BYTES, read_bounded, write_atomic
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 from acpc_arena.protocol.state import Action, State
 
@@ -101,6 +102,9 @@ SIDES = ("a", "b", "c")
 _positive = number(int, lambda v: v > 0, "a whole number above 0")
 _hands = number(int, lambda v: 1 <= v <= UINT32_MAX, f"a whole number from 1 to {UINT32_MAX} (as acpc-dealer takes)")
 """Hands a match: the bound of ``acpc-dealer`` (and of the C dealer, an unsigned 32-bit count above 0)."""
+_milliseconds = number(
+    int, lambda v: 1 <= v <= MAX_TIMEOUT_MS, f"milliseconds, a whole number from 1 to {MAX_TIMEOUT_MS}"
+)
 _port = number(int, lambda v: 1 <= v <= 65535, "a port number from 1 to 65535")
 _seconds = number(float, lambda v: 0 <= v < float("inf"), "a number of seconds, 0 or more")
 
@@ -164,11 +168,14 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--host", default="127.0.0.1", help="address the dealer listens on")
     p.add_argument(
-        "--t-response", type=_positive, default=DEFAULT_T_RESPONSE_MS, help="ms per response (ACPC --t_response)"
+        "--t-response", type=_milliseconds, default=DEFAULT_T_RESPONSE_MS, help="ms per response (ACPC --t_response)"
     )
-    p.add_argument("--t-hand", type=_positive, default=DEFAULT_T_HAND_MS, help="ms per hand (ACPC --t_hand)")
+    p.add_argument("--t-hand", type=_milliseconds, default=DEFAULT_T_HAND_MS, help="ms per hand (ACPC --t_hand)")
     p.add_argument(
-        "--t-per-hand", type=_positive, default=DEFAULT_T_PER_HAND_MS, help="average ms per hand (ACPC --t_per_hand)"
+        "--t-per-hand",
+        type=_milliseconds,
+        default=DEFAULT_T_PER_HAND_MS,
+        help="average ms per hand (ACPC --t_per_hand)",
     )
     p.add_argument(
         "--web",
@@ -469,7 +476,7 @@ def _play_as_jobs(spec: RunSpec, observer: CliObserver, settings: _JobSettings) 
     Each finished match's log is written as it comes back; the progress bar and the
     metrics move a group of matches at a time (``fanout.job_groups``).
     """
-    jobs = [MatchJob(spec, match, spec.game_path.read_text(encoding="ascii")) for match in spec.matches()]
+    jobs = [MatchJob(spec, match, read_bounded(spec.game_path, GAME_BYTES).decode("ascii")) for match in spec.matches()]
     received: list[int] = []
 
     def finished(job: MatchJob, result: JobResult) -> None:

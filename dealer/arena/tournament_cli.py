@@ -30,7 +30,7 @@ from tqdm import tqdm
 
 from acpc_arena.agents.registry import AGENTS
 from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, add_ray_option, run_jobs
-from acpc_arena.dealer.arena.match_cli import _hands, _port, _positive, _seconds, _seeds
+from acpc_arena.dealer.arena.match_cli import _hands, _milliseconds, _port, _positive, _seconds, _seeds
 from acpc_arena.dealer.arena.report import LoggedMatch, build_report, read_log
 from acpc_arena.dealer.arena.runner import RunSpec, check_agent
 from acpc_arena.dealer.arena.tournament import Cell, Crosstable, Entrant, Tournament
@@ -84,11 +84,14 @@ def parser() -> argparse.ArgumentParser:
         "--metrics-linger", type=_seconds, default=0.0, metavar="SECONDS", help="serve the final metrics this long"
     )
     p.add_argument(
-        "--t-response", type=_positive, default=DEFAULT_T_RESPONSE_MS, help="ms per response (ACPC --t_response)"
+        "--t-response", type=_milliseconds, default=DEFAULT_T_RESPONSE_MS, help="ms per response (ACPC --t_response)"
     )
-    p.add_argument("--t-hand", type=_positive, default=DEFAULT_T_HAND_MS, help="ms per hand (ACPC --t_hand)")
+    p.add_argument("--t-hand", type=_milliseconds, default=DEFAULT_T_HAND_MS, help="ms per hand (ACPC --t_hand)")
     p.add_argument(
-        "--t-per-hand", type=_positive, default=DEFAULT_T_PER_HAND_MS, help="average ms per hand (ACPC --t_per_hand)"
+        "--t-per-hand",
+        type=_milliseconds,
+        default=DEFAULT_T_PER_HAND_MS,
+        help="average ms per hand (ACPC --t_per_hand)",
     )
     p.add_argument("--no-plots", action="store_true", help="skip the heatmap")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
