@@ -20,15 +20,15 @@ weighted by how likely each was to bet, raise or call as the opponent did, the
 opponent's own bet and raise rates per street, counted over the match, deciding how
 much a bet says), and weighs its equity against that range: it bets for value at
 0.62 and raises at 0.72, calls when its equity beats the price by a margin (0.04;
-0.08 before the flop), and otherwise folds. It bluffs rarely (6% of the time when
-checked to with nothing), semi-bluffs half its draws and raises a fifth of them
-when bet into. Against a maniac, whose raise rate is high, a raise narrows the range
+0.08 before the flop) or it has a draw, and otherwise folds. It bluffs rarely (6%
+of the time when checked to with nothing), semi-bluffs half its draws and raises a
+fifth of them when bet into. Against a maniac, whose raise rate is high, a raise narrows the range
 it assumes only a little, so it calls down wider.
 
 ``spar_lag``: a loose-aggressive player. It plays 90% of its small blinds (raising
-75%), raises a limp with 60% of hands, and calls raises with the top 80%. After the
-flop it bets every hand with an equity of 0.5 or more and every draw, and barrels
-its air 45% of the time when checked to; when bet into it raises 0.65 or more and
+75%), raises a limp with 60% of hands, and calls raises with the top 80% (re-raising
+the top 30%). After the flop it bets every hand with an equity of 0.5 or more and
+every draw, and barrels its air 45% of the time when checked to; when bet into it raises 0.65 or more and
 40% of its draws, calls at the price, and gives up (folds) with nothing: less than
 0.40 equity and no draw.
 
