@@ -12,7 +12,7 @@ NATIVE ?= 1
 NATIVE_SOURCES := $(addprefix protocol/,state.py wire.py cards.py errors.py evaluator.py game.py native.py native_build.py)
 NATIVE_STAMP := $(VENV)/.native-stamp-$(NATIVE)
 
-.PHONY: help install test test-slow lint docs results match tournament web bench train data clean
+.PHONY: help install test test-slow lint docs results match tournament spar web bench train data clean
 
 # `make help` lists the targets: the text after `##` on each target's line.
 help: ## list the targets
@@ -93,6 +93,20 @@ TOURNAMENT_ARGS ?=
 tournament: install ## a round robin: AGENTS=random,call,raise,rule,cfr SEEDS=1,234 HANDS=500 GAME=... OUT=...
 	$(VENV)/bin/acpc-tournament --agents $(AGENTS) --seeds $(SEEDS) --hands $(HANDS) --game $(GAME) \
 		$(if $(OUT),--out $(OUT)) $(TOURNAMENT_ARGS)
+
+# `make spar AGENT=cfr SUITE=limit|nolimit`: AGENT against a sparring suite (agents/sparring/), a round robin in
+# tournaments/sparring-SUITE (the bots' own pairs are played once; another AGENT adds only its pairs).
+AGENT ?= cfr
+SUITE ?= limit
+SPAR_limit := spar_equity,spar_tag,spar_lag,spar_station,spar_rock,spar_bluffer
+SPAR_nolimit := spar_shove10,spar_shove30,spar_shove60,spar_overbet,spar_minraise,spar_limper,spar_fractions,spar_oddsize,spar_fuzz
+SPAR_GAME_limit := holdem.limit.2p.reverse_blinds
+SPAR_GAME_nolimit := holdem.nolimit.2p.reverse_blinds
+
+spar: install ## AGENT against a sparring suite: AGENT=cfr SUITE=limit|nolimit SEEDS=1,234 HANDS=500 OUT=...
+	@test -n "$(SPAR_$(SUITE))" || { echo "make spar: SUITE is limit or nolimit, not '$(SUITE)'" >&2; exit 2; }
+	$(VENV)/bin/acpc-tournament --agents $(AGENT),$(SPAR_$(SUITE)) --game $(SPAR_GAME_$(SUITE)) --seeds $(SEEDS) \
+		--hands $(HANDS) --out $(or $(OUT),tournaments/sparring-$(SUITE)) $(TOURNAMENT_ARGS)
 
 # `make web`: the browser view (replayer, results, a seat to play) of the runs here, on 127.0.0.1:PORT.
 PORT ?= 8080

@@ -23,6 +23,7 @@ import atexit
 import contextlib
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -50,6 +51,10 @@ METRICS_LIMITS = Limits(connections=64, request_seconds=5.0, idle_seconds=60.0, 
 METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 """The Prometheus text format, as ``prometheus_client.generate_latest`` writes it."""
 STOP_SECONDS = 2.0
+READY_SECONDS = 10.0
+"""How long a run waits, at its start, for the page process to serve (so that a short match can be
+watched and scraped from its first hand); a process slower than that serves when it can."""
+READY = b"serving\n"
 
 
 class SideServer:
@@ -101,7 +106,7 @@ def _start(args: list[str], sockets: list[socket.socket], render: Callable[[], b
             [sys.executable, "-m", "acpc_arena.dealer.web.side", "--feed", str(read), *args],
             pass_fds=[read, *(s.fileno() for s in sockets)],
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             # A process group of its own: a Ctrl-C reaches the parent alone, which then stops this. The same
             # session: where the kernel groups processes by session (autogroup), the niceness counts.
             process_group=0,
@@ -116,7 +121,15 @@ def _start(args: list[str], sockets: list[socket.socket], render: Callable[[], b
     with contextlib.suppress(OSError):  # behind the matches for the processor, from its start
         os.setpriority(os.PRIO_PROCESS, process.pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS))
     feed.start()
+    _wait_until_serving(process)
     return SideServer(process, feed, url)
+
+
+def _wait_until_serving(process: subprocess.Popen[bytes]) -> None:
+    """Wait up to ``READY_SECONDS`` for the page process to say it serves (or to end)."""
+    assert process.stdout is not None
+    with process.stdout:
+        select.select([process.stdout], [], [], READY_SECONDS)
 
 
 # -- the page process ----------------------------------------------------------------------
@@ -166,6 +179,10 @@ async def _serve(args: argparse.Namespace) -> None:
         if args.metrics is not None:
             scraped = socket.socket(fileno=args.metrics)
             nursery.start_soon(serve, metrics.handle, scraped, Guard(None), METRICS_LIMITS)
+        await trio.sleep(0)  # the servers above listen once they first run
+        with contextlib.suppress(OSError), open(sys.stdout.fileno(), "wb", closefd=False) as ready:
+            ready.write(READY)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the pipe closes: the parent reads on
         await read_feed(args.feed, board, metrics)
         nursery.cancel_scope.cancel()
 
