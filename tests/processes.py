@@ -3,16 +3,19 @@ and scripted players for the dealer core over trio streams."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 import trio
 import trio.testing
 
@@ -25,6 +28,32 @@ from tests.hand_values import hand_values
 
 BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parent.parent
+
+
+def error_lines(err: str) -> list[str]:
+    """Standard error without argparse's usage lines (``usage: ...`` and its indented continuation)."""
+    lines = err.splitlines()
+    if lines and lines[0].startswith("usage: "):
+        lines = lines[1:]
+        while lines and lines[0].startswith(" "):
+            lines = lines[1:]
+    return lines
+
+
+@contextlib.contextmanager
+def small_tmpfs(folder: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of ``size`` (mount's ``size=``, e.g. ``64k``) mounted on ``folder`` (created) for a full
+    disk; the test is skipped where mounting needs a root or a mount this machine lacks."""
+    folder.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode().strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=False)
 
 
 def start_prometheus(config: Path, workdir: Path, port: int) -> subprocess.Popen[bytes]:

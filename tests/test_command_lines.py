@@ -15,7 +15,7 @@ import pytest
 
 from acpc_arena.dealer import cli as dealer_cli
 from acpc_arena.dealer.arena import match_cli, tournament_cli
-from tests.processes import REPO, program
+from tests.processes import REPO, error_lines, program
 
 HANDS_MAX = 2**32 - 1
 """The C dealer reads the number of hands with ``sscanf("%" SCNu32)`` into a ``uint32_t`` and refuses 0."""
@@ -55,7 +55,7 @@ def test_dealer_metrics_port_out_of_range() -> None:
         ("--metrics-port", "http", "must be a port number from 1 to 65535: 'http'"),
         ("--metrics-linger", "-1", "must be a number of seconds, 0 or more: '-1'"),
         ("--external-timeout", "soon", "must be a number of seconds, 0 or more: 'soon'"),
-        ("--t-response", "1.5", "must be a whole number above 0: '1.5'"),
+        ("--t-response", "1.5", "must be a whole number of milliseconds from 1 to 2^63: '1.5'"),
     ],
 )
 def test_match_bad_values_are_named_in_words(option: str, value: str, words: str) -> None:
@@ -238,16 +238,6 @@ USAGE_ERRORS = {
     "web: missing file": (["acpc-web", "nope"], "no such file or folder: nope"),
     "web: bad option": (["acpc-web", "--port", "99999"], "argument --port"),
 }
-
-
-def error_lines(err: str) -> list[str]:
-    """Standard error without argparse's usage lines (``usage: ...`` and its indented continuation)."""
-    lines = err.splitlines()
-    if lines and lines[0].startswith("usage: "):
-        lines = lines[1:]
-        while lines and lines[0].startswith(" "):
-            lines = lines[1:]
-    return lines
 
 
 @pytest.mark.parametrize(("command", "words"), USAGE_ERRORS.values(), ids=USAGE_ERRORS.keys())

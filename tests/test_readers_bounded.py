@@ -32,7 +32,7 @@ from pokerkit import HandHistory
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import InputError, atomic_writer, read_json, read_lines, write_atomic
 from acpc_arena.protocol.game import load_game, parse_game
-from tests.processes import REPO, program
+from tests.processes import REPO, error_lines, program
 
 DATA = REPO / "tests" / "data"
 COMPETITION = DATA / "competition_2017_nolimit.log"
@@ -79,16 +79,6 @@ def measured(*command: str, cwd: Path | None = None) -> dict[str, Any]:
 
 def run(*command: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run(list(command), capture_output=True, text=True, timeout=timeout, cwd=cwd)
-
-
-def usage_lines(err: str) -> list[str]:
-    """Standard error without argparse's usage lines."""
-    lines = err.splitlines()
-    if lines and lines[0].startswith("usage: "):
-        lines = lines[1:]
-        while lines and lines[0].startswith(" "):
-            lines = lines[1:]
-    return lines
 
 
 # -- numbers of 5,000 digits -------------------------------------------------------
@@ -270,7 +260,7 @@ def test_a_fifo_is_refused_promptly_by_acpc_report_and_the_readers(tmp_path: Pat
     os.mkfifo(fifo)
     done = run(program("acpc-report"), "--player", "x", str(fifo), cwd=tmp_path, timeout=60)
     assert done.returncode == 2
-    (line,) = usage_lines(done.stderr)
+    (line,) = error_lines(done.stderr)
     assert f"{fifo}: a FIFO, not a regular file" in line
     script = textwrap.dedent(
         f"""\
@@ -299,7 +289,7 @@ def test_a_fifo_is_refused_promptly_by_acpc_report_and_the_readers(tmp_path: Pat
 def test_a_folder_is_refused_as_a_log(tmp_path: Path) -> None:
     done = run(program("acpc-report"), str(tmp_path), cwd=tmp_path)
     assert done.returncode == 2
-    (line,) = usage_lines(done.stderr)
+    (line,) = error_lines(done.stderr)
     assert f"{tmp_path}: a folder, not a regular file" in line
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from acpc_arena.dealer.arena import match_cli
-from tests.processes import program
+from tests.processes import program, small_tmpfs
 
 RESULTS = ["report.json", "cumulative-seed-5.png", "cumulative.png"]
 MATCH = ["--a", "call", "--b", "raise", "--game", "kuhn", "--seeds", "5", "--hands", "20", "--in-process"]
@@ -28,18 +28,9 @@ ENOSPC = os.strerror(errno.ENOSPC)
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 2 MiB tmpfs (needs root and mount; skipped where they are missing)."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], capture_output=True)
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode().strip()}")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", str(mount)], check=False)
+    """A 2 MiB tmpfs."""
+    with small_tmpfs(tmp_path / "disk", "2m") as disk:
+        yield disk
 
 
 def fill(disk: Path) -> None:

@@ -20,7 +20,7 @@ import pytest
 from acpc_arena.dealer.arena import match_cli, runner
 from acpc_arena.dealer.logfiles import MatchLog
 from acpc_arena.protocol.game import resolve_game_path
-from tests.processes import program
+from tests.processes import program, small_tmpfs
 
 FAST = ["--a", "call", "--b", "raise", "--quiet", "--no-plots", "--game", "kuhn"]
 
@@ -159,18 +159,9 @@ def test_report_that_cannot_be_written_still_prints_the_table(tmp_path: Path) ->
 
 @pytest.fixture
 def tiny_filesystem(tmp_path: Path) -> Iterator[Path]:
-    """A 64 KiB tmpfs (needs root and mount; skipped where they are missing)."""
-    mount = tmp_path / "tiny"
-    mount.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True)
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode().strip()}")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", str(mount)], check=False)
+    """A 64 KiB tmpfs."""
+    with small_tmpfs(tmp_path / "tiny", "64k") as disk:
+        yield disk
 
 
 def test_a_real_full_disk(tiny_filesystem: Path) -> None:

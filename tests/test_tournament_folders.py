@@ -215,9 +215,7 @@ def test_the_forged_values_are_those_of_the_played_hand(played: Path) -> None:
     assert hand.split(":")[2:] == ["crc/rc/cc/rc", "8s2h|Kd5c/7hAdTd/4s/Kc", "-50|50", "a-random|b-call"]
 
 
-def test_a_log_past_the_bound_on_a_logs_bytes_is_set_aside_and_the_match_played_again(
-    played: Path, copy: Path
-) -> None:
+def test_a_log_past_the_bound_on_a_logs_bytes_is_set_aside_and_the_match_played_again(played: Path, copy: Path) -> None:
     """A finished log grown past ``ACPC_ARENA_MAX_LOG_BYTES`` (here 1000) by a long comment line is not read."""
     text = (copy / LOG).read_text()
     first_line = text.index("\n") + 1

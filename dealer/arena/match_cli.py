@@ -102,9 +102,7 @@ SIDES = ("a", "b", "c")
 _positive = number(int, lambda v: v > 0, "a whole number above 0")
 _hands = number(int, lambda v: 1 <= v <= UINT32_MAX, f"a whole number from 1 to {UINT32_MAX} (as acpc-dealer takes)")
 """Hands a match: the bound of ``acpc-dealer`` (and of the C dealer, an unsigned 32-bit count above 0)."""
-_milliseconds = number(
-    int, lambda v: 1 <= v <= MAX_TIMEOUT_MS, f"milliseconds, a whole number from 1 to {MAX_TIMEOUT_MS}"
-)
+_milliseconds = number(int, lambda v: 1 <= v <= MAX_TIMEOUT_MS, "a whole number of milliseconds from 1 to 2^63")
 _port = number(int, lambda v: 1 <= v <= 65535, "a port number from 1 to 65535")
 _seconds = number(float, lambda v: 0 <= v < float("inf"), "a number of seconds, 0 or more")
 
