@@ -37,7 +37,7 @@ def test_networks_round_trip_and_damage(tmp_path: Path) -> None:
     save_networks(path, init_population(NetConfig(mlp=8), len(NETWORKS), torch.Generator()), NetConfig(mlp=8), {})
     meta = json.loads(path.with_suffix(".json").read_text())
     path.with_suffix(".json").write_text(json.dumps(meta | {"config": {**meta["config"], "mlp": 32}}))
-    with pytest.raises(CheckpointError, match="damaged checkpoint .* describes have .* bytes of weights"):
+    with pytest.raises(CheckpointError, match=r"damaged checkpoint .* describes have .* bytes of weights"):
         load_networks(path, torch.device("cpu"))  # more weights described than the file can hold
     path.with_suffix(".json").write_text(json.dumps(meta | {"config": {**meta["config"], "mlp": 4}}))
     with pytest.raises(CheckpointError, match="do not fit"):
