@@ -137,7 +137,11 @@ def _hand_head(line: str) -> str:
 
 def play(agent: Agent, sock: socket.socket, log: TextIO = sys.stderr) -> int:
     """Play until the dealer closes the connection; returns the number of hands seen."""
-    session = ClientSession(agent, log)
+    return play_session(ClientSession(agent, log), sock)
+
+
+def play_session(session: ClientSession, sock: socket.socket) -> int:
+    """``session`` answers the dealer on ``sock`` until it closes the connection; returns the hands seen."""
     reader = sock.makefile("rb", buffering=65536)
     sock.sendall(b"VERSION:2.0.0\r\n")
     for raw in reader:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from acpc_arena.agents.client import ClientError, ClientSession, connect
+from acpc_arena.agents.client import ClientError, ClientSession, connect, play_session
 from acpc_arena.agents.sparring.nolimit import SparFuzz
 from acpc_arena.protocol.commands import FAILED, run_command, usage_error
 from acpc_arena.protocol.errors import ProtocolError
@@ -58,15 +58,8 @@ def run(argv: list[str]) -> int:
     except ClientError as exc:
         print(f"ERROR: spar_fuzz: {exc}", file=sys.stderr)
         return FAILED
-    session = AsDrawnSession(agent)
     try:
-        reader = sock.makefile("rb", buffering=65536)
-        sock.sendall(b"VERSION:2.0.0\r\n")
-        for raw in reader:
-            line = raw.decode("latin-1").rstrip("\r\n")
-            view = session.receive(line)
-            if view is not None:
-                sock.sendall(f"{session.reply(line, view)}\r\n".encode("ascii"))
+        play_session(AsDrawnSession(agent), sock)
     except ClientError as exc:
         print(f"ERROR: spar_fuzz: {exc}", file=sys.stderr)
         return FAILED
