@@ -1,4 +1,4 @@
-"""The sparring bots' hand reading (``agents/sparring/ranges.py``, ``reading.py``), against eval7's equities
+"""The sparring bots' hand reading (``agents/ranges.py``, ``agents/sparring/reading.py``), against eval7's equities
 and hand-worked spots."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
-from acpc_arena.agents.sparring.ranges import (
+from acpc_arena.agents.ranges import (
     COMBOS,
     NUM_COMBOS,
     combo_index,

@@ -16,7 +16,7 @@ import numpy as np
 
 from acpc_arena.agents.base import Agent, Policy
 from acpc_arena.agents.preflop import percentile
-from acpc_arena.agents.sparring.ranges import equity_vs_random
+from acpc_arena.agents.ranges import equity_vs_random
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import CALL, Action, State
 from acpc_arena.protocol.wire import MatchState

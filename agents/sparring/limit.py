@@ -57,6 +57,7 @@ import argparse
 from typing import Any
 
 from acpc_arena.agents.base import Policy, limit_policy
+from acpc_arena.agents.ranges import drawing, equity
 from acpc_arena.agents.sparring.bot import (
     LIMIT_GAME,
     PREFLOP,
@@ -70,7 +71,6 @@ from acpc_arena.agents.sparring.bot import (
     preflop_percentile,
     price,
 )
-from acpc_arena.agents.sparring.ranges import drawing, equity
 from acpc_arena.agents.sparring.reading import OpponentModel
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import State

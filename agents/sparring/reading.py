@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from acpc_arena.agents.sparring.ranges import NUM_COMBOS, strengths
+from acpc_arena.agents.ranges import NUM_COMBOS, strengths
 from acpc_arena.protocol.state import FOLD, RAISE, ActionKind, State
 
 PRIOR_DECISIONS = 10.0
