@@ -47,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
+from acpc_arena.models.cfr import hand_strength
 from acpc_arena.models.mcts import hand_class
 from acpc_arena.protocol import equity, evaluator
 from acpc_arena.protocol.cards import MAX_RANKS, NUM_CARDS, rank_of, suit_of
@@ -335,3 +336,103 @@ class StrengthBuckets(Abstraction):
         shown = self.game.board_start[round_ + 1]
         strength = hand_strength_squared(self.game, holes, worlds.boards[:, :shown])
         return np.searchsorted(self.edges[round_ - 1], strength, side="right").astype(np.int64)
+
+
+EXACT_EDGE_BOARDS = (3000, 300, 3000)
+"""Boards sampled (every hand on each) for the bucket edges of ``ExactStrengthBuckets`` on the flop, turn, river."""
+
+
+def exact_strength_edges(buckets: tuple[int, ...]) -> list[np.ndarray]:
+    """Bucket edges of each postflop round for ``ExactStrengthBuckets``: quantiles of exact E[HS^2]
+    over every hand on random boards (a fixed sample)."""
+    table = hand_strength.FlopTable()
+    edges = []
+    for round_, (count, boards) in enumerate(zip(buckets, EXACT_EDGE_BOARDS, strict=True), start=1):
+
+        def build(round_: int = round_, boards: int = boards) -> np.ndarray:
+            rng = np.random.default_rng(20261 + round_)
+            sample = np.stack([rng.permutation(52)[:5] for _ in range(boards)]).astype(np.uint8)
+            if round_ == 1:
+                values = np.concatenate([table.ehs2(board[:3]) for board in sample])
+            elif round_ == 2:
+                values = np.concatenate([hand_strength.turn_ehs2(board[:4]) for board in sample])
+            else:
+                values = hand_strength.river_strengths(sample).reshape(-1) ** 2
+            return np.sort(values[~np.isnan(values)])
+
+        code = source_digest(Path(hand_strength.__file__), Path(evaluator.__file__))
+        values = cached_array(f"ehs2-exact-sample-{round_}-{boards}-{code}", build)
+        edges.append(np.quantile(values, np.arange(1, count) / count))
+    return edges
+
+
+class ExactStrengthBuckets(Abstraction):
+    """``ehs2-exact-F-T-R``: the 169 starting hands, then F, T, R buckets of equal frequency by exact
+    E[HS^2] (``hand_strength.py``: every turn and river card, every opponent hand).
+
+    The flop's buckets come from a table over the 1,755 flops up to suits (``flop_buckets``, which
+    a checkpoint carries: building it takes minutes); the turn's and river's are computed for the
+    hand in play (46 x 990 and 990 showdowns).
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        buckets: tuple[int, ...],
+        edges: list[np.ndarray] | None = None,
+        flop_buckets: np.ndarray | None = None,
+    ) -> None:
+        _require_holdem(game, "E[HS^2] buckets")
+        if len(buckets) != 3 or min(buckets) < 1 or max(buckets) > 255:
+            raise ValueError(f"give a bucket count of 1..255 for the flop, turn and river, not {buckets}")
+        self.game = game
+        self.buckets = tuple(int(b) for b in buckets)
+        self.name = "ehs2-exact-" + "-".join(str(b) for b in self.buckets)
+        self.edges = exact_strength_edges(self.buckets) if edges is None else [np.asarray(e) for e in edges]
+        if [len(e) + 1 for e in self.edges] != list(self.buckets):
+            raise ValueError(f"bucket edges of lengths {[len(e) for e in self.edges]} do not fit {self.name}")
+        shape = (len(hand_strength.canonical_flops()), hand_strength.NUM_HANDS)
+        if flop_buckets is None:
+            values = hand_strength.FlopTable().values
+            flop_buckets = self._bucket(1, np.nan_to_num(values)).astype(np.uint8)
+        if flop_buckets.shape != shape or flop_buckets.max(initial=0) >= self.buckets[0]:
+            raise ValueError(f"a flop bucket table of shape {flop_buckets.shape} does not fit {self.name}")
+        self.flop_buckets = flop_buckets
+        self.flop_row = {flop: i for i, flop in enumerate(hand_strength.canonical_flops())}
+
+    def num_keys(self, round_: int) -> int:
+        return 169 if round_ == 0 else self.buckets[round_ - 1]
+
+    def _bucket(self, round_: int, values: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.edges[round_ - 1], values, side="right").astype(np.int64)
+
+    def _flop_keys(self, flop: np.ndarray) -> np.ndarray:
+        """(1326,) every hand's flop bucket on ``flop``."""
+        representative, mapping = hand_strength.canonical_flop(flop)
+        images = hand_strength.HAND_INDEX[mapping[hand_strength.HANDS[:, 0]], mapping[hand_strength.HANDS[:, 1]]]
+        return self.flop_buckets[self.flop_row[representative]][images].astype(np.int64)
+
+    def board_keys(self, board: np.ndarray) -> np.ndarray:
+        """(4, 1326) every hand's key in every round on a five-card board (0 for hands on the board)."""
+        hands = hand_strength.HANDS
+        turn = np.nan_to_num(hand_strength.turn_ehs2(board[:4]))
+        river = np.nan_to_num(hand_strength.river_strengths(board[None, :])[0]) ** 2
+        return np.stack(
+            [
+                _preflop_class_table()[hands[:, 0], hands[:, 1]],
+                self._flop_keys(board[:3]),
+                self._bucket(2, turn),
+                self._bucket(3, river),
+            ]
+        )
+
+    def keys(self, worlds: Worlds, player: int, round_: int) -> np.ndarray:
+        holes = worlds.holes[:, player, :]
+        if round_ == 0:
+            return _preflop_class_table()[holes[:, 0], holes[:, 1]]
+        if round_ == 1:
+            index = hand_strength.HAND_INDEX[holes[:, 0], holes[:, 1]]
+            return np.array([self._flop_keys(b[:3])[i] for b, i in zip(worlds.boards, index, strict=True)])
+        shown = self.game.board_start[round_ + 1]
+        strength = strength_moments(self.game.deck, holes, worlds.boards[:, :shown], self.game.total_board_cards)[1]
+        return self._bucket(round_, strength)

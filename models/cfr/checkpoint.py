@@ -24,8 +24,15 @@ from typing import Any
 
 import numpy as np
 
-from acpc_arena.models.cfr.abstraction import Abstraction, ExactCards, NineBuckets, StrengthBuckets
+from acpc_arena.models.cfr.abstraction import (
+    Abstraction,
+    ExactCards,
+    ExactStrengthBuckets,
+    NineBuckets,
+    StrengthBuckets,
+)
 from acpc_arena.models.cfr.nolimit import BetAbstraction, NoLimitTree, build_nolimit_tree
+from acpc_arena.models.cfr.public_chance import PublicChanceSolver
 from acpc_arena.models.cfr.solver import Solver
 from acpc_arena.models.cfr.tree import BettingTree, build_tree
 from acpc_arena.protocol.errors import ProtocolError
@@ -34,7 +41,7 @@ from acpc_arena.protocol.game import Game, parse_game
 from acpc_arena.protocol.wire import MatchState, format_betting
 
 FORMAT = 1
-ABSTRACTIONS = ("exact", "traditional", "improved", "improved-recall", "ehs2-F-T-R")
+ABSTRACTIONS = ("exact", "traditional", "improved", "improved-recall", "ehs2-F-T-R", "ehs2-exact-F-T-R")
 DEFAULT_HOLDEM_ABSTRACTION = "ehs2-50-50-50"
 
 
@@ -42,12 +49,18 @@ class CheckpointError(Exception):
     """A checkpoint that cannot be used: missing, damaged, or for another game or tree."""
 
 
-def make_abstraction(game: Game, name: str, edges: list[np.ndarray] | None = None) -> Abstraction:
-    """The abstraction called ``name`` (``ehs2-F-T-R``: F, T, R buckets on the flop, turn, river).
+def make_abstraction(
+    game: Game, name: str, edges: list[np.ndarray] | None = None, flop_buckets: np.ndarray | None = None
+) -> Abstraction:
+    """The abstraction called ``name`` (``ehs2-F-T-R``: F, T, R buckets on the flop, turn, river;
+    ``ehs2-exact-F-T-R``: the same by exact E[HS^2]).
 
-    ``edges`` are an ``ehs2`` abstraction's bucket edges as a checkpoint saved them
-    (computed when not given).
+    ``edges`` are an ``ehs2`` abstraction's bucket edges as a checkpoint saved them, ``flop_buckets``
+    an ``ehs2-exact`` abstraction's flop table (both computed when not given).
     """
+    exact = name.split("-")[2:] if name.startswith("ehs2-exact-") else []
+    if len(exact) == 3 and all(c.isdigit() and 0 < int(c) < 256 for c in exact):
+        return ExactStrengthBuckets(game, (int(exact[0]), int(exact[1]), int(exact[2])), edges, flop_buckets)
     if name == "exact":
         return ExactCards(game)
     if name in ("traditional", "improved", "improved-recall"):
@@ -125,11 +138,29 @@ def _strategy_header(path: Path) -> tuple[tuple[int, ...], np.dtype[Any]]:
     return tuple(int(n) for n in shape), np.dtype(dtype)
 
 
-def save_policy(path: str | Path, solver: Solver, game_text: str, abstraction: str, extra: dict[str, Any]) -> Path:
-    """Write ``solver``'s average strategy to ``path`` (.npz) and its description beside it (.json)."""
+def quantised(strategy: np.ndarray) -> np.ndarray:
+    """Probabilities as multiples of 1/255 in a uint8 table, each row still summing to exactly 1
+    (what rounding down leaves goes to the row's most likely action)."""
+    table = np.floor(strategy * 255).astype(np.int64)
+    rows = np.arange(len(table))
+    table[rows, strategy.argmax(axis=1)] += 255 - table.sum(axis=1)
+    return table.astype(np.uint8)
+
+
+def save_policy(
+    path: str | Path, solver: Solver | PublicChanceSolver, game_text: str, abstraction: str, extra: dict[str, Any]
+) -> Path:
+    """Write ``solver``'s average strategy to ``path`` (.npz) and its description beside it (.json).
+
+    An ``ehs2-exact`` abstraction's flop bucket table goes into the ``.npz`` too, and its strategy is
+    kept as multiples of 1/255 (``quantised``): a table of over half a million information sets."""
     path = Path(path).with_suffix(".npz")
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, strategy=solver.average_strategy().astype(np.float32))
+    average = solver.average_strategy()
+    if isinstance(solver.abstraction, ExactStrengthBuckets):
+        np.savez_compressed(path, strategy=quantised(average), flop_buckets=solver.abstraction.flop_buckets)
+    else:
+        np.savez_compressed(path, strategy=average.astype(np.float32))
     edges = getattr(solver.abstraction, "edges", None)
     meta = {
         "format": FORMAT,
@@ -200,13 +231,16 @@ def load_policy(path: str | Path) -> CFRPolicy:
             raise CheckpointError(f"{path}: a strategy table of shape {shape}: {CHECKPOINT_BYTES.exceeded(most)}")
         with np.load(path, allow_pickle=False) as data:
             strategy = np.array(data["strategy"], dtype=np.float64)
+            if dtype == np.uint8:
+                strategy /= 255
+            flop_buckets = np.array(data["flop_buckets"]) if "flop_buckets" in data else None
     except FileNotFoundError:
         raise CheckpointError(f"{path}: no such checkpoint") from None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise CheckpointError(f"{path}: damaged checkpoint ({exc})") from None
     try:
         game = parse_game(meta["game"], f"{sidecar(path)} (game)")
-        abstraction = make_abstraction(game, meta["abstraction"], meta.get("bucket_edges"))
+        abstraction = make_abstraction(game, meta["abstraction"], meta.get("bucket_edges"), flop_buckets)
     except (ProtocolError, ValueError, KeyError) as exc:
         raise CheckpointError(f"{sidecar(path)}: {exc}") from None
     try:

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from acpc_arena.models.cfr.abstraction import all_deals, sample_deals
+from acpc_arena.models.cfr.abstraction import ExactStrengthBuckets, all_deals, sample_deals
 from acpc_arena.models.cfr.checkpoint import (
     ABSTRACTIONS,
     DEFAULT_HOLDEM_ABSTRACTION,
@@ -49,6 +49,9 @@ from acpc_arena.models.cfr.checkpoint import (
 )
 from acpc_arena.models.cfr.nolimit import DEFAULT_BETS, DEFAULT_RAISE_CAP, BetAbstraction, build_nolimit_tree
 from acpc_arena.models.cfr.pool import PooledKeys, draw, keyed_pool
+from acpc_arena.models.cfr.public_chance import ALGORITHMS as PUBLIC_CHANCE_ALGORITHMS
+from acpc_arena.models.cfr.public_chance import PublicChanceSolver
+from acpc_arena.models.cfr.public_chance_training import train_public_chance
 from acpc_arena.models.cfr.solver import ALGORITHMS, SAMPLED, Solver, sampled_exploitability
 from acpc_arena.models.cfr.tree import BettingTree, build_tree
 from acpc_arena.protocol.commands import FAILED, USAGE, Interrupted, deferred_interrupts, number, run_command
@@ -56,6 +59,8 @@ from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game, load_game, parse_game, resolve_game_path
 
 EXACT_DEALS_LIMIT = 200_000
+HOLDEM_LIMIT = "holdem.limit.2p.reverse_blinds"
+DEFAULT_PUBLIC_CHANCE_ABSTRACTION = "ehs2-exact-200-150-100"
 
 
 def deal_count(game: Game) -> int:
@@ -84,7 +89,7 @@ def train(
     raise_cap: int | None = None,
     check_deals: int = 2000,
     pool: int = 0,
-) -> tuple[Path, Solver]:
+) -> tuple[Path, Solver | PublicChanceSolver]:
     """Run a solver and save its average strategy; returns the checkpoint path and the solver.
 
     Ctrl-C or SIGTERM ends the run after the iteration under way: its average strategy is saved
@@ -93,6 +98,8 @@ def train(
     """
     game = load_game(game_name)
     game_text = resolve_game_path(game_name).read_text()
+    if algorithm in PUBLIC_CHANCE_ALGORITHMS:
+        return _train_public_chance(game, algorithm, iterations, out, abstraction_name, seed, save_every, show_progress)
     if game.no_limit:
         betting = BetAbstraction.parse(
             bets or DEFAULT_BETS, DEFAULT_RAISE_CAP if raise_cap is None else raise_cap, game.num_rounds
@@ -179,6 +186,27 @@ def train(
     return save_policy(out, solver, game_text, abstraction_name, final), solver
 
 
+def _train_public_chance(
+    game: Game,
+    algorithm: str,
+    iterations: int,
+    out: Path,
+    abstraction_name: str | None,
+    seed: int,
+    save_every: int,
+    show_progress: bool,
+) -> tuple[Path, Solver | PublicChanceSolver]:
+    """``pcs-*``: heads-up limit hold'em with exact E[HS^2] buckets, resumable (``public_chance_training``)."""
+    if game != load_game(HOLDEM_LIMIT):
+        raise ValueError(f"--algorithm {algorithm} solves {HOLDEM_LIMIT} only")
+    name = abstraction_name or DEFAULT_PUBLIC_CHANCE_ABSTRACTION
+    counts = name.split("-")[2:] if name.startswith("ehs2-exact-") else []
+    if len(counts) != 3 or not all(c.isdigit() and 0 < int(c) < 256 for c in counts):
+        raise ValueError(f"--algorithm {algorithm} needs an ehs2-exact-F-T-R abstraction (1..255 buckets), not {name}")
+    abstraction = ExactStrengthBuckets(game, (int(counts[0]), int(counts[1]), int(counts[2])))
+    return train_public_chance(out, abstraction, iterations, algorithm, seed, save_every or 100, show_progress)
+
+
 def plot_curve(checkpoint: Path, out: Path) -> Path:
     """The exploitability history in a checkpoint's description, against iterations, as a PNG."""
     meta = read_sidecar(Path(checkpoint).with_suffix(".npz"))
@@ -230,7 +258,7 @@ def run(argv: list[str]) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     solve = commands.add_parser("solve", help="run CFR and save the average strategy")
     solve.add_argument("--game", required=True, help="game file or shipped game")
-    solve.add_argument("--algorithm", choices=ALGORITHMS, default="cfr+")
+    solve.add_argument("--algorithm", choices=ALGORITHMS + PUBLIC_CHANCE_ALGORITHMS, default="cfr+")
     solve.add_argument("--iterations", type=_positive, default=1000)
     solve.add_argument("--abstraction", default=None, help=f"one of {', '.join(ABSTRACTIONS)}")
     solve.add_argument("--deals", type=_positive, default=32, help="deals sampled per iteration (mccfr, mcdcfr)")

@@ -1,0 +1,211 @@
+"""Exact hand strength of every starting hand on a hold'em board, at once.
+
+The 1,326 two-card hands (``HANDS``) are scored together on one board, which is
+what public chance sampling needs (``public_chance.py``): the board is sampled,
+every hand is played.
+
+- ``river_strengths(boards)``: HS, the share of the pot a hand wins at showdown
+  against one random hand of the 990 the unseen cards make (ties count half),
+  exact, for every hand on each complete board.
+- ``turn_ehs2(board)``: E[HS^2] over the 46 river cards, exact.
+- ``flop_ehs2(flop)``: E[HS^2] over the 1,081 turn and river cards, exact; the
+  ``FlopTable`` keeps it for the 1,755 flops that differ up to suits, so that a
+  flop costs one lookup after the table is built.
+
+Hands that share a card with the board get NaN. The counting: on a board, hand h
+wins against the hands ranked below it that share no card with it. Those are all
+the hands ranked below, less those below holding either of h's cards (no hand
+below holds both: that would be h). The counts come from one sort of the hands by
+rank and one sort of the 51 hands that hold each card.
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from acpc_arena.protocol import evaluator
+from acpc_arena.protocol.cards import MAX_SUITS
+from acpc_arena.protocol.disk_cache import cached_array, source_digest
+from acpc_arena.protocol.evaluator import rank_hands
+
+NUM_HANDS = 1326
+HANDS = np.array(list(itertools.combinations(range(52), 2)), dtype=np.uint8)
+"""(1326, 2) every two-card hand, the lower card first."""
+HAND_INDEX = np.full((52, 52), -1, dtype=np.int64)
+HAND_INDEX[HANDS[:, 0], HANDS[:, 1]] = np.arange(NUM_HANDS)
+HAND_INDEX[HANDS[:, 1], HANDS[:, 0]] = np.arange(NUM_HANDS)
+CARD_HANDS = np.array([[HAND_INDEX[c, x] for x in range(52) if x != c] for c in range(52)], dtype=np.int64)
+"""(52, 51) the hands holding each card."""
+OPPONENT_HANDS = 990
+"""Opponent hands against one hand on a complete board: 45 unseen cards, two of them."""
+
+
+def board_mask(boards: np.ndarray) -> np.ndarray:
+    """(B, 1326) whether each hand shares no card with each board (a (B, k) array)."""
+    on_board = np.zeros((len(boards), 52), dtype=bool)
+    np.put_along_axis(on_board, boards.astype(np.int64), True, axis=1)
+    return ~(on_board[:, HANDS[:, 0]] | on_board[:, HANDS[:, 1]])
+
+
+def _first_and_after(sorted_ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each position of rows sorted along the last axis: the index where its value starts and
+    the index after where it ends."""
+    size = sorted_ranks.shape[-1]
+    index = np.broadcast_to(np.arange(size), sorted_ranks.shape)
+    starts = np.ones(sorted_ranks.shape, dtype=bool)
+    starts[..., 1:] = sorted_ranks[..., 1:] != sorted_ranks[..., :-1]
+    first = np.maximum.accumulate(np.where(starts, index, 0), axis=-1)
+    ends = np.ones(sorted_ranks.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+    after = np.flip(np.minimum.accumulate(np.flip(np.where(ends, index + 1, size), axis=-1), axis=-1), axis=-1)
+    return first, after
+
+
+def showdown_counts(ranks: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For ranks (B, 1326) of every hand on B boards (``valid``: the hands off the board): how many
+    hands sharing no card with each hand rank below it, and how many rank the same (itself excluded)."""
+    big = np.iinfo(np.int32).max
+    keyed = np.where(valid, ranks.astype(np.int32), big)  # hands on the board sort last, never counted
+    below_all, same_all = _below_and_same(keyed)
+    by_card = keyed[:, CARD_HANDS]  # (B, 52, 51)
+    below_card, same_card = _below_and_same(by_card)
+    # the position of each hand in the list of each of its two cards
+    below = below_all.copy()
+    same = same_all.copy()
+    for column in (0, 1):
+        cards = HANDS[:, column].astype(np.int64)
+        slot = _slot_in_card_list(cards)
+        below -= below_card[:, cards, slot]
+        same -= same_card[:, cards, slot]
+    return below, same + 1  # the hand itself is among the same rank of all and of both its cards
+
+
+def _below_and_same(keyed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Along the last axis: how many values lie below each, and how many equal it (itself included)."""
+    order = np.argsort(keyed, axis=-1, kind="stable")
+    ranked = np.take_along_axis(keyed, order, axis=-1)
+    first, after = _first_and_after(ranked)
+    below_sorted, same_sorted = first, after - first
+    below = np.empty_like(below_sorted)
+    same = np.empty_like(same_sorted)
+    np.put_along_axis(below, order, below_sorted, axis=-1)
+    np.put_along_axis(same, order, same_sorted, axis=-1)
+    return below, same
+
+
+@cache
+def _slot_table() -> np.ndarray:
+    """(52, 1326) the position of each hand in ``CARD_HANDS[card]`` (-1 where it does not hold the card)."""
+    table = np.full((52, NUM_HANDS), -1, dtype=np.int64)
+    for card in range(52):
+        table[card, CARD_HANDS[card]] = np.arange(51)
+    return table
+
+
+def _slot_in_card_list(cards: np.ndarray) -> np.ndarray:
+    return _slot_table()[cards, np.arange(NUM_HANDS)]
+
+
+def river_strengths(boards: np.ndarray) -> np.ndarray:
+    """(B, 1326) the exact hand strength of every hand on each of the complete boards (B, 5); NaN for
+    the hands that share a card with the board."""
+    boards = np.asarray(boards, dtype=np.uint8).reshape(-1, 5)
+    count = len(boards)
+    valid = board_mask(boards)
+    cards = np.concatenate(
+        [np.broadcast_to(HANDS, (count, NUM_HANDS, 2)), np.broadcast_to(boards[:, None, :], (count, NUM_HANDS, 5))],
+        axis=2,
+    ).reshape(-1, 7)
+    flat = np.zeros(count * NUM_HANDS, dtype=np.uint16)
+    flat[valid.reshape(-1)] = rank_hands(cards[valid.reshape(-1)])  # a hand on the board is no hand
+    below, same = showdown_counts(flat.reshape(count, NUM_HANDS), valid)
+    strength = (below + 0.5 * same) / OPPONENT_HANDS
+    return np.where(valid, strength, np.nan)
+
+
+def _mean_square_over(boards: np.ndarray, fixed: np.ndarray) -> np.ndarray:
+    """(1326,) the mean of HS^2 over the complete ``boards`` that share no card with each hand
+    (each board extends the same partial board ``fixed``); NaN for hands on ``fixed``."""
+    total = np.zeros(NUM_HANDS)
+    seen = np.zeros(NUM_HANDS)
+    for start in range(0, len(boards), 128):
+        strength = river_strengths(boards[start : start + 128])
+        valid = ~np.isnan(strength)
+        total += np.where(valid, strength, 0.0).__pow__(2).sum(axis=0)
+        seen += valid.sum(axis=0)
+    on_fixed = ~board_mask(fixed[None, :])[0]
+    return np.where(on_fixed | (seen == 0), np.nan, total / np.maximum(seen, 1))
+
+
+def turn_ehs2(board: np.ndarray) -> np.ndarray:
+    """(1326,) exact E[HS^2] of every hand over the river cards, for a four-card board."""
+    board = np.asarray(board, dtype=np.uint8)
+    rivers = np.setdiff1d(np.arange(52, dtype=np.uint8), board)
+    boards = np.concatenate([np.broadcast_to(board, (len(rivers), 4)), rivers[:, None]], axis=1)
+    return _mean_square_over(boards, board)
+
+
+def flop_ehs2(flop: np.ndarray) -> np.ndarray:
+    """(1326,) exact E[HS^2] of every hand over the turn and river cards, for a three-card flop."""
+    flop = np.asarray(flop, dtype=np.uint8)
+    rest = np.setdiff1d(np.arange(52, dtype=np.uint8), flop)
+    pairs = rest[np.array(list(itertools.combinations(range(len(rest)), 2)))]
+    boards = np.concatenate([np.broadcast_to(flop, (len(pairs), 3)), pairs], axis=1)
+    return _mean_square_over(boards, flop)
+
+
+# -- flops up to suits ----------------------------------------------------------------
+
+SUIT_PERMUTATIONS = np.array(list(itertools.permutations(range(MAX_SUITS))), dtype=np.int64)
+
+
+def _permuted(cards: np.ndarray, permutation: np.ndarray) -> np.ndarray:
+    return (cards // MAX_SUITS) * MAX_SUITS + permutation[cards % MAX_SUITS]
+
+
+def canonical_flop(flop: np.ndarray) -> tuple[tuple[int, int, int], np.ndarray]:
+    """The flop's representative up to suits (the smallest sorted image under the 24 suit
+    permutations) and the permutation of the 52 cards that maps the flop onto it."""
+    flop = np.asarray(flop, dtype=np.int64)
+    images = np.sort((flop // MAX_SUITS) * MAX_SUITS + SUIT_PERMUTATIONS[:, flop % MAX_SUITS], axis=1)
+    best = min(range(len(SUIT_PERMUTATIONS)), key=lambda i: tuple(images[i]))
+    permutation = SUIT_PERMUTATIONS[best]
+    return tuple(int(c) for c in images[best]), _permuted(np.arange(52), permutation)  # type: ignore[return-value]
+
+
+@cache
+def canonical_flops() -> tuple[tuple[int, int, int], ...]:
+    """The 1,755 flops that differ up to suits, each as its representative."""
+    return tuple(sorted({canonical_flop(np.array(f))[0] for f in itertools.combinations(range(52), 3)}))
+
+
+FLOP_TABLE_VERSION = 1
+"""Part of the flop table's cache name: raise it when what the table holds changes."""
+
+
+class FlopTable:
+    """Exact flop E[HS^2] of every hand on every flop, kept for the flops up to suits.
+
+    Built once (about a second a flop) and cached on disk like the evaluator's tables.
+    """
+
+    def __init__(self) -> None:
+        flops = canonical_flops()
+        self.row = {flop: i for i, flop in enumerate(flops)}
+        code = source_digest(Path(evaluator.__file__))
+        self.values = cached_array(f"flop-ehs2-exact-v{FLOP_TABLE_VERSION}-{code}", lambda: self._build(flops))
+
+    @staticmethod
+    def _build(flops: tuple[tuple[int, int, int], ...]) -> np.ndarray:
+        return np.stack([flop_ehs2(np.array(f)) for f in flops]).astype(np.float32)
+
+    def ehs2(self, flop: np.ndarray) -> np.ndarray:
+        """(1326,) E[HS^2] of every hand on ``flop`` (NaN for hands holding a flop card)."""
+        representative, mapping = canonical_flop(flop)
+        row = self.values[self.row[representative]]
+        images = HAND_INDEX[mapping[HANDS[:, 0]], mapping[HANDS[:, 1]]]
+        return row[images]

@@ -1,0 +1,168 @@
+"""Exact hand strength of every hand on a board and the public chance sampling solver's terminal sums.
+
+The expected values come from eval7 (an independent evaluator): every hand and every
+opponent hand ranked by eval7 and compared pair by pair, the slow way.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from acpc_arena.models.cfr import hand_strength as hs
+from acpc_arena.models.cfr import public_chance as pc
+from acpc_arena.models.cfr.checkpoint import CheckpointError, quantised
+from acpc_arena.models.cfr.public_chance_training import train_public_chance
+from acpc_arena.models.cfr.tree import build_tree
+from acpc_arena.protocol.cards import CARD_STRINGS, parse_cards
+from acpc_arena.protocol.game import load_game
+
+with warnings.catch_warnings():  # eval7's range parser uses pyparsing names deprecated since
+    warnings.simplefilter("ignore")
+    import eval7
+
+EVAL7_CARDS = [eval7.Card(s) for s in CARD_STRINGS]
+
+
+def eval7_strength(hole: tuple[int, int], board: list[int]) -> float:
+    """HS by brute force: the share of the pot won against each opponent hand, ties half."""
+    cards = [EVAL7_CARDS[c] for c in board]
+    mine = eval7.evaluate([EVAL7_CARDS[c] for c in hole] + cards)
+    unseen = [c for c in range(52) if c not in hole and c not in board]
+    score = 0.0
+    pairs = list(itertools.combinations(unseen, 2))
+    for pair in pairs:
+        theirs = eval7.evaluate([EVAL7_CARDS[c] for c in pair] + cards)
+        score += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+    return score / len(pairs)
+
+
+def test_river_strength_of_every_hand_matches_a_pair_by_pair_count() -> None:
+    rng = np.random.default_rng(11)
+    board = rng.permutation(52)[:5].astype(np.uint8)
+    strengths = hs.river_strengths(board[None, :])[0]
+    on_board = [i for i, (a, b) in enumerate(hs.HANDS.tolist()) if a in board or b in board]
+    assert np.isnan(strengths[on_board]).all() and len(on_board) == 1326 - 1081
+    for index in rng.choice(np.flatnonzero(~np.isnan(strengths)), 12, replace=False):
+        hole = tuple(int(c) for c in hs.HANDS[index])
+        assert strengths[index] == pytest.approx(eval7_strength(hole, board.tolist()), abs=1e-12)
+
+
+def test_turn_ehs2_is_the_mean_square_over_the_river_cards() -> None:
+    rng = np.random.default_rng(12)
+    board = rng.permutation(52)[:4].astype(np.uint8)
+    values = hs.turn_ehs2(board)
+    index = int(rng.choice(np.flatnonzero(~np.isnan(values))))
+    hole = tuple(int(c) for c in hs.HANDS[index])
+    rivers = [c for c in range(52) if c not in hole and c not in board]
+    expected = np.mean([eval7_strength(hole, [*board.tolist(), r]) ** 2 for r in rivers])
+    assert len(rivers) == 46
+    assert values[index] == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_flop_and_its_suit_image_give_each_hand_the_same_ehs2() -> None:
+    # Kh Qh 2c and its image with hearts -> spades, clubs -> diamonds; Ah Jh maps to As Js
+    flop, image = np.array(parse_cards("KhQh2c"), dtype=np.uint8), np.array(parse_cards("KsQs2d"), dtype=np.uint8)
+    values, image_values = hs.flop_ehs2(flop), hs.flop_ehs2(image)
+    ace_jack, its_image = hs.HAND_INDEX[tuple(parse_cards("AhJh"))], hs.HAND_INDEX[tuple(parse_cards("AsJs"))]
+    assert values[ace_jack] == pytest.approx(image_values[its_image], abs=1e-12)
+    representative, mapping = hs.canonical_flop(flop)
+    assert representative == hs.canonical_flop(image)[0]
+    assert sorted(int(mapping[c]) for c in flop) == list(representative)
+    assert len(hs.canonical_flops()) == 1755  # the flops that differ up to suits
+
+
+def _pair_by_pair(board: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The opponent weight on hands each hand beats minus on hands it loses to, and on every hand it
+    can meet, by eval7 ranks and an explicit loop over pairs."""
+    hands = [h for h in hs.HANDS.tolist() if h[0] not in board and h[1] not in board]
+    cards = [EVAL7_CARDS[c] for c in board.tolist()]
+    ranks = [eval7.evaluate([EVAL7_CARDS[a], EVAL7_CARDS[b], *cards]) for a, b in hands]
+    net = np.zeros(weights.shape)
+    meet = np.zeros(weights.shape)
+    for i, mine in enumerate(hands):
+        for j, theirs in enumerate(hands):
+            if set(mine) & set(theirs):
+                continue
+            meet[:, i] += weights[:, j]
+            net[:, i] += weights[:, j] * np.sign(ranks[i] - ranks[j])
+    return net, meet
+
+
+class _NoBuckets:
+    def num_keys(self, round_: int) -> int:
+        return 169 if round_ == 0 else 1
+
+    def board_keys(self, board: np.ndarray) -> np.ndarray:
+        return np.zeros((4, 1326), dtype=np.int64)
+
+
+def test_terminal_sums_match_a_loop_over_every_pair_of_hands() -> None:
+    rng = np.random.default_rng(13)
+    board = rng.permutation(52)[:5].astype(np.uint8)
+    prepared = pc.prepare_board(board, _NoBuckets())
+    weights = rng.random((2, len(prepared.hands))).astype(np.float32)
+    net, meet = _pair_by_pair(board, weights.astype(np.float64))
+    assert np.allclose(pc.compatible_sums(prepared, weights), meet, rtol=1e-5)
+    assert np.allclose(weights @ prepared.showdown.T, net, rtol=1e-4, atol=1e-3)
+
+
+def test_a_check_down_showdown_is_worth_ten_chips_times_the_pairs_won_less_lost() -> None:
+    """Every regret zero: both players play uniformly over their legal actions. At the terminal
+    ``cc/cc/cc/cc`` (the small blind calls, then everyone checks to the showdown: 10 chips each) the
+    small blind (player 1) has chosen four times: call of fold/call/raise (1/3), then check of
+    check/bet after the flop, turn and river (it acts second there: 1/2 each)."""
+    game = load_game("holdem.limit.2p.reverse_blinds")
+    tree = build_tree(game)
+    solver = pc.PublicChanceSolver(tree, _NoBuckets())
+    board = pc.prepare_board(np.array(parse_cards("2c7d9hJsKc"), dtype=np.uint8), _NoBuckets())
+    node = tree.node_of_sequence["cc/cc/cc/cc"]
+    sigma = solver._regret_matching()[solver._rows(board)]
+    small_blind = solver._reach(sigma, 1)
+    values = pc.terminal_values(tree, board, small_blind[tree.terminal_nodes], 0)
+    row = list(tree.terminal_nodes).index(node)
+    net, _ = _pair_by_pair(board.cards, np.full((1, len(board.hands)), (1 / 3) * (1 / 2) ** 3))
+    assert np.allclose(values[row], 10 * net[0], rtol=1e-4, atol=1e-4)
+
+
+def test_quantised_probabilities_keep_rows_summing_to_one() -> None:
+    strategy = np.array([[0.1, 0.2, 0.7], [1 / 3, 1 / 3, 1 / 3], [0.0, 0.999, 0.001]])
+    table = quantised(strategy)
+    assert (table.sum(axis=1) == 255).all()
+    assert np.abs(table / 255 - strategy).max() < 3 / 255
+
+
+class _FewBuckets(_NoBuckets):
+    """Four buckets a round by a hand's top card rank: enough to make the tables differ by board."""
+
+    name = "test-buckets"
+
+    def num_keys(self, round_: int) -> int:
+        return 169 if round_ == 0 else 4
+
+    def board_keys(self, board: np.ndarray) -> np.ndarray:
+        keys = np.zeros((4, 1326), dtype=np.int64)
+        keys[1:] = (hs.HANDS.max(axis=1) // 4 // 4)[None, :]
+        keys[3] = (keys[3] + board[4] % 2) % 4  # the river card moves the river buckets
+        return keys
+
+
+def test_a_resumed_run_ends_where_an_unbroken_one_does(tmp_path: Path) -> None:
+    whole, _ = train_public_chance(tmp_path / "whole", _FewBuckets(), 3, seed=5, save_every=1, show_progress=False)
+    train_public_chance(tmp_path / "broken", _FewBuckets(), 2, seed=5, save_every=1, show_progress=False)
+    resumed, solver = train_public_chance(
+        tmp_path / "broken", _FewBuckets(), 3, seed=5, save_every=1, show_progress=False
+    )
+    assert solver.iterations == 3
+    with np.load(whole) as a, np.load(resumed) as b:
+        assert np.array_equal(a["strategy"], b["strategy"])
+    state = tmp_path / "broken.state.npz"
+    state.write_bytes(state.read_bytes()[:1000])
+    with pytest.raises(CheckpointError, match=r"broken\.state\.npz: damaged training state"):
+        train_public_chance(tmp_path / "broken", _FewBuckets(), 4, seed=5, show_progress=False)
+    with pytest.raises(CheckpointError, match="other settings"):
+        train_public_chance(tmp_path / "whole", _FewBuckets(), 4, seed=6, show_progress=False)
