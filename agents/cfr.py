@@ -14,8 +14,18 @@ the pseudo-harmonic mapping (one draw per raise, kept for the rest of the hand);
 the agent's own pot-fraction raises are sized on the real pot and clamped into
 the legal range, all-in is the whole stack. Where the real hand goes on past the
 abstract one (a bet the tree took for all-in was called short of the stack) the
-agent puts the rest in, as the abstract game assumed; where the abstract tree has
-no decision for it in this round it checks or calls.
+agent puts the rest in, as the abstract game assumed, when the rest is at most a
+pot-sized raise, and otherwise checks or calls; where the abstract tree has no
+decision for it in this round it checks or calls. A raise the tree took for an
+all-in that it is not (all-in was the only abstract raise left in the round, as
+after two min-raises) is answered by the all-in guard's fold or a call, not by the
+abstract strategy's answer to an all-in.
+
+The all-in guard (``agents/allin_guard.py``, heads-up no-limit hold'em of the
+standard deck): facing a bet of 1.5 pots or more, or a raise taken for an all-in
+as above, the agent folds unless its equity against the range the opponent's line
+implies beats the price by 0.02; otherwise it plays the average strategy without
+its fold.
 
 Shipped checkpoints (``models/checkpoints``): ``cfr-ehs2`` (the default: 169
 starting hands and 50 E[HS^2] buckets a round) and seed 002's ``cfr-improved``
@@ -39,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from acpc_arena.agents.allin_guard import AllInGuard, large_bet, supports
 from acpc_arena.agents.base import Agent, Policy, merge
 from acpc_arena.models.cfr.abstraction import Worlds
 from acpc_arena.models.cfr.checkpoint import CheckpointError, load_policy
@@ -48,6 +59,7 @@ from acpc_arena.models.cfr.nolimit import (
     NoLimitTree,
     fraction_raise_to,
     locate,
+    pot_after_call,
     translation_probabilities,
 )
 from acpc_arena.models.checkpoints import checkpoint_path
@@ -111,6 +123,9 @@ class CFRAgent(Agent):
         """The board (round 0: none) and the card keys of the holdings seen with it (E[HS^2] costs a few
         thousand showdowns; LBR asks for the same holdings on one board many times)."""
         self.hand_id: int | None = None
+        nolimit = isinstance(self.checkpoint.tree, NoLimitTree)
+        self.guard = AllInGuard() if nolimit and supports(game) else None
+        """The all-in guard (no-limit heads-up hold'em only)."""
 
     def begin_hand(self, view: MatchState) -> None:
         self._start_hand(view.state.hand_id)
@@ -140,6 +155,25 @@ class CFRAgent(Agent):
         kind = int(np.argmax(probabilities)) if self.argmax else int(self.rng.choice(3, p=probabilities / total))
         return (FOLD_ACTION, CALL_ACTION, Action(RAISE))[kind]
 
+    def end_hand(self, view: MatchState) -> None:
+        if self.guard is not None:
+            self.guard.end_hand(view.state, view.viewer)
+
+    def _guarded(self, state: State, node: int) -> bool:
+        """Whether the all-in guard decides between fold and going on (see ``agents.allin_guard``): facing a
+        large bet, or a bet that the tree took for an all-in (``_short_all_in``)."""
+        return self.guard is not None and (large_bet(state) or self._short_all_in(state, node))
+
+    def _short_all_in(self, state: State, node: int) -> bool:
+        """Whether ``node`` has the player to act facing an all-in that the real bet is not (a raise translated
+        to all-in because the abstract round had no other raise left)."""
+        tree, game = self.checkpoint.tree, state.game
+        me = state.current_player
+        if state.finished or tree.player[node] != me or tree.round[node] != state.round:
+            return False
+        opponent = 1 - me
+        return bool(tree.spent[node, opponent] >= game.stack[opponent] > state.spent[opponent])
+
     def _act_nolimit(self, view: MatchState) -> Action:
         state, policy = view.state, self.checkpoint
         if state.hand_id != self.hand_id:
@@ -148,13 +182,14 @@ class CFRAgent(Agent):
         assert isinstance(tree, NoLimitTree)
         legal = state.legal_actions()
         node = locate(tree, state, self.rng, self.translations).node
-        if tree.player[node] < 0:  # the abstract hand ended all in: put the rest in
-            return Action(RAISE, legal.max_raise_to) if legal.can_raise else CALL_ACTION
-        if tree.player[node] != view.viewer or tree.round[node] != state.round:
-            return CALL_ACTION
+        guarded = self._guarded(state, node)
+        if guarded and self.guard is not None and self.guard.folds(state, view.viewer):
+            return FOLD_ACTION
+        if self._off_tree(state, node):
+            return self._off_tree_action(state, node)
         key = int(self._card_keys([state.hole_cards[view.viewer]], state.visible_board(), state.round)[0])
         probabilities = policy.strategy[policy.base[policy.decision_row[node]] + key].copy()
-        probabilities[FOLD_SLOT] *= legal.can_fold
+        probabilities[FOLD_SLOT] *= legal.can_fold and not guarded
         probabilities[2:] *= legal.can_raise
         total = probabilities.sum()
         if total <= 0:
@@ -181,16 +216,30 @@ class CFRAgent(Agent):
             allowed = np.array([legal.can_fold, True, legal.can_raise])
             return [self._slot_policy(row, allowed, kinds.__getitem__) for row in rows]
         mixed: list[list[tuple[Action, float]]] = [[] for _ in views]
+        folds: dict[int, bool] = {}
+
+        def guard_folds(i: int) -> bool:
+            if i not in folds:
+                assert self.guard is not None
+                folds[i] = self.guard.folds(views[i].state, viewer)
+            return folds[i]
+
+        tree = self.checkpoint.tree
+        legal = state.legal_actions()
         for weight, node in self._translated_nodes(state):
-            tree = self.checkpoint.tree
-            if tree.player[node] < 0 or tree.player[node] != viewer or tree.round[node] != state.round:
+            guarded = self._guarded(state, node)
+            going_on = [i for i in range(len(views)) if not (guarded and guard_folds(i))]
+            for i in set(range(len(views))) - set(going_on):
+                mixed[i].append((FOLD_ACTION, weight))
+            if self._off_tree(state, node):
                 action = self._off_tree_action(state, node)
-                for pairs in mixed:
-                    pairs.append((action, weight))
+                for i in going_on:
+                    mixed[i].append((action, weight))
                 continue
-            legal = state.legal_actions()
+            if not going_on:
+                continue
             allowed = np.ones(tree.bets.num_actions, dtype=bool)
-            allowed[FOLD_SLOT], allowed[2:] = legal.can_fold, legal.can_raise
+            allowed[FOLD_SLOT], allowed[2:] = legal.can_fold and not guarded, legal.can_raise
             round_ = int(tree.round[node])
             real: dict[int, Action] = {}
 
@@ -199,8 +248,9 @@ class CFRAgent(Agent):
                     real[slot] = self._real_action(state, slot, round_)
                 return real[slot]
 
-            for pairs, row in zip(mixed, self._rows(views, node), strict=True):
-                pairs.extend((action, weight * p) for action, p in self._slot_policy(row, allowed, action_of).items())
+            for i, row in zip(going_on, self._rows([views[i] for i in going_on], node), strict=True):
+                policy = self._slot_policy(row, allowed, action_of)
+                mixed[i].extend((action, weight * p) for action, p in policy.items())
         return [merge(pairs) for pairs in mixed]
 
     def _rows(self, views: Sequence[MatchState], node: int) -> np.ndarray:
@@ -235,11 +285,21 @@ class CFRAgent(Agent):
             return {action_of(int(np.argmax(probabilities))): 1.0}
         return merge([(action_of(slot), float(p / total)) for slot, p in enumerate(probabilities) if p > 0])
 
+    def _off_tree(self, state: State, node: int) -> bool:
+        """Whether the abstract tree has no decision of the player to act at ``node`` in this round, or one
+        that answers an all-in the real bet is not (``_short_all_in``)."""
+        tree = self.checkpoint.tree
+        me = state.current_player
+        return tree.player[node] != me or tree.round[node] != state.round or self._short_all_in(state, node)
+
     def _off_tree_action(self, state: State, node: int) -> Action:
-        """What ``act`` does where the abstract tree has no decision for it (see the module docstring)."""
+        """What the agent does where ``_off_tree``: all in where the abstract hand ended all in and the rest
+        is at most a pot-sized raise, else a check or a call (see the module docstring)."""
         legal = state.legal_actions()
-        if self.checkpoint.tree.player[node] < 0:
-            return Action(RAISE, legal.max_raise_to) if legal.can_raise else CALL_ACTION
+        if self.checkpoint.tree.player[node] < 0 and legal.can_raise:
+            rest = legal.max_raise_to - state.max_spent
+            if rest <= pot_after_call(state):
+                return Action(RAISE, legal.max_raise_to)
         return CALL_ACTION
 
     def _translated_nodes(self, state: State) -> list[tuple[float, int]]:

@@ -26,6 +26,14 @@ the opponent model (it grows only at the end of a hand).
 - ``a_base``: the base network alone.
 - ``a_tar``: the counter of ``--style oN`` alone.
 
+Facing a large bet (1.5 pots or more: every all-in into a pot under two thirds of the stack
+behind) the all-in guard (``agents/allin_guard.py``) decides, in every mode, between folding and
+going on: the styles the counters were trained against never bet more than a pot (no library tree
+has an opponent raise of 1.25 pots or more), so such a line lies outside what the networks were
+trained on, whatever support the match has given it. It folds unless the hand's equity
+against the opponent's implied range beats the price by 0.02; going on, the action is the
+networks' choice among the outputs other than fold. Smaller bets are the networks' alone.
+
 Checkpoints: ``models/checkpoints/ensemble-networks.pt`` (+ ``.json``) and
 ``ensemble-library.json``, loaded onto the GPU when there is one.
 """
@@ -40,6 +48,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from acpc_arena.agents.allin_guard import AllInGuard, large_bet
 from acpc_arena.agents.base import Agent, Policy
 from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.ensemble.checkpoint import (
@@ -51,7 +60,7 @@ from acpc_arena.models.ensemble.checkpoint import (
     load_networks,
 )
 from acpc_arena.models.ensemble.features import step_features
-from acpc_arena.models.ensemble.network import forward, legal_outputs, output_action, probabilities
+from acpc_arena.models.ensemble.network import FOLD_OUTPUT, forward, legal_outputs, output_action, probabilities
 from acpc_arena.models.ensemble.opponent_model import OpponentModel, shown_strength, similarity_weights
 from acpc_arena.models.q_checkpoint import default_device
 from acpc_arena.protocol.game import Game
@@ -89,6 +98,7 @@ class EnsembleAgent(Agent):
             raise ValueError(str(exc)) from None
         self.params = {name: t.to(self.device) for name, t in params.items()}
         self.model = OpponentModel()
+        self.guard = AllInGuard()
         self.last_weights: np.ndarray | None = None
         """The similarity weights of the last ``a_int`` decision (None when another policy decided)."""
 
@@ -139,8 +149,17 @@ class EnsembleAgent(Agent):
     def act(self, view: MatchState) -> Action:
         probs, legal, keys = self.network_outputs(view)
         policy = self.combined(probs, keys)
-        output = int(np.argmax(np.where(legal, policy, -np.inf)))
+        output = int(np.argmax(np.where(self.guarded(view, legal), policy, -np.inf)))
         return output_action(view.state, output)
+
+    def guarded(self, view: MatchState, legal: np.ndarray) -> np.ndarray:
+        """The outputs left at ``view`` by the all-in guard: facing a large bet, fold alone or all but fold."""
+        if not large_bet(view.state):
+            return legal
+        folds = self.guard.folds(view.state, view.viewer)
+        kept = np.zeros_like(legal) if folds else legal.copy()
+        kept[FOLD_OUTPUT] = folds
+        return kept
 
     def policy(self, view: MatchState) -> Policy:
         return self.policies([view])[0]
@@ -153,9 +172,11 @@ class EnsembleAgent(Agent):
         kept = self.last_weights
         combined = self.combined(probs, keys)
         self.last_weights = kept
-        outputs = np.argmax(np.where(legal, combined, -np.inf), axis=-1)
+        allowed = np.stack([self.guarded(view, legal) for view in views])
+        outputs = np.argmax(np.where(allowed, combined, -np.inf), axis=-1)
         return [{output_action(view.state, int(output)): 1.0} for view, output in zip(views, outputs, strict=True)]
 
     def end_hand(self, view: MatchState) -> None:
         state = view.state
         self.model.observe(state, view.viewer, shown_strength(state, view.viewer))
+        self.guard.end_hand(state, view.viewer)
