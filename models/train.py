@@ -7,9 +7,13 @@ The checkpoints are written under ``--out-dir`` (default ``runs/train``), never 
 shipped ones unless ``--install`` is given (``make train AGENT=... INSTALL=1``); the
 command prints how to install what it wrote.
 
-- ``cfr``: chance-sampled CFR+ (``mccfr``) on ``holdem.limit.2p.reverse_blinds``:
-  ``cfr-ehs2`` (the default agent: ``ehs2-50-50-50``, ``--ehs2-iterations``,
-  default 8000, 64 deals each), then seed 002's improved and traditional 9 buckets
+- ``cfr``: on ``holdem.limit.2p.reverse_blinds``, first ``cfr-ehs2-exact`` (the
+  default agent): public chance sampling DCFR (``pcs-dcfr``) with ``PCS_ABSTRACTION``,
+  ``--pcs-iterations`` boards (default ``PCS_ITERATIONS``), training seed 1, its
+  state saved every 50 iterations beside the checkpoint so that the same command
+  run again after a kill goes on from there; then chance-sampled CFR+ (``mccfr``):
+  ``cfr-ehs2`` (``ehs2-50-50-50``, ``--ehs2-iterations``,
+  default 8000, 64 deals each), seed 002's improved and traditional 9 buckets
   (``cfr-improved``, ``cfr-traditional``, ``--iterations``, default 8000), and exact
   CFR+ on Kuhn (2 and 3 players) and Leduc. ``--only NAME`` rebuilds one of them.
   The sidecars record each run's time.
@@ -71,7 +75,17 @@ def checkpoint_path(name: str) -> Path:
 
 HOLDEM = "holdem.limit.2p.reverse_blinds"
 EHS2_ITERATIONS = 8000
-CFR_CHECKPOINTS = ("cfr-ehs2", "cfr-improved", "cfr-traditional", "cfr-kuhn", "cfr-kuhn3p", "cfr-leduc")
+PCS_ITERATIONS = 3000
+PCS_ABSTRACTION = "ehs2-exact-200-150-100"
+CFR_CHECKPOINTS = (
+    "cfr-ehs2-exact",
+    "cfr-ehs2",
+    "cfr-improved",
+    "cfr-traditional",
+    "cfr-kuhn",
+    "cfr-kuhn3p",
+    "cfr-leduc",
+)
 NOLIMIT = "holdem.nolimit.2p.reverse_blinds"
 NL_BETS = "1,3/1/1/1"
 NL_RAISE_CAP = 2
@@ -80,10 +94,20 @@ NL_POOL = 20000
 NL_ITERATIONS = 12000
 
 
-def train_cfr(iterations: int, deals: int, ehs2_iterations: int = EHS2_ITERATIONS, only: str | None = None) -> None:
+def train_cfr(
+    iterations: int,
+    deals: int,
+    ehs2_iterations: int = EHS2_ITERATIONS,
+    only: str | None = None,
+    pcs_iterations: int = PCS_ITERATIONS,
+) -> None:
     from acpc_arena.models.cfr.checkpoint import DEFAULT_HOLDEM_ABSTRACTION
     from acpc_arena.models.cfr.cli import train
 
+    if only in (None, "cfr-ehs2-exact"):
+        out = checkpoint_path("cfr-ehs2-exact")
+        path, _ = train(HOLDEM, "pcs-dcfr", pcs_iterations, out, PCS_ABSTRACTION, seed=1, save_every=50)
+        print(f"saved {path}")
     holdem = (
         ("cfr-ehs2", DEFAULT_HOLDEM_ABSTRACTION, ehs2_iterations),
         ("cfr-improved", "improved", iterations),
@@ -250,6 +274,12 @@ def _train(argv: list[str] | None) -> None:
     parser.add_argument(
         "--ehs2-iterations", type=int, default=EHS2_ITERATIONS, help=f"default CFR's iterations ({EHS2_ITERATIONS})"
     )
+    parser.add_argument(
+        "--pcs-iterations",
+        type=int,
+        default=PCS_ITERATIONS,
+        help=f"the default limit CFR's public chance sampling iterations ({PCS_ITERATIONS})",
+    )
     parser.add_argument("--only", choices=CFR_CHECKPOINTS, default=None, help="rebuild this CFR checkpoint alone")
     parser.add_argument(
         "--deals",
@@ -335,7 +365,7 @@ def _train(argv: list[str] | None) -> None:
     if args.agent == "ensemble" and redirected:
         args.out = str(OUT_DIR)
     if args.agent == "cfr":
-        train_cfr(args.iterations or 8000, args.deals or 64, args.ehs2_iterations, args.only)
+        train_cfr(args.iterations or 8000, args.deals or 64, args.ehs2_iterations, args.only, args.pcs_iterations)
     elif args.agent == "cfr-nl":
         train_cfr_nl(args.iterations or NL_ITERATIONS, args.deals or 256)
     elif args.agent == "nfq":

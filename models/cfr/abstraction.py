@@ -375,6 +375,9 @@ class ExactStrengthBuckets(Abstraction):
     hand in play (46 x 990 and 990 showdowns).
     """
 
+    BATCH_FROM = 24
+    """Holdings on one board from which the turn's and river's values are computed for every hand at once."""
+
     def __init__(
         self,
         game: Game,
@@ -430,9 +433,22 @@ class ExactStrengthBuckets(Abstraction):
         holes = worlds.holes[:, player, :]
         if round_ == 0:
             return _preflop_class_table()[holes[:, 0], holes[:, 1]]
-        if round_ == 1:
-            index = hand_strength.HAND_INDEX[holes[:, 0], holes[:, 1]]
-            return np.array([self._flop_keys(b[:3])[i] for b, i in zip(worlds.boards, index, strict=True)])
         shown = self.game.board_start[round_ + 1]
-        strength = strength_moments(self.game.deck, holes, worlds.boards[:, :shown], self.game.total_board_cards)[1]
-        return self._bucket(round_, strength)
+        boards = worlds.boards[:, :shown]
+        index = hand_strength.HAND_INDEX[holes[:, 0], holes[:, 1]]
+        keys = np.empty(len(holes), dtype=np.int64)
+        for board in np.unique(boards, axis=0):
+            rows = np.flatnonzero((boards == board).all(axis=1))
+            if round_ == 1:
+                keys[rows] = self._flop_keys(board)[index[rows]]
+            elif len(rows) > self.BATCH_FROM:  # many holdings on one board (local best response): all at once
+                if round_ == 2:
+                    every = hand_strength.turn_ehs2(board)
+                else:
+                    every = hand_strength.river_strengths(board[None])[0] ** 2
+                keys[rows] = self._bucket(round_, every[index[rows]])
+            else:
+                deck, total = self.game.deck, self.game.total_board_cards
+                strength = strength_moments(deck, holes[rows], boards[rows], total)[1]
+                keys[rows] = self._bucket(round_, strength)
+        return keys

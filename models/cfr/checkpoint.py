@@ -139,11 +139,16 @@ def _strategy_header(path: Path) -> tuple[tuple[int, ...], np.dtype[Any]]:
 
 
 def quantised(strategy: np.ndarray) -> np.ndarray:
-    """Probabilities as multiples of 1/255 in a uint8 table, each row still summing to exactly 1
-    (what rounding down leaves goes to the row's most likely action)."""
-    table = np.floor(strategy * 255).astype(np.int64)
+    """Probabilities as multiples of 1/255 in a uint8 table, each row still summing to exactly 1:
+    rounded down, then the 255ths that leaves go one each to the largest remainders (each entry
+    within 1/255 of its probability)."""
+    scaled = strategy * 255
+    table = np.floor(scaled).astype(np.int64)
+    left = 255 - table.sum(axis=1)
+    by_remainder = np.argsort(table - scaled, axis=1, kind="stable")  # largest remainder first
     rows = np.arange(len(table))
-    table[rows, strategy.argmax(axis=1)] += 255 - table.sum(axis=1)
+    for k in range(strategy.shape[1]):
+        table[rows, by_remainder[:, k]] += left > k
     return table.astype(np.uint8)
 
 
