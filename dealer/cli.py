@@ -12,7 +12,7 @@ default 127.0.0.1; ``0.0.0.0`` to listen everywhere as the C dealer does),
 ``--batch-messages`` (hold the messages to a seat that is not to act until it
 must act: fewer system calls, but not when the C dealer sends them), ``--web PORT``
 (the table live in a browser, and the log's folder in the replayer, served by a
-process of their own: see ``web.side``) and ``--web-linger SECONDS`` (the pages stay
+process of their own: see ``pages``) and ``--web-linger SECONDS`` (the pages stay
 up that long after the match).
 
 ``gameDefFile`` may name a shipped game (``holdem.limit.2p.reverse_blinds``).
@@ -58,7 +58,7 @@ from acpc_arena.protocol.wire import format_score_line
 
 if TYPE_CHECKING:  # imported where used: a plain match starts without them (make bench SECTIONS=dealer)
     from acpc_arena.dealer.metrics import DealerMetrics
-    from acpc_arena.dealer.web.side import SideServer
+    from acpc_arena.dealer.pages import SideServer
 
 Lingering = list[tuple["SideServer", float]]
 """The processes serving a match's pages and metrics, each with the seconds it stays up after the match."""
@@ -412,7 +412,7 @@ def _start_web(options: Options, listeners: list[socket.socket], console: Consol
     """The live table's pages (``--web PORT``), serving the log's folder too; None without ``--web``."""
     if options.web_port is None:
         return None
-    from acpc_arena.dealer.web.side import start_pages
+    from acpc_arena.dealer.pages import start_pages
 
     folder = _match_file(options, ".log").parent
     try:

@@ -17,7 +17,7 @@ player, the seat number (1-based) and the player's name:
 Every counter of a match exists at 0 from its start (a query for errors finds a
 series before the first error). No ``_created`` series are exported.
 
-``serve`` hands the page to a process of its own (``web.side``): the registry is
+``serve`` hands the page to a process of its own (``pages``, ``web.side``): the registry is
 rendered here at most once a second (``publish`` renders it at once), and that process
 answers every scrape from the last page, with bounded connections and timeouts; a
 scraper costs the matches nothing.
@@ -46,7 +46,7 @@ from acpc_arena.dealer.seat import SeatFailure
 from acpc_arena.protocol.state import Action, State
 
 if TYPE_CHECKING:
-    from acpc_arena.dealer.web.side import SideServer
+    from acpc_arena.dealer.pages import SideServer
 
 # A ``_created`` timestamp beside every counter and histogram doubles the series and says
 # nothing a dashboard uses; prometheus_client makes this a process-wide switch.
@@ -99,7 +99,7 @@ class DealerMetrics:
 
 def serve_registry(registry: CollectorRegistry, port: int, host: str) -> SideServer:
     """``registry``'s page served on ``host:port`` by a process of its own, rendered here once a second."""
-    from acpc_arena.dealer.web.side import start_metrics
+    from acpc_arena.dealer.pages import start_metrics
 
     return start_metrics(lambda: generate_latest(registry), host, port)
 

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from acpc_arena.dealer.arena import report_cli
-from acpc_arena.dealer.arena.report import build_report, read_log
+from acpc_arena.dealer.arena.logreading import read_log
+from acpc_arena.dealer.arena.reports import build_report
 
 DATA = Path(__file__).parent / "data"
 MATCH = DATA / "acpc_match_nolimit"

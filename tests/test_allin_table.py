@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from acpc_arena.dealer.arena.report import read_log
+from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.equity import (
     SHIPPED_TABLES,

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 from matplotlib.collections import PolyCollection
 
+from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.dealer.arena.plots import cell_colours, crosstable_figure, overview_figure, seed_figure
-from acpc_arena.dealer.arena.report import build_report, read_log
+from acpc_arena.dealer.arena.reports import build_report
 from acpc_arena.dealer.arena.tournament import Cell, Crosstable
 from tests.test_match_runner import run_match, values_of
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from acpc_arena.dealer.pages import bind
 from acpc_arena.dealer.web import http
 from acpc_arena.dealer.web.app import WebApp
 from acpc_arena.dealer.web.tables import replay, summary
@@ -99,7 +100,7 @@ def _body(response: bytes) -> object:
 @asynccontextmanager
 async def serving(app: WebApp) -> AsyncIterator[int]:
     """``app`` served on a free port (yielded) for the block."""
-    sock = http.bind("127.0.0.1", 0)
+    sock = bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
     async with trio.open_nursery() as nursery:
         app.nursery = nursery
@@ -274,7 +275,7 @@ async def test_a_fault_in_a_route_fails_that_request_only(folder: Path, tmp_path
             raise RuntimeError("a bug")
         return await app.handle(request)
 
-    sock = http.bind("127.0.0.1", 0)
+    sock = bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
     async with trio.open_nursery() as nursery:
         nursery.start_soon(http.serve, broken, sock, http.guard_for("127.0.0.1", port))

@@ -1,7 +1,8 @@
 """The evaluation harness around the match server: seeded duplicate runs of agents
 (``runner``, ``acpc-match``, and ``play`` for the same from Python), their reports with
-mbb/h and intervals (``report``, ``acpc-report``) and plots. The server itself
-(``acpc-dealer``) is the parent package."""
+mbb/h and intervals (``logreading``, ``estimates``, ``allin``, ``reports``, ``tables``,
+``acpc-report``) and plots. The server itself (``acpc-dealer``) is the parent package;
+the pages (``dealer.web``) use this package, never the other way round."""
 
 from __future__ import annotations
 

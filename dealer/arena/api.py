@@ -22,9 +22,10 @@ from pathlib import Path
 
 import trio
 
-from acpc_arena.dealer.arena.match_cli import SIDES, score_run
-from acpc_arena.dealer.arena.report import MultiReport, Report
+from acpc_arena.dealer.arena.options import SIDES, check_seeds
+from acpc_arena.dealer.arena.reports import MultiReport, Report
 from acpc_arena.dealer.arena.runner import Contestant, RunSpec, check_agent, run_matches
+from acpc_arena.dealer.arena.scoring import score_run
 from acpc_arena.dealer.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
 from acpc_arena.protocol.game import load_game, resolve_game_path
 
@@ -64,8 +65,7 @@ def play(
         raise ValueError(f"{game} has {loaded.num_players} seats: give as many agents, not {len(agents)}")
     if hands < 1 or concurrency < 1:
         raise ValueError(f"hands and concurrency must be 1 or more, not {hands} and {concurrency}")
-    if not seeds or len(set(seeds)) != len(seeds) or any(not 0 <= s < 2**32 for s in seeds):
-        raise ValueError(f"seeds must be distinct numbers from 0 to 2**32-1: {tuple(seeds)}")
+    seeds = check_seeds(seeds)
     contestants = []
     for side, given in zip(SIDES, agents, strict=False):  # as many sides as seats (checked above)
         name, *args = shlex.split(given) or [""]
@@ -78,7 +78,7 @@ def play(
     with tempfile.TemporaryDirectory(prefix="acpc-play-") as scratch:
         spec = RunSpec(
             a=a, b=b, more=tuple(more), game_file=game, game=loaded, game_path=resolve_game_path(game).resolve(),
-            seeds=tuple(seeds), hands=hands, out_dir=Path(out_dir) if out_dir is not None else Path(scratch),
+            seeds=seeds, hands=hands, out_dir=Path(out_dir) if out_dir is not None else Path(scratch),
             concurrency=concurrency, t_response_ms=t_response_ms, t_hand_ms=t_hand_ms, t_per_hand_ms=t_per_hand_ms,
             in_process=in_process,
         )  # fmt: skip

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acpc_arena.agents.preflop import class_name, class_of, percentile
-from acpc_arena.dealer.arena.report import read_log
+from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.state import FOLD, RAISE, State
 

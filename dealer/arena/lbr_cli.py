@@ -19,7 +19,7 @@ from typing import Any
 from acpc_arena.agents.base import Agent, has_policy
 from acpc_arena.agents.registry import AGENTS, add_agent_options
 from acpc_arena.dealer.arena.lbr import DEFAULT_FRACTIONS, DEFAULT_ROLLOUTS, Settings, evaluate, exact_values
-from acpc_arena.dealer.arena.match_cli import _positive, _seeds
+from acpc_arena.dealer.arena.options import positive_int, seed_list
 from acpc_arena.protocol.commands import FAILED, Interrupted, run_command, usage_error
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import write_atomic
@@ -47,13 +47,13 @@ def run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="acpc-lbr", description=__doc__.split("\n\n")[1])
     parser.add_argument("agent", choices=sorted(AGENTS), help="the agent to measure")
     parser.add_argument("--game", default=None, help="game file or shipped game (default: the agent's own)")
-    parser.add_argument("--hands", type=_positive, default=1000, help="deals per seed (each played twice)")
-    parser.add_argument("--seeds", type=_seeds, default=(1,), help="comma-separated deal seeds")
+    parser.add_argument("--hands", type=positive_int, default=1000, help="deals per seed (each played twice)")
+    parser.add_argument("--seeds", type=seed_list, default=(1,), help="comma-separated deal seeds")
     parser.add_argument("--seed", type=int, default=None, help="seed of the agent's random choices")
     parser.add_argument(
         "--fractions", type=_fractions, default=DEFAULT_FRACTIONS, help="no-limit raises besides all-in, in pots"
     )
-    parser.add_argument("--rollouts", type=_positive, default=DEFAULT_ROLLOUTS, help="board completions per equity")
+    parser.add_argument("--rollouts", type=positive_int, default=DEFAULT_ROLLOUTS, help="board completions per equity")
     parser.add_argument(
         "--first-round",
         choices=("auto", "call", "lbr"),

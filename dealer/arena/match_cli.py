@@ -36,80 +36,29 @@ from importlib import metadata
 from pathlib import Path
 from types import FrameType
 
-import numpy as np
 import trio
 from prometheus_client import CollectorRegistry
-from tqdm import tqdm
 
 from acpc_arena.agents.registry import AGENTS
+from acpc_arena.dealer.arena import options
 from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, add_ray_option, run_jobs
-from acpc_arena.dealer.arena.report import (
-    Estimate,
-    LoggedMatch,
-    MultiReport,
-    Report,
-    build_multi_report,
-    build_report,
-    estimate,
-    format_multi_table,
-    format_table,
-    read_log,
-)
-from acpc_arena.dealer.arena.runner import (
-    Contestant,
-    MatchOutcome,
-    MatchSpec,
-    RunObserver,
-    RunSpec,
-    check_agent,
-    run_matches,
-)
-from acpc_arena.dealer.match import (
-    DEFAULT_T_HAND_MS,
-    DEFAULT_T_PER_HAND_MS,
-    DEFAULT_T_RESPONSE_MS,
-    MAX_TIMEOUT_MS,
-    UINT32_MAX,
-    MatchConfig,
-    MatchObserver,
-    MatchResult,
-)
-from acpc_arena.dealer.metrics import MetricsObserver, RunMetrics
-from acpc_arena.dealer.web.cli import PORT_OR_ANY
-from acpc_arena.dealer.web.feed import Feed
-from acpc_arena.dealer.web.side import SideServer, start_pages
-from acpc_arena.protocol.commands import Interrupted, number, run_command
+from acpc_arena.dealer.arena.reports import MultiReport, Report
+from acpc_arena.dealer.arena.run_progress import RunProgress
+from acpc_arena.dealer.arena.runner import Contestant, MatchOutcome, RunSpec, check_agent, run_matches
+from acpc_arena.dealer.arena.scoring import score_run
+from acpc_arena.dealer.arena.tables import format_multi_table, format_table
+from acpc_arena.dealer.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
+from acpc_arena.dealer.metrics import RunMetrics
+from acpc_arena.dealer.pages import SideServer, start_pages
+from acpc_arena.protocol.commands import Interrupted, run_command
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import GAME_BYTES, read_bounded, write_atomic
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path
-from acpc_arena.protocol.state import Action, State
-
-
-def _seeds(text: str) -> tuple[int, ...]:
-    try:
-        seeds = tuple(int(s) for s in text.split(",") if s.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seeds must be whole numbers separated by commas: {text!r}") from None
-    if not seeds or any(not 0 <= s < 2**32 for s in seeds) or len(set(seeds)) != len(seeds):
-        raise argparse.ArgumentTypeError(f"seeds must be distinct numbers from 0 to 2**32-1: {text!r}")
-    return seeds
-
-
-SIDES = ("a", "b", "c")
-"""The contestants' options: --a, --b, and --c for three-player games."""
-
-
-_positive = number(int, lambda v: v > 0, "a whole number above 0")
-_hands = number(int, lambda v: 1 <= v <= UINT32_MAX, f"a whole number from 1 to {UINT32_MAX} (as acpc-dealer takes)")
-"""Hands a match: the bound of ``acpc-dealer`` (and of the C dealer, an unsigned 32-bit count above 0)."""
-_milliseconds = number(int, lambda v: 1 <= v <= MAX_TIMEOUT_MS, "a whole number of milliseconds from 1 to 2^63")
-_port = number(int, lambda v: 1 <= v <= 65535, "a port number from 1 to 65535")
-_seconds = number(float, lambda v: 0 <= v < float("inf"), "a number of seconds, 0 or more")
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="acpc-match", description=__doc__.split("\n\n")[0])
-    for side in SIDES:
+    for side in options.SIDES:
         group = p.add_argument_group(f"agent {side.upper()}" + (" (three-player games)" if side == "c" else ""))
         group.add_argument(f"--{side}", help=f"shipped agent ({', '.join(sorted(AGENTS))}) or a label for --{side}-cmd")
         group.add_argument(f"--{side}-args", default="", help="options for the shipped agent, e.g. '--argmax'")
@@ -117,20 +66,22 @@ def parser() -> argparse.ArgumentParser:
         group.add_argument(
             f"--{side}-external", action="store_true", help="wait for the bot to connect to a printed port"
         )
-    p.add_argument("--seeds", type=_seeds, default=(1, 234, 6666), help="comma-separated deal seeds")
-    p.add_argument("--hands", type=_hands, default=3000, help="hands per match")
+    p.add_argument("--seeds", type=options.seed_list, default=(1, 234, 6666), help="comma-separated deal seeds")
+    p.add_argument("--hands", type=options.hand_count, default=3000, help="hands per match")
     p.add_argument("--game", default="holdem.limit.2p.reverse_blinds", help="game file or shipped game")
     p.add_argument("--out", type=Path, default=None, help="output folder (default matches/<time>-<a>-vs-<b>)")
     p.add_argument(
         "--concurrency",
-        type=_positive,
+        type=options.positive_int,
         default=max(1, os.cpu_count() or 1),
         help="matches at once (with --in-process, their network agents' decisions are batched together)",
     )
-    p.add_argument("--metrics-port", type=_port, default=None, help="serve Prometheus metrics on this port")
+    p.add_argument(
+        "--metrics-port", type=options.port_number, default=None, help="serve Prometheus metrics on this port"
+    )
     p.add_argument(
         "--metrics-linger",
-        type=_seconds,
+        type=options.seconds,
         default=0.0,
         metavar="SECONDS",
         help="keep serving the final metrics this long after the run, for a last scrape",
@@ -143,7 +94,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--external-timeout",
-        type=_seconds,
+        type=options.seconds,
         default=600.0,
         metavar="SECONDS",
         help="how long an --a-external/--b-external match waits for its bots to connect (default 600)",
@@ -157,7 +108,7 @@ def parser() -> argparse.ArgumentParser:
     add_ray_option(p, "--concurrency")
     p.add_argument(
         "--workers",
-        type=_positive,
+        type=options.positive_int,
         default=None,
         metavar="N",
         help="play the matches in N worker processes of this machine, the shipped agents inside them (the same "
@@ -166,25 +117,28 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--host", default="127.0.0.1", help="address the dealer listens on")
     p.add_argument(
-        "--t-response", type=_milliseconds, default=DEFAULT_T_RESPONSE_MS, help="ms per response (ACPC --t_response)"
+        "--t-response",
+        type=options.milliseconds,
+        default=DEFAULT_T_RESPONSE_MS,
+        help="ms per response (ACPC --t_response)",
     )
-    p.add_argument("--t-hand", type=_milliseconds, default=DEFAULT_T_HAND_MS, help="ms per hand (ACPC --t_hand)")
+    p.add_argument("--t-hand", type=options.milliseconds, default=DEFAULT_T_HAND_MS, help="ms per hand (ACPC --t_hand)")
     p.add_argument(
         "--t-per-hand",
-        type=_milliseconds,
+        type=options.milliseconds,
         default=DEFAULT_T_PER_HAND_MS,
         help="average ms per hand (ACPC --t_per_hand)",
     )
     p.add_argument(
         "--web",
-        type=PORT_OR_ANY,
+        type=options.port_or_any,
         default=None,
         metavar="PORT",
         help="serve the arena's pages on this port (0: any free): the tables live, then the logs and the report",
     )
     p.add_argument(
         "--web-linger",
-        type=_seconds,
+        type=options.seconds,
         default=math.inf,
         metavar="SECONDS",
         help="with --web: keep the pages up this long after the run (default: until Ctrl-C)",
@@ -196,15 +150,15 @@ def parser() -> argparse.ArgumentParser:
 
 def _sides(args: argparse.Namespace, game: Game) -> tuple[str, ...]:
     """The sides the game seats: a and b, and c in a three-player game."""
-    if not 2 <= game.num_players <= len(SIDES):
+    if not 2 <= game.num_players <= len(options.SIDES):
         raise ValueError(f"acpc-match plays games of 2 or 3 players; {args.game} has {game.num_players}")
-    sides = SIDES[: game.num_players]
-    for side in SIDES:
+    sides = options.SIDES[: game.num_players]
+    for side in options.SIDES:
         given = getattr(args, side) or getattr(args, f"{side}_cmd") or getattr(args, f"{side}_external")
         if side in sides and not given:
             raise ValueError(f"{args.game} has {game.num_players} players: give --{side} (or --{side}-cmd)")
         if side not in sides and given:
-            raise ValueError(f"--{side} is for games of {SIDES.index(side) + 1} players; {args.game} has 2")
+            raise ValueError(f"--{side} is for games of {options.SIDES.index(side) + 1} players; {args.game} has 2")
     return sides
 
 
@@ -228,127 +182,6 @@ def _contestant(args: argparse.Namespace, side: str) -> Contestant:
     return Contestant(side, agent=agent, args=extra)
 
 
-class _Progress(MatchObserver):
-    """Feeds one match's hands into the run's progress bar and metrics."""
-
-    def __init__(self, run: CliObserver, match: MatchSpec) -> None:
-        self.run = run
-        self.match = match
-        self.a_seat = match.a_seat
-        self.seat_names = [c.name for c in match.seating(run.spec.contestants)]
-
-    def hand_finished(self, config: MatchConfig, state: State, values: list[float], totals: list[float]) -> None:
-        self.run.hand(self.match, values[config.player_of_seat(state.hand_id, self.a_seat)])
-
-    def action_taken(self, seat: int, action: Action, seconds: float) -> None:
-        if self.run.metrics is not None:
-            self.run.metrics.action.labels(self.seat_names[seat]).observe(seconds)
-
-
-DUPLICATE_EVERY = 100
-"""The duplicate gauges are recomputed every this many new hand pairs (and set from the report at the end)."""
-
-
-class CliObserver(RunObserver):
-    def __init__(self, spec: RunSpec, metrics: RunMetrics | None, quiet: bool, live: Feed | None = None) -> None:
-        self.spec = spec
-        self.live = live
-        """The tables shown by ``--web`` (their page process's feed)."""
-        self.names = (spec.a.name, "+".join(c.name for c in spec.contestants[1:]))
-        """A and its opponents (the metrics' labels)."""
-        self.metrics = metrics
-        total = len(spec.matches()) * spec.hands
-        self.bar = tqdm(
-            total=total, unit="hand", disable=quiet, file=sys.stderr, dynamic_ncols=True, smoothing=0.1, mininterval=0.5
-        )
-        self.hands = 0
-        self.chips = 0.0
-        self.big_blind = spec.game.big_blind
-        self.failures: list[str] = []
-        self.finished: list[MatchOutcome] = []
-        self._notes_told: set[str] = set()
-        self._a_values: dict[tuple[int, int], list[float]] = {}
-        self._pairs: list[float] = []
-        self._pairs_shown = 0
-        if metrics is not None:
-            metrics.start(*self.names, spec.game_file, spec.seeds, spec.hands, len(spec.matches()))
-
-    def hand(self, match: MatchSpec, value_a: float) -> None:
-        self.hands += 1
-        self.chips += value_a
-        mbb = 1000 * self.chips / self.hands / self.big_blind
-        self.bar.update(1)
-        if self.hands % 50 == 0:
-            self.bar.set_postfix_str(f"{self.names[0]} {mbb:+.0f} mbb/h", refresh=False)
-        if self.metrics is not None:
-            self.metrics.hands.labels(*self.names).inc()
-            self.metrics.mbb.labels(*self.names).set(mbb)
-            self._pair(match, value_a)
-
-    def _pair(self, match: MatchSpec, value_a: float) -> None:
-        """Hand *i* of a seed's two seatings makes a duplicate pair once both are played."""
-        mine = self._a_values.setdefault((match.seed, match.a_seat), [])
-        other = self._a_values.get((match.seed, 1 - match.a_seat), [])
-        mine.append(value_a)
-        index = len(mine) - 1
-        if index < len(other):
-            self._pairs.append((value_a + other[index]) / 2)
-        if len(self._pairs) - self._pairs_shown >= DUPLICATE_EVERY:
-            self.set_duplicate(estimate(np.array(self._pairs), self.big_blind))
-
-    def set_duplicate(self, figure: Estimate) -> None:
-        """The duplicate gauges: A's mbb/h, its 95% interval and the number of pairs."""
-        assert self.metrics is not None
-        self._pairs_shown = figure.samples
-        self.metrics.duplicate_pairs.labels(*self.names).set(figure.samples)
-        if figure.samples:
-            self.metrics.duplicate.labels(*self.names).set(figure.mbb_per_hand)
-            self.metrics.duplicate_low.labels(*self.names).set(figure.ci95[0])
-            self.metrics.duplicate_high.labels(*self.names).set(figure.ci95[1])
-
-    def match_started(self, match: MatchSpec, config: MatchConfig) -> list[MatchObserver]:
-        observers: list[MatchObserver] = [_Progress(self, match)]
-        if self.metrics is not None:
-            self.metrics.running.labels(*self.names).inc()
-            observers.append(MetricsObserver(self.metrics.dealer, forget=True))
-        if self.live is not None:
-            observers.append(self.live.table(match.name, config))
-        return observers
-
-    def external_waiting(self, match: MatchSpec, contestant: Contestant, host: str, port: int) -> None:
-        tqdm.write(
-            f"{contestant.name}: connect an ACPC bot to {host} {port} "
-            f"(match {match.name}, {contestant.label.upper()} in seat {match.seat_of(contestant.label) + 1}; "
-            f"waiting up to {self.spec.external_timeout:g} s, --external-timeout)",
-            file=sys.stdout,
-        )
-        sys.stdout.flush()
-
-    def match_finished(self, outcome: MatchOutcome) -> None:
-        self.finished.append(outcome)
-        if self.live is not None:
-            self.live.finished(outcome.spec.name, outcome.error)
-        result: MatchResult | None = outcome.result
-        if self.metrics is not None:
-            if result is not None:
-                self.metrics.running.labels(*self.names).dec()
-            status = "finished" if outcome.error is None else "failed"
-            self.metrics.matches.labels(*self.names, status).inc()
-            if result is not None and result.error is not None:
-                agent = outcome.spec.seating(self.spec.contestants)[result.error.seat].name
-                self.metrics.errors.labels(*self.names, agent, result.error.kind).inc()
-                if result.error.kind == "timeout":
-                    self.metrics.timeouts.labels(agent).inc()
-        if outcome.error is not None:
-            # An agent's note (its usage text, its traceback) is told once, not once a match.
-            notes = [note for note in outcome.agent_notes if note not in self._notes_told]
-            self._notes_told.update(notes)
-            text = f"match {outcome.spec.name} failed: {outcome.error}" + (f" [{'; '.join(notes)}]" if notes else "")
-            self.failures.append(text)
-            if not self.bar.disable:  # told as it happens beside the bar; the summary tells it again
-                self.bar.write(text)
-
-
 def _versions() -> dict[str, str]:
     versions = {"python": platform.python_version()}
     for package in ("acpc-arena", "numpy", "trio", "torch", "pokerkit"):
@@ -362,7 +195,7 @@ def _join_option_values(argv: list[str]) -> list[str]:
     joined: list[str] = []
     items = iter(argv)
     for item in items:
-        if item in [f"--{side}-{kind}" for side in SIDES for kind in ("args", "cmd")]:
+        if item in [f"--{side}-{kind}" for side in options.SIDES for kind in ("args", "cmd")]:
             joined.append(f"{item}={next(items, '')}")
         else:
             joined.append(item)
@@ -429,7 +262,7 @@ def run(argv: list[str]) -> int:
             return 2
         print(f"acpc-match: the tables live at {web.url}", file=sys.stderr, flush=True)
     try:
-        observer = CliObserver(spec, metrics, args.quiet, web.feed if web is not None else None)
+        observer = RunProgress(spec, metrics, args.quiet, web.feed if web is not None else None)
         jobs = _JobSettings(args.ray, args.workers) if args.ray or args.workers else None
         status = _play_and_report(spec, observer, argv, args.no_plots, args.quiet, jobs)
         try:
@@ -467,7 +300,7 @@ class _JobSettings:
     workers: int | None
 
 
-def _play_as_jobs(spec: RunSpec, observer: CliObserver, settings: _JobSettings) -> int | None:
+def _play_as_jobs(spec: RunSpec, observer: RunProgress, settings: _JobSettings) -> int | None:
     """Play the run's matches as jobs (``fanout``), Ray tasks or local worker processes; returns the
     signal that interrupted the run, or None.
 
@@ -498,7 +331,7 @@ def _play_as_jobs(spec: RunSpec, observer: CliObserver, settings: _JobSettings) 
     return None
 
 
-async def _play_run(spec: RunSpec, observer: CliObserver) -> int | None:
+async def _play_run(spec: RunSpec, observer: RunProgress) -> int | None:
     """Play the run; returns the signal (SIGINT, SIGTERM) that interrupted it, or None.
 
     On a signal the matches being played are cancelled: their agents are stopped and
@@ -523,7 +356,7 @@ async def _play_run(spec: RunSpec, observer: CliObserver) -> int | None:
 
 def _play_and_report(
     spec: RunSpec,
-    observer: CliObserver,
+    observer: RunProgress,
     argv: list[str],
     no_plots: bool,
     quiet: bool,
@@ -602,37 +435,6 @@ def _last_metrics(metrics: RunMetrics, args: argparse.Namespace) -> None:
             flush=True,
         )
         time.sleep(args.metrics_linger)
-
-
-def score_run(
-    spec: RunSpec, outcomes: list[MatchOutcome], failures: list[str], progress: bool = False
-) -> Report | MultiReport | None:
-    """The report of a run's logs (``outcomes`` in the order of ``spec.matches()``), or None when no
-    match played a hand; a log that cannot be scored is told in ``failures``."""
-    logged = _logged_matches(outcomes, spec.game, failures)
-    if not logged:
-        return None
-    errors = {o.log: o.error for o in outcomes if o.error}
-    if spec.more:
-        return build_multi_report(logged, errors)
-    return build_report(logged, a=spec.a.name, errors=errors, progress=progress)
-
-
-def _logged_matches(outcomes: list[MatchOutcome], game: Game, failures: list[str]) -> list[LoggedMatch]:
-    """The logs on disk with at least one hand, whatever became of their matches (a full disk, a crash)."""
-    logged = []
-    for outcome in outcomes:
-        if not outcome.log.exists():
-            continue
-        try:
-            match = read_log(outcome.log, game)
-        except ProtocolError as exc:
-            if outcome.error is None:  # else the failure is already told
-                failures.append(f"match {outcome.spec.name}: cannot score its log: {exc}")
-            continue
-        if match.hands:
-            logged.append(match)
-    return logged
 
 
 def _save(report: Report | MultiReport, out_dir: Path, plots: bool) -> list[str]:

@@ -27,7 +27,8 @@ from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
-from acpc_arena.dealer.arena.report import Z95, MultiReport, Report, excludes_zero, signed
+from acpc_arena.dealer.arena.estimates import Z95, excludes_zero, signed
+from acpc_arena.dealer.arena.reports import MultiReport, Report
 from acpc_arena.dealer.arena.tournament import Cell, Crosstable
 from acpc_arena.protocol.files import write_atomic
 

@@ -24,19 +24,11 @@ import json
 import sys
 from pathlib import Path
 
+from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.dealer.arena.phh import export_log, phh_paths
-from acpc_arena.dealer.arena.report import (
-    MultiReport,
-    Report,
-    build_multi_report,
-    build_player_report,
-    build_report,
-    format_multi_table,
-    format_player_table,
-    format_table,
-    read_log,
-    read_player_log,
-)
+from acpc_arena.dealer.arena.player_report import build_player_report, read_player_log
+from acpc_arena.dealer.arena.reports import MultiReport, Report, build_multi_report, build_report
+from acpc_arena.dealer.arena.tables import format_multi_table, format_player_table, format_table
 from acpc_arena.protocol.acpc_log import Problem
 from acpc_arena.protocol.commands import FAILED, USAGE, run_command
 from acpc_arena.protocol.errors import ProtocolError

@@ -29,9 +29,11 @@ from prometheus_client import CollectorRegistry
 from tqdm import tqdm
 
 from acpc_arena.agents.registry import AGENTS
+from acpc_arena.dealer.arena import options
+from acpc_arena.dealer.arena.allin import AllinValues
 from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, add_ray_option, run_jobs
-from acpc_arena.dealer.arena.match_cli import _hands, _milliseconds, _port, _positive, _seconds, _seeds
-from acpc_arena.dealer.arena.report import LoggedMatch, build_report, read_log
+from acpc_arena.dealer.arena.logreading import LoggedMatch, read_log
+from acpc_arena.dealer.arena.reports import build_report
 from acpc_arena.dealer.arena.runner import RunSpec, check_agent
 from acpc_arena.dealer.arena.tournament import Cell, Crosstable, Entrant, Tournament
 from acpc_arena.dealer.arena.tournament_folder import (
@@ -69,27 +71,39 @@ def parser() -> argparse.ArgumentParser:
         metavar="'NAME=COMMAND'",
         help="any ACPC bot's command line as an entrant, {host} {port} {game} {seed} filled in (repeat for more)",
     )
-    p.add_argument("--seeds", type=_seeds, default=(1, 234, 6666), help="comma-separated deal seeds")
-    p.add_argument("--hands", type=_hands, default=2000, help="hands per match")
+    p.add_argument("--seeds", type=options.seed_list, default=(1, 234, 6666), help="comma-separated deal seeds")
+    p.add_argument("--hands", type=options.hand_count, default=2000, help="hands per match")
     p.add_argument("--game", default="holdem.limit.2p.reverse_blinds", help="game file or shipped game")
     p.add_argument(
         "--out", type=Path, default=None, help="output folder (default tournaments/<time>); resumed if it exists"
     )
     p.add_argument(
-        "--workers", type=_positive, default=max(1, os.cpu_count() or 1), help="matches played at once (processes)"
+        "--workers",
+        type=options.positive_int,
+        default=max(1, os.cpu_count() or 1),
+        help="matches played at once (processes)",
     )
     add_ray_option(p, "--workers")
-    p.add_argument("--metrics-port", type=_port, default=None, help="serve Prometheus metrics on this port")
     p.add_argument(
-        "--metrics-linger", type=_seconds, default=0.0, metavar="SECONDS", help="serve the final metrics this long"
+        "--metrics-port", type=options.port_number, default=None, help="serve Prometheus metrics on this port"
     )
     p.add_argument(
-        "--t-response", type=_milliseconds, default=DEFAULT_T_RESPONSE_MS, help="ms per response (ACPC --t_response)"
+        "--metrics-linger",
+        type=options.seconds,
+        default=0.0,
+        metavar="SECONDS",
+        help="serve the final metrics this long",
     )
-    p.add_argument("--t-hand", type=_milliseconds, default=DEFAULT_T_HAND_MS, help="ms per hand (ACPC --t_hand)")
+    p.add_argument(
+        "--t-response",
+        type=options.milliseconds,
+        default=DEFAULT_T_RESPONSE_MS,
+        help="ms per response (ACPC --t_response)",
+    )
+    p.add_argument("--t-hand", type=options.milliseconds, default=DEFAULT_T_HAND_MS, help="ms per hand (ACPC --t_hand)")
     p.add_argument(
         "--t-per-hand",
-        type=_milliseconds,
+        type=options.milliseconds,
         default=DEFAULT_T_PER_HAND_MS,
         help="average ms per hand (ACPC --t_per_hand)",
     )
@@ -201,12 +215,13 @@ def _score(
     could not be written."""
     results: dict[tuple[str, str], Cell] = {}
     problems = []
+    allin = AllinValues()  # pairs of a seed deal the same cards: an all-in hand is often met again
     for first, second in tournament.pairs():
         spec = tournament.run_spec(first, second)
         logged = _pair_logs(spec, failed, failures)
         if not logged:
             continue
-        report = build_report(logged, a=spec.a.name, errors={})
+        report = build_report(logged, a=spec.a.name, errors={}, allin=allin)
         try:
             write_atomic(spec.out_dir / "report.json", json.dumps(report.to_json(), indent=2) + "\n")
         except OSError as exc:

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import trio
 
+from acpc_arena.dealer.arena import options
+from acpc_arena.dealer.pages import bind
 from acpc_arena.dealer.web.app import WebApp
-from acpc_arena.dealer.web.http import bind, guard_for, serve
-from acpc_arena.protocol.commands import USAGE, Interrupted, number, run_command
+from acpc_arena.dealer.web.http import guard_for, serve
+from acpc_arena.protocol.commands import USAGE, Interrupted, run_command
 
 DEFAULT_PORT = 8080
-PORT_OR_ANY = number(int, lambda v: 0 <= v <= 65535, "a port number from 0 (any free port) to 65535")
-"""The argparse type of a port to serve on (0: any free port)."""
 
 
 class WebServer:
@@ -75,7 +75,7 @@ def serve_pages(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="acpc-web", description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="*", type=Path, default=[Path("runs")], help="folders or logs to serve")
     parser.add_argument(
-        "--port", type=PORT_OR_ANY, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)"
+        "--port", type=options.port_or_any, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)"
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
     parser.add_argument("--out", type=Path, default=Path("runs/web"), help="where a person's games are logged")

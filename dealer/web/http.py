@@ -41,7 +41,6 @@ SEND_SECONDS = 20.0
 """For each send of an answer (a chunk of a file, an event) to be taken by the client."""
 MAX_CONNECTIONS = 512
 FILE_CHUNK = 65536
-BACKLOG = 1024
 
 PAGE_POLICY = (
     "default-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
@@ -188,13 +187,6 @@ def guard_for(host: str, port: int) -> Guard:
         names.add(f"[{host}]" if ":" in host else host.lower())
     hosts = {f"{name}:{port}" for name in names} | (names if port == 80 else set())
     return Guard(frozenset(hosts), port if host in WILDCARDS else None)
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host:port`` (0: any free port), made before any trio run."""
-    return socket.create_server(
-        (host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET, backlog=BACKLOG
-    )
 
 
 async def serve(handler: Handler, sock: socket.socket, guard: Guard, limits: Limits | None = None) -> None:

@@ -1,12 +1,11 @@
 """The page process: a run's live pages and its ``/metrics``, served beside the matches, never by them.
 
-``acpc-dealer --web`` and ``acpc-match --web`` (``start_pages``) and every
-``--metrics-port`` (``start_metrics``) bind their port, then start this module as a
-process of its own (``NICENESS`` nicer than theirs) that serves it: reading logs, building
-boards and answering scrapers costs the matches' process nothing but the small
-updates its ``Feed`` thread writes to a pipe, at most ten times a second, never
-waiting. The process ends when the pipe does (its parent closed it, or died), and
-``SideServer.close`` stops it too: it is never left behind.
+``acpc-dealer --web`` and ``acpc-match --web`` and every ``--metrics-port`` bind their
+port, then start this module as a process of its own (``dealer.pages``) that serves it:
+reading logs, building boards and answering scrapers costs the matches' process nothing
+but the small updates its ``Feed`` thread (``dealer.feed``) writes to a pipe, at most ten
+times a second, never waiting. The process ends when the pipe does (its parent closed
+it, or died).
 
     python -m acpc_arena.dealer.web.side --feed FD [--pages FD --host H --port P --folder DIR] [--metrics FD]
 
@@ -19,120 +18,25 @@ to any ``Host`` (Prometheus scrapes by name), never across sites.
 from __future__ import annotations
 
 import argparse
-import atexit
 import contextlib
 import json
 import os
-import select
 import signal
 import socket
-import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import trio
 
-from acpc_arena.dealer.web.feed import HEAD, LIVE, METRICS, Feed
-from acpc_arena.dealer.web.http import (
-    Guard,
-    HttpError,
-    Limits,
-    Request,
-    Response,
-    bind,
-    guard_for,
-    serve,
-)
+from acpc_arena.dealer.feed import HEAD, LIVE, METRICS
+from acpc_arena.dealer.web.http import Guard, HttpError, Limits, Request, Response, guard_for, serve
 from acpc_arena.dealer.web.live import LiveBoard
 
-NICENESS = 10
 METRICS_LIMITS = Limits(connections=64, request_seconds=5.0, idle_seconds=60.0, send_seconds=10.0)
 METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 """The Prometheus text format, as ``prometheus_client.generate_latest`` writes it."""
-STOP_SECONDS = 2.0
-READY_SECONDS = 10.0
-"""How long a run waits, at its start, for the page process to serve (so that a short match can be
-watched and scraped from its first hand); a process slower than that serves when it can."""
 READY = b"serving\n"
-
-
-class SideServer:
-    """A page process and the feed that keeps it up to date; ``close`` stops both."""
-
-    def __init__(self, process: subprocess.Popen[bytes], feed: Feed, url: str) -> None:
-        self.process = process
-        self.feed = feed
-        self.url = url
-        atexit.register(self.close)
-
-    def close(self) -> None:
-        atexit.unregister(self.close)
-        self.feed.close()
-        if self.process.poll() is None:
-            self.process.terminate()
-        try:
-            self.process.wait(timeout=STOP_SECONDS)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-
-def start_pages(folder: Path, host: str, port: int) -> SideServer:
-    """The live pages of a run whose logs land in ``folder``, on ``host:port`` (0: any free port);
-    ``OSError`` when the port cannot be had. Tables are added with ``server.feed.table``."""
-    sock = bind(host, port)
-    port = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
-    pages = ["--pages", str(sock.fileno()), "--host", host, "--port", str(port), "--folder", str(folder)]
-    return _start(pages, [sock], None, f"http://{shown}:{port}/")
-
-
-def start_metrics(render: Callable[[], bytes], host: str, port: int) -> SideServer:
-    """``/metrics`` on ``host:port``: the page ``render()`` gives, at most once a second; ``OSError``
-    when the port cannot be had."""
-    sock = bind(host, port)
-    port = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
-    return _start(["--metrics", str(sock.fileno())], [sock], render, f"http://{shown}:{port}/metrics")
-
-
-def _start(args: list[str], sockets: list[socket.socket], render: Callable[[], bytes] | None, url: str) -> SideServer:
-    read, write = os.pipe()
-    feed = Feed(write, render)
-    feed.flush(0)  # the first metrics page is there before the first scrape
-    try:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "acpc_arena.dealer.web.side", "--feed", str(read), *args],
-            pass_fds=[read, *(s.fileno() for s in sockets)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            # A process group of its own: a Ctrl-C reaches the parent alone, which then stops this. The same
-            # session: where the kernel groups processes by session (autogroup), the niceness counts.
-            process_group=0,
-        )
-    except OSError:
-        feed.close()
-        raise
-    finally:
-        os.close(read)
-        for sock in sockets:
-            sock.close()
-    with contextlib.suppress(OSError):  # behind the matches for the processor, from its start
-        os.setpriority(os.PRIO_PROCESS, process.pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS))
-    feed.start()
-    _wait_until_serving(process)
-    return SideServer(process, feed, url)
-
-
-def _wait_until_serving(process: subprocess.Popen[bytes]) -> None:
-    """Wait up to ``READY_SECONDS`` for the page process to say it serves (or to end)."""
-    assert process.stdout is not None
-    with process.stdout:
-        select.select([process.stdout], [], [], READY_SECONDS)
-
-
-# -- the page process ----------------------------------------------------------------------
+"""What the process writes on its standard output once it serves (``pages`` waits for it)."""
 
 
 class MetricsPage:

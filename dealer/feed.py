@@ -1,5 +1,5 @@
 """The match side of the live pages and of ``/metrics``: what a match's observers note, sent to the page
-process (``side``) by a thread of its own, never waiting for it.
+process (``web.side``, started by ``pages``) by a thread of its own, never waiting for it.
 
 A ``FeedTable`` observes one match. The match's thread only notes things: the last
 ``MATCHSTATE`` line sent to any seat (one assignment), and each finished hand (appended

@@ -1,0 +1,41 @@
+"""A run's report from the logs its matches left on disk (``score_run``), whatever became of the
+matches: ``acpc-match`` and ``play`` score their runs with it."""
+
+from __future__ import annotations
+
+from acpc_arena.dealer.arena.logreading import LoggedMatch, read_log
+from acpc_arena.dealer.arena.reports import MultiReport, Report, build_multi_report, build_report
+from acpc_arena.dealer.arena.runner import MatchOutcome, RunSpec
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.game import Game
+
+
+def score_run(
+    spec: RunSpec, outcomes: list[MatchOutcome], failures: list[str], progress: bool = False
+) -> Report | MultiReport | None:
+    """The report of a run's logs (``outcomes`` in the order of ``spec.matches()``), or None when no
+    match played a hand; a log that cannot be scored is told in ``failures``."""
+    logged = _logged_matches(outcomes, spec.game, failures)
+    if not logged:
+        return None
+    errors = {o.log: o.error for o in outcomes if o.error}
+    if spec.more:
+        return build_multi_report(logged, errors)
+    return build_report(logged, a=spec.a.name, errors=errors, progress=progress)
+
+
+def _logged_matches(outcomes: list[MatchOutcome], game: Game, failures: list[str]) -> list[LoggedMatch]:
+    """The logs on disk with at least one hand, whatever became of their matches (a full disk, a crash)."""
+    logged = []
+    for outcome in outcomes:
+        if not outcome.log.exists():
+            continue
+        try:
+            match = read_log(outcome.log, game)
+        except ProtocolError as exc:
+            if outcome.error is None:  # else the failure is already told
+                failures.append(f"match {outcome.spec.name}: cannot score its log: {exc}")
+            continue
+        if match.hands:
+            logged.append(match)
+    return logged
