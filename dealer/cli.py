@@ -38,7 +38,14 @@ from typing import TYPE_CHECKING, NoReturn
 import trio
 
 from acpc_arena.dealer.console import ConsoleObserver
-from acpc_arena.dealer.logfiles import MatchFileError, MatchLog, TransactionLog, TransactionRecord, read_transactions
+from acpc_arena.dealer.logfiles import (
+    MatchFileError,
+    MatchLog,
+    TransactionLog,
+    TransactionRecord,
+    check_player_name,
+    read_transactions,
+)
 from acpc_arena.dealer.match import (
     DEFAULT_T_HAND_MS,
     DEFAULT_T_PER_HAND_MS,
@@ -153,14 +160,6 @@ def _check_header_text(text: str, what: str) -> None:
         raise UsageError(f"{what} {text!r} contains the control character {bad!r}")
 
 
-def _check_player_name(name: str) -> None:
-    """Refuse what would corrupt a log ``STATE``/``SCORE`` line: ``|``, ``:`` or a control character."""
-    _check_header_text(name, "player name")
-    bad = next((c for c in name if c in "|:"), None)
-    if bad is not None:
-        raise UsageError(f"player name {name!r} contains {bad!r}, which separates the fields of the log")
-
-
 def _ports(text: str) -> list[int]:
     try:
         ports = [_integer(p) for p in text.split(",")]
@@ -221,7 +220,10 @@ def parse_args(argv: list[str]) -> Options:
     _check_header_text(match_name, "match name")
     _check_header_text(game_file, "game file name")
     for name in names:
-        _check_player_name(name)
+        try:
+            check_player_name(name)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     hands = _uint(hands_text, "number of hands", low=1)
     try:
         seed = _integer(seed_text) % 2**32  # sscanf("%u") wraps negative seeds the same way

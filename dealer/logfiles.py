@@ -18,6 +18,31 @@ from typing import NamedTuple, TextIO
 
 from acpc_arena.protocol.errors import ProtocolError
 
+NAME_SEPARATORS = "|:"
+"""What separates the fields of a log's ``STATE`` and ``SCORE`` lines, names included."""
+
+
+def check_player_name(name: str) -> None:
+    """Refuse a player name the log cannot hold: ValueError, one line naming its first bad character.
+
+    A name is printable ASCII without ``|`` and ``:``: those separate the fields of a
+    ``STATE`` or ``SCORE`` line, a control character (a newline) could plant a fake
+    line, and a non-ASCII one would not read back as the same name. Such a name goes to
+    the log byte for byte, as the C dealer writes it.
+    """
+    bad = next((c for c in name if c in NAME_SEPARATORS or not (c.isascii() and c.isprintable())), None)
+    if bad is None:
+        return
+    if bad in NAME_SEPARATORS:
+        what = repr(bad)
+    elif bad.isascii():
+        what = f"the control character {bad!r}"
+    else:
+        what = f"the non-ASCII character {bad!r}"
+    raise ValueError(
+        f"player name {name!r} contains {what}: it cannot go in an ACPC log (use printable ASCII without '|' and ':')"
+    )
+
 
 def format_stamp(stamp: float) -> str:
     """Seconds since the epoch as ``sec.usec``, as the C dealer prints ``timeval``s."""

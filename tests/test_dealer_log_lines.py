@@ -1,6 +1,6 @@
 """The dealer's files read back by a resumed ``acpc-dealer -a``: real dealers and agents.
 
-The ACPC log's lines end with a line feed alone: a name holding the byte 0x85 (the
+The ACPC log's lines end with a line feed alone: a match name holding the byte 0x85 (the
 UTF-8 of ``Å``; U+0085, NEL, once the bytes are read as latin-1) is no line end.
 """
 
@@ -13,8 +13,8 @@ import pytest
 from tests.processes import start_agent, start_dealer
 
 
-def play_dealer(cwd: Path, *args: str) -> None:
-    dealer = start_dealer(cwd, "m", "kuhn", "3", "7", *args, "-q", "-T")
+def play_dealer(cwd: Path, match: str, *args: str) -> None:
+    dealer = start_dealer(cwd, match, "kuhn", "3", "7", *args, "-q", "-T")
     players = [
         start_agent(agent, port, "--game", "kuhn") for agent, port in zip(("call", "raise"), dealer.ports, strict=True)
     ]
@@ -24,14 +24,15 @@ def play_dealer(cwd: Path, *args: str) -> None:
     assert status == 0, err
 
 
-@pytest.mark.parametrize("name", ["Bot", "b\u00c5t"], ids=["ascii", "0x85 in its UTF-8"])
-def test_a_finished_match_resumed_with_a_is_not_scored_again(tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize("match", ["m", "m\u00c5"], ids=["ascii", "0x85 in its UTF-8"])
+def test_a_finished_match_resumed_with_a_is_not_scored_again(tmp_path: Path, match: str) -> None:
     """``-T -a`` on a finished match replays every hand from the transaction file, and appends the header
     again (as the C dealer does, opening its log with ``a+``) but no second SCORE line: the log's last
-    record is one already. A name is bytes to the log; split at line feeds alone, the same for both names."""
-    play_dealer(tmp_path, name, "Raiser")
-    first = (tmp_path / "m.log").read_bytes()
-    play_dealer(tmp_path, name, "Raiser", "-a")
+    record is one already. A match name is bytes to the log; split at line feeds alone, the same for both."""
+    log = tmp_path / f"{match}.log"
+    play_dealer(tmp_path, match, "Bot", "Raiser")
+    first = log.read_bytes()
+    play_dealer(tmp_path, match, "Bot", "Raiser", "-a")
     header = first[: first.index(b"STATE:")]
-    assert (tmp_path / "m.log").read_bytes() == first + header
-    assert first.count(b"\nSCORE:") == 1 and name.encode() in first
+    assert log.read_bytes() == first + header
+    assert first.count(b"\nSCORE:") == 1 and f"# name/game/hands/seed {match} ".encode() in first

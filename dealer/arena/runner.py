@@ -41,7 +41,7 @@ import trio
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher
-from acpc_arena.dealer.logfiles import MatchLog
+from acpc_arena.dealer.logfiles import MatchLog, check_player_name
 from acpc_arena.dealer.match import (
     DEFAULT_T_HAND_MS,
     DEFAULT_T_PER_HAND_MS,
@@ -54,17 +54,6 @@ from acpc_arena.dealer.match import (
 )
 from acpc_arena.dealer.seat import SeatChannel, SocketChannel, accept, open_listener
 from acpc_arena.protocol.game import Game
-
-
-def check_player_name(name: str) -> None:
-    """Refuse a name an ACPC log cannot hold: ``|`` and ``:`` separate its fields, and it is ASCII."""
-    bad = sorted({c for c in name if c in "|:" or not c.isascii() or not c.isprintable()})
-    if bad:
-        shown = " ".join(ascii(c) for c in bad)
-        raise ValueError(
-            f"player name {name!r} cannot go in an ACPC log: it holds {shown} (use printable ASCII without '|' and ':')"
-        )
-
 
 COMMAND_FIELDS = ("host", "port", "game", "seed")
 """What a bot's command line template may name in braces (``{port}``), filled in for each match."""
