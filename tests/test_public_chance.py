@@ -30,7 +30,7 @@ with warnings.catch_warnings():  # eval7's range parser uses pyparsing names dep
 EVAL7_CARDS = [eval7.Card(s) for s in CARD_STRINGS]
 
 
-def eval7_strength(hole: tuple[int, int], board: list[int]) -> float:
+def eval7_strength(hole: tuple[int, ...], board: list[int]) -> float:
     """HS by brute force: the share of the pot won against each opponent hand, ties half."""
     cards = [EVAL7_CARDS[c] for c in board]
     mine = eval7.evaluate([EVAL7_CARDS[c] for c in hole] + cards)
@@ -186,7 +186,7 @@ def test_an_exact_bucket_checkpoint_round_trips_refuses_damage_and_plays(tmp_pat
     # the turn bucket of one hand, from its exact E[HS^2] (eval7, pair by pair) and the edges above
     hole, board = parse_cards("AhKh"), parse_cards("Qh7h2c9d")
     rivers = [c for c in range(52) if c not in hole and c not in board]
-    ehs2 = np.mean([eval7_strength((hole[0], hole[1]), [*board, r]) ** 2 for r in rivers])
+    ehs2 = np.mean([eval7_strength(tuple(hole), [*board, r]) ** 2 for r in rivers])
     assert policy.abstraction.key(hole, board, 2) == int(ehs2 > 0.3) + int(ehs2 > 0.6)
     with np.load(out) as data:
         np.savez(tmp_path / "cut.npz", strategy=data["strategy"], flop_buckets=data["flop_buckets"][:10])
