@@ -7,6 +7,7 @@ opponent hand ranked by eval7 and compared pair by pair, the slow way.
 from __future__ import annotations
 
 import itertools
+import subprocess
 import warnings
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from acpc_arena.models.cfr.public_chance_training import train_public_chance
 from acpc_arena.models.cfr.tree import build_tree
 from acpc_arena.protocol.cards import CARD_STRINGS, parse_cards
 from acpc_arena.protocol.game import load_game
-from tests.processes import check_log, play
+from tests.processes import check_log, play, program
 
 with warnings.catch_warnings():  # eval7's range parser uses pyparsing names deprecated since
     warnings.simplefilter("ignore")
@@ -201,3 +202,22 @@ def test_an_exact_bucket_checkpoint_round_trips_refuses_damage_and_plays(tmp_pat
     assert status == 0, err
     assert "WARNING" not in err
     check_log(tmp_path / "match.log", load_game(game), 40)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--game", "leduc"], "acpc-cfr: --algorithm pcs-dcfr solves holdem.limit.2p.reverse_blinds only\n"),
+        (
+            ["--game", "holdem.limit.2p.reverse_blinds", "--abstraction", "ehs2-50-50-50"],
+            "acpc-cfr: --algorithm pcs-dcfr needs an ehs2-exact-F-T-R abstraction (1..255 buckets), "
+            "not ehs2-50-50-50\n",
+        ),
+    ],
+)
+def test_public_chance_sampling_refuses_other_games_and_abstractions(
+    tmp_path: Path, arguments: list[str], message: str
+) -> None:
+    command = [program("acpc-cfr"), "solve", "--algorithm", "pcs-dcfr", *arguments, "--out", str(tmp_path / "x")]
+    done = subprocess.run(command, capture_output=True, text=True)
+    assert (done.returncode, done.stderr, done.stdout) == (2, message, "")
