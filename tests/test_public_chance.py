@@ -221,3 +221,15 @@ def test_public_chance_sampling_refuses_other_games_and_abstractions(
     command = [program("acpc-cfr"), "solve", "--algorithm", "pcs-dcfr", *arguments, "--out", str(tmp_path / "x")]
     done = subprocess.run(command, capture_output=True, text=True)
     assert (done.returncode, done.stderr, done.stdout) == (2, message, "")
+
+
+def test_one_hands_turn_and_river_values_are_the_bits_of_every_hands() -> None:
+    """The agent computes its own hand's value, training every hand's at once: a value on a bucket edge
+    must land in the same bucket, so the two must agree to the last bit."""
+    rng = np.random.default_rng(14)
+    for _ in range(2):
+        board = rng.permutation(52)[:5].astype(np.uint8)
+        turn, river = hs.turn_ehs2(board[:4]), hs.river_strengths(board[None, :])[0]
+        for index in rng.choice(np.flatnonzero(~np.isnan(river)), 25, replace=False):
+            assert hs.hand_turn_ehs2(hs.HANDS[index], board[:4]) == turn[index]
+            assert hs.hand_river_strength(hs.HANDS[index], board) == river[index]

@@ -372,7 +372,8 @@ class ExactStrengthBuckets(Abstraction):
 
     The flop's buckets come from a table over the 1,755 flops up to suits (``flop_buckets``, which
     a checkpoint carries: building it takes minutes); the turn's and river's are computed for the
-    hand in play (46 x 990 and 990 showdowns).
+    hand in play (46 x 990 and 990 showdowns), to the bit the numbers training computed for every
+    hand at once (a value on a bucket edge lands where it landed in training).
     """
 
     BATCH_FROM = 24
@@ -447,8 +448,11 @@ class ExactStrengthBuckets(Abstraction):
                 else:
                     every = hand_strength.river_strengths(board[None])[0] ** 2
                 keys[rows] = self._bucket(round_, every[index[rows]])
+            elif round_ == 2:
+                keys[rows] = self._bucket(
+                    round_, np.array([hand_strength.hand_turn_ehs2(h, board) for h in holes[rows]])
+                )
             else:
-                deck, total = self.game.deck, self.game.total_board_cards
-                strength = strength_moments(deck, holes[rows], boards[rows], total)[1]
-                keys[rows] = self._bucket(round_, strength)
+                strength = np.array([hand_strength.hand_river_strength(h, board) for h in holes[rows]])
+                keys[rows] = self._bucket(round_, strength**2)
         return keys

@@ -141,6 +141,37 @@ def _mean_square_over(boards: np.ndarray, fixed: np.ndarray) -> np.ndarray:
     return np.where(on_fixed | (seen == 0), np.nan, total / np.maximum(seen, 1))
 
 
+def hand_river_strength(hole: np.ndarray, board: np.ndarray) -> float:
+    """HS of one hand on a complete board, the same number ``river_strengths`` gives it (same counts,
+    same arithmetic)."""
+    return float(_hand_strengths(np.asarray(hole, dtype=np.uint8), np.asarray(board, dtype=np.uint8)[None, :])[0])
+
+
+def hand_turn_ehs2(hole: np.ndarray, board: np.ndarray) -> float:
+    """E[HS^2] of one hand on a four-card board, the same number ``turn_ehs2`` gives it: the squares
+    added one river at a time in the order of the cards, as ``turn_ehs2``'s sum over its rows does."""
+    hole, board = np.asarray(hole, dtype=np.uint8), np.asarray(board, dtype=np.uint8)
+    rivers = np.setdiff1d(np.setdiff1d(np.arange(52, dtype=np.uint8), board), hole)
+    boards = np.concatenate([np.broadcast_to(board, (len(rivers), 4)), rivers[:, None]], axis=1)
+    total = 0.0
+    for strength in _hand_strengths(hole, boards).tolist():
+        total += strength * strength
+    return total / len(rivers)
+
+
+def _hand_strengths(hole: np.ndarray, boards: np.ndarray) -> np.ndarray:
+    """(B,) HS of one hand on each complete board (B, 5): wins plus half the ties over the 990 hands."""
+    count = len(boards)
+    valid = board_mask(np.concatenate([boards, np.broadcast_to(hole, (count, 2))], axis=1))  # (B, 1326)
+    theirs = np.zeros((count, NUM_HANDS), dtype=np.int32)
+    rows, hands = np.nonzero(valid)
+    theirs[rows, hands] = rank_hands(np.concatenate([HANDS[hands], boards[rows]], axis=1))
+    mine = rank_hands(np.concatenate([np.broadcast_to(hole, (count, 2)), boards], axis=1)).astype(np.int32)
+    below = ((theirs < mine[:, None]) & valid).sum(axis=1)
+    same = ((theirs == mine[:, None]) & valid).sum(axis=1)
+    return (below + 0.5 * same) / OPPONENT_HANDS
+
+
 def turn_ehs2(board: np.ndarray) -> np.ndarray:
     """(1326,) exact E[HS^2] of every hand over the river cards, for a four-card board."""
     board = np.asarray(board, dtype=np.uint8)
