@@ -43,7 +43,7 @@ from acpc_arena.dealer.logfiles import (
     MatchLog,
     TransactionLog,
     TransactionRecord,
-    check_player_name,
+    check_player_names,
     read_transactions,
 )
 from acpc_arena.dealer.match import (
@@ -144,13 +144,10 @@ def _uint(text: str, what: str, low: int = 0, high: int = UINT32_MAX) -> int:
     return value
 
 
-def _command_line_text(arg: str) -> str:
-    """An argument as the bytes it had on the command line, one character per byte (latin-1).
-
-    Names go to the log, the console and standard output byte for byte, as the C
-    dealer writes them, whatever their encoding.
-    """
-    return os.fsencode(arg).decode("latin-1")
+def _console_text(text: str) -> str:
+    """``text`` for the console, which writes one byte per character (the players' lines as they came):
+    names as the bytes they had on the command line (``os.fsencode``), as the C dealer writes them."""
+    return os.fsencode(text).decode("latin-1")
 
 
 def _check_header_text(text: str, what: str) -> None:
@@ -219,11 +216,10 @@ def parse_args(argv: list[str]) -> Options:
         raise UsageError("")
     _check_header_text(match_name, "match name")
     _check_header_text(game_file, "game file name")
-    for name in names:
-        try:
-            check_player_name(name)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+    try:
+        check_player_names(names)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     hands = _uint(hands_text, "number of hands", low=1)
     try:
         seed = _integer(seed_text) % 2**32  # sscanf("%u") wraps negative seeds the same way
@@ -231,12 +227,12 @@ def parse_args(argv: list[str]) -> Options:
         raise UsageError(f"invalid random number seed {seed_text}") from None
     ports = _ports(args.ports)[: game.num_players] if args.ports else []  # the C dealer ignores extra ports
     config = MatchConfig(
-        name=_command_line_text(match_name),
+        name=match_name,
         game=game,
-        game_file=_command_line_text(game_file),
+        game_file=game_file,
         hands=hands,
         seed=seed,
-        players=tuple(map(_command_line_text, names)),
+        players=tuple(names),
         fixed_seats=args.fixed,
         max_invalid_actions=_uint(args.max_invalid, "--max-invalid"),
         t_response_ms=_uint(args.t_response, "--t_response", high=MAX_TIMEOUT_MS),
@@ -271,7 +267,7 @@ class _StartError(Exception):
 
 def _match_file(options: Options, suffix: str) -> Path:
     """``<matchName><suffix>``, named with the match name's bytes from the command line."""
-    return Path(os.fsdecode(options.config.name.encode("latin-1") + suffix.encode("ascii")))
+    return Path(options.config.name + suffix)
 
 
 def _open_match_files(options: Options) -> tuple[MatchLog | None, TransactionLog | None, list[TransactionRecord]]:
@@ -330,7 +326,7 @@ async def _accept_players(listeners: list[socket.socket], start_timeout_ms: int)
 def _print_line(text: str) -> None:
     """A line on standard output, as bytes: names keep the bytes they had on the command line."""
     sys.stdout.flush()
-    sys.stdout.buffer.write(text.encode("latin-1") + b"\n")
+    sys.stdout.buffer.write(os.fsencode(text) + b"\n")
     sys.stdout.buffer.flush()
 
 
@@ -356,7 +352,7 @@ async def serve(options: Options, lingering: Lingering | None = None) -> int:
         if logger:
             logger.error("error", match=config.name, text=text)
         else:
-            console.line(f"ERROR: {text}")
+            console.line(_console_text(f"ERROR: {text}"))
         return 1
 
     try:
@@ -373,7 +369,7 @@ async def serve(options: Options, lingering: Lingering | None = None) -> int:
         if logger:
             logger.info("listening", match=config.name, host=options.host, ports=ports)
         else:
-            console.line(config.header())
+            console.line(_console_text(config.header()))
         if log is not None:
             log.write_text(config.header())
         if options.metrics_port is not None:
@@ -406,7 +402,7 @@ async def serve(options: Options, lingering: Lingering | None = None) -> int:
     score = format_score_line(result.totals, config.players)
     _print_line(score)
     if not logger:
-        console.line(score)
+        console.line(_console_text(score))
     return 0
 
 

@@ -13,35 +13,74 @@ last whole line ends.
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple, TextIO
 
 from acpc_arena.protocol.errors import ProtocolError
 
-NAME_SEPARATORS = "|:"
+NAME_SEPARATORS = b"|:"
 """What separates the fields of a log's ``STATE`` and ``SCORE`` lines, names included."""
+NAME_BYTES = 255
+"""The longest player name, in bytes: ten of them (``MAX_PLAYERS``) fill at most 2.5 KiB of the
+C dealer's 4 KiB log line (``MAX_LINE_LEN``), leaving the rest to the hand."""
+NAME_RULE = "a name is 1 to 255 bytes, without '|', ':', control characters or ' #'"
+"""``check_player_name``'s rule, as its errors end."""
 
 
 def check_player_name(name: str) -> None:
-    """Refuse a player name the log cannot hold: ValueError, one line naming its first bad character.
+    """Refuse a player name a log cannot hold: ValueError, one line saying why.
 
-    A name is printable ASCII without ``|`` and ``:``: those separate the fields of a
-    ``STATE`` or ``SCORE`` line, a control character (a newline) could plant a fake
-    line, and a non-ASCII one would not read back as the same name. Such a name goes to
-    the log byte for byte, as the C dealer writes it.
+    A name is the bytes it has on the command line (``os.fsencode``), as the C dealer
+    takes them: non-ASCII ones (UTF-8 or not) included, it goes to the log byte for
+    byte and is read back as the same ``str`` (``os.fsdecode``). Refused is only what
+    would make a log unreadable or ambiguous: ``|`` and ``:``, which separate the fields
+    of a ``STATE`` or ``SCORE`` line; a control character (bytes 0 to 31 and 127: a
+    newline would plant a fake line, a carriage return or a NUL would be cut off by
+    readers); `` #``, which log readers take for the start of a comment (DeepStack's
+    logs end their lines with `` # <time>``); no byte at all (a name missing); more than
+    ``NAME_BYTES`` bytes.
     """
-    bad = next((c for c in name if c in NAME_SEPARATORS or not (c.isascii() and c.isprintable())), None)
-    if bad is None:
-        return
-    if bad in NAME_SEPARATORS:
-        what = repr(bad)
-    elif bad.isascii():
-        what = f"the control character {bad!r}"
+    try:
+        raw = os.fsencode(name)
+    except UnicodeEncodeError as exc:  # a lone surrogate that no command-line byte decodes to
+        raise ValueError(f"player name {name!r} is not text in this system's encoding ({exc.encoding})") from None
+    bad = next((byte for byte in raw if byte in NAME_SEPARATORS or byte < 32 or byte == 127), None)
+    if bad is not None:
+        what = f"contains {chr(bad)!r}" if bad in NAME_SEPARATORS else f"contains the control character {chr(bad)!r}"
+    elif b" #" in raw:
+        what = "contains ' #'"
+    elif not raw:
+        what = "is empty"
+    elif len(raw) > NAME_BYTES:
+        name, what = f"{name[:20]}...", f"is {len(raw)} bytes long"
     else:
-        what = f"the non-ASCII character {bad!r}"
-    raise ValueError(
-        f"player name {name!r} contains {what}: it cannot go in an ACPC log (use printable ASCII without '|' and ':')"
-    )
+        return
+    raise ValueError(f"player name {name!r} {what}: it cannot go in an ACPC log ({NAME_RULE})")
+
+
+def check_player_names(names: Sequence[str]) -> None:
+    """``check_player_name`` for each of a match's names, which must differ (a log could not tell
+    two seats of one name apart)."""
+    for name in names:
+        check_player_name(name)
+    for seat, name in enumerate(names):
+        if name in names[:seat]:
+            raise ValueError(
+                f"player name {name!r} is given to seats {names.index(name) + 1} and {seat + 1}: "
+                "a log could not tell them apart"
+            )
+
+
+def unicode_text(text: str) -> str:
+    """``text`` (a name as read from a log or a command line) as valid Unicode, for outputs that must be:
+    each byte that is not UTF-8 (``os.fsdecode`` makes it a lone surrogate) written ``\\xff``."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate of no byte: as Python escapes it
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def format_stamp(stamp: float) -> str:
@@ -64,11 +103,12 @@ class MatchFileError(OSError):
 
 def _whole_lines(path: Path) -> list[str]:
     """The complete lines of ``path`` (none if it does not exist), split at line feeds alone, the files'
-    line end (``str.splitlines`` would also split inside a name holding the byte 0x85, a latin-1 NEL)."""
+    line end (``str.splitlines`` would also split inside a name holding U+0085 or U+2028), each
+    decoded as ``_LineFile`` wrote it."""
     if not path.exists():
         return []
     data = path.read_bytes()
-    return data[: data.rfind(b"\n") + 1].decode("latin-1").split("\n")[:-1]
+    return [os.fsdecode(line) for line in data[: data.rfind(b"\n") + 1].split(b"\n")[:-1]]
 
 
 def _cut_unfinished_line(path: Path) -> None:
@@ -84,15 +124,23 @@ def _cut_unfinished_line(path: Path) -> None:
 class _LineFile:
     """A text file written line by line, each line flushed as written.
 
-    Text is written as latin-1, one byte per character: the dealer's command line
-    carries names as their bytes that way (``cli._command_line_text``).
+    Text is written as ``os.fsencode`` writes it: the names (players, match, game file) as
+    the bytes they had on the command line, as the C dealer writes them, whatever their
+    encoding (a byte that is not UTF-8 is the lone surrogate ``os.fsdecode`` made of it).
     """
 
     def __init__(self, path: str | Path, append: bool = False) -> None:
         self.path = Path(path)
         if append:
             _cut_unfinished_line(self.path)
-        self._file: TextIO = open(self.path, "a" if append else "w", encoding="latin-1", newline="\n", buffering=1)  # noqa: SIM115
+        self._file: TextIO = open(  # noqa: SIM115 (closed by close)
+            self.path,
+            "a" if append else "w",
+            encoding=sys.getfilesystemencoding(),
+            errors=sys.getfilesystemencodeerrors(),
+            newline="\n",
+            buffering=1,
+        )
 
     def write_text(self, text: str) -> None:
         """Write ``text`` (whole lines) and flush it; raises MatchFileError if it cannot be written."""

@@ -15,7 +15,9 @@ player, the seat number (1-based) and the player's name:
 - ``acpc_dealer_matches_running``: matches being played
 
 Every counter of a match exists at 0 from its start (a query for errors finds a
-series before the first error). No ``_created`` series are exported.
+series before the first error). No ``_created`` series are exported. A name that is
+not UTF-8 (a player name holds any bytes but a few) is a label value with each such
+byte written ``\\xff`` (``UnicodeLabels``): the text format is UTF-8.
 
 ``serve`` hands the page to a process of its own (``pages``, ``web.side``): the registry is
 rendered here at most once a second (``publish`` renders it at once), and that process
@@ -26,7 +28,8 @@ scraper costs the matches nothing.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+import copy
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from prometheus_client import (
@@ -40,7 +43,9 @@ from prometheus_client import (
     generate_latest,
     push_to_gateway,
 )
+from prometheus_client.metrics_core import Metric
 
+from acpc_arena.dealer.logfiles import unicode_text
 from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, WarningKind
 from acpc_arena.dealer.seat import SeatFailure
 from acpc_arena.protocol.state import Action, State
@@ -97,11 +102,28 @@ class DealerMetrics:
         publish(self.server)
 
 
+class UnicodeLabels:
+    """``registry``'s metrics with every label value valid Unicode (``logfiles.unicode_text``), as the
+    Prometheus text format must be; a name's byte that is not UTF-8 would fail the page."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.registry = registry
+
+    def collect(self) -> Iterator[Metric]:
+        for metric in self.registry.collect():
+            shown = copy.copy(metric)
+            shown.samples = [
+                sample._replace(labels={key: unicode_text(value) for key, value in sample.labels.items()})
+                for sample in metric.samples
+            ]
+            yield shown
+
+
 def serve_registry(registry: CollectorRegistry, port: int, host: str) -> SideServer:
     """``registry``'s page served on ``host:port`` by a process of its own, rendered here once a second."""
     from acpc_arena.dealer.pages import start_metrics
 
-    return start_metrics(lambda: generate_latest(registry), host, port)
+    return start_metrics(lambda: generate_latest(UnicodeLabels(registry)), host, port)
 
 
 def publish(server: SideServer | None) -> None:
@@ -286,4 +308,4 @@ class RunMetrics:
 
     def push(self, gateway: str, job: str = "acpc-match") -> None:
         """Send the current values to a Prometheus Pushgateway (``host:port`` or a URL)."""
-        push_to_gateway(gateway, job=job, registry=self.registry)
+        push_to_gateway(gateway, job=job, registry=UnicodeLabels(self.registry))

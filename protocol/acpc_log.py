@@ -35,6 +35,7 @@ shipped game, or several, is reported and skipped (give the game).
 from __future__ import annotations
 
 import math
+import os
 import re
 import zlib
 from collections.abc import Callable, Iterator
@@ -61,7 +62,8 @@ PASSED_OVER = rb"#(?! name/game/hands/seed )|;"
 
 _STATE_LINE = re.compile(r"STATE[:;]([^:;]*)[:;]([^:;]*)[:;]([^:;]*)[:;]([^:;]*)[:;](.*)\Z", re.DOTALL)
 _SCORE_LINE = re.compile(r"SCORE[:;]([^:;]*)[:;](.*)\Z", re.DOTALL)
-_TRAILING_COMMENT = re.compile(r"\s+#.*\Z", re.DOTALL)
+_TRAILING_COMMENT = re.compile(r"\s+#.*\Z", re.DOTALL | re.ASCII)
+"""DeepStack's `` # <time>`` after the names (white space in ASCII: a name may hold U+00A0 or U+3000)."""
 
 
 class Problem(NamedTuple):
@@ -259,7 +261,7 @@ class AcpcLogReader:
                 if self.problem_count >= MAX_PROBLEMS:
                     self.problem(number, f"{MAX_PROBLEMS} problems: the rest of the file is not read")
                     return
-                text = raw.decode("latin-1")
+                text = os.fsdecode(raw)  # a name: the str of the bytes it had on the dealer's command line
                 if text.startswith("#"):
                     self._read_comment(number, text.rstrip("\r\n"))
                 elif text.strip():

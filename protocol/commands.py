@@ -25,6 +25,7 @@ result it then keeps.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import signal
 import sys
@@ -101,8 +102,11 @@ def run_command(name: str, body: Callable[[], int | None]) -> None:
     A KeyboardInterrupt (Ctrl-C, or SIGTERM while ``body`` runs) ends it with one
     line on standard error, ``NAME: interrupted by SIGINT`` and, after a colon, what
     an ``Interrupted`` among the exceptions says was kept; the status is 128 + the
-    signal's number.
+    signal's number. Standard output writes a lone surrogate as the byte ``os.fsdecode`` made it of
+    (a player name or a file name that is not UTF-8: the bytes it has on the command line).
     """
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="surrogateescape")
     del _received[:]
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     status: int | None

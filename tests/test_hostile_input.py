@@ -239,6 +239,29 @@ def run_tcp_match(cwd: Path, args: Sequence[str | bytes], players: int = 2) -> F
     return Finished(process.returncode, b" ".join(map(str.encode, map(str, ports))) + b"\n" + out, err)
 
 
+# The C dealer, "m kuhn.limit.2p.game 2 7 café b": its log's hand and score lines.
+C_CAFE_LOG = ["STATE:0:cc:Qs|As:-1|1:café|b", "STATE:1:cc:Ks|Qs:1|-1:b|café", "SCORE:-2|2:café|b"]
+
+
+@pytest.mark.parametrize("log_format", ["text", "json"])
+def test_a_non_ascii_player_name_is_played_and_logged_byte_for_byte(tmp_path: Path, log_format: str) -> None:
+    done = run_tcp_match(tmp_path, ["m", KUHN, "2", "7", "café", "b", "--log-format", log_format])
+    assert done.status == 0, done.stderr
+    assert b"Traceback" not in done.stderr
+    log = (tmp_path / "m.log").read_bytes().decode("utf-8").splitlines()
+    assert log[4:] == C_CAFE_LOG
+    assert done.stdout.splitlines()[-1] == C_CAFE_LOG[-1].encode("utf-8")
+
+
+def test_a_name_that_is_not_utf8_keeps_its_bytes(tmp_path: Path) -> None:
+    done = run_tcp_match(tmp_path, ["m", KUHN, "2", "7", b"caf\xe9", "\u540d\u524d"])
+    assert done.status == 0, done.stderr
+    log = (tmp_path / "m.log").read_bytes().splitlines()
+    assert log[-1] == b"SCORE:-2|2:caf\xe9|\xe5\x90\x8d\xe5\x89\x8d"
+    assert done.stdout.splitlines()[-1] == log[-1]
+    assert b"SCORE:-2|2:caf\xe9|\xe5\x90\x8d\xe5\x89\x8d" in done.stderr
+
+
 @pytest.mark.parametrize("name", ["m\u00e4tch", "\u8a66\u5408", "caf\u00e9 2"])
 def test_a_non_ascii_match_name(tmp_path: Path, name: str) -> None:
     done = run_tcp_match(tmp_path, [name, KUHN, "2", "7", "a", "b"])
@@ -265,12 +288,10 @@ def test_extra_ports_are_ignored(tmp_path: Path) -> None:
         (["m", KUHN, "2", "7", "a\nSCORE:99|-99:a|b", "c"], "ERROR: player name 'a\\nSCORE:99|-99:a|b' contains"),
         (["m", KUHN, "2", "7", "a\r", "c"], "ERROR: player name 'a\\r' contains the control character '\\r'"),
         (["m", KUHN, "2", "7", "a\x7f", "c"], "ERROR: player name 'a\\x7f' contains the control character"),
-        # One rule with acpc-match: printable ASCII, the same name when the log is read back.
-        (
-            ["m", KUHN, "2", "7", "caf\u00e9", "b"],
-            "ERROR: player name 'caf\u00e9' contains the non-ASCII character '\u00e9'",
-        ),
-        (["m", KUHN, "2", "7", "a", b"caf\xe9"], "ERROR: player name 'caf\\udce9' contains the non-ASCII character"),
+        (["m", KUHN, "2", "7", "", "c"], "ERROR: player name '' is empty"),
+        (["m", KUHN, "2", "7", "a #1", "c"], "ERROR: player name 'a #1' contains ' #'"),
+        (["m", KUHN, "2", "7", "\u00e9" * 128, "c"], "ERROR: player name '" + "\u00e9" * 20 + "...' is 256 bytes long"),
+        (["m", KUHN, "2", "7", b"caf\xe9", b"caf\xe9"], "ERROR: player name 'caf\\udce9' is given to seats 1 and 2"),
         (["m\nSCORE:1|-1:a|b", KUHN, "2", "7", "a", "b"], "ERROR: match name 'm\\nSCORE:1|-1:a|b' contains"),
     ],
 )

@@ -9,6 +9,7 @@ left out and counted; any other damage is an error naming the file and line.
 from __future__ import annotations
 
 import math
+import os
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -91,10 +92,11 @@ _NOT_HEADER = rb"#(?! name/game/hands/seed )"
 def _log_lines(path: Path, skip: bytes) -> Iterator[tuple[int, str, bool]]:
     """``(number, text, ends with a newline)`` of the log's lines but blank ones and those ``skip``
     matches, the newline taken off; ``ProtocolError`` naming the file when it cannot be read or is
-    past the limits of ``protocol/files.py``."""
+    past the limits of ``protocol/files.py``. A line is decoded as ``os.fsdecode`` decodes a command
+    line: a player name is the ``str`` its command-line bytes give, whatever they are."""
     try:
         for number, raw in read_lines(path, skip):
-            text = raw.decode("ascii", errors="replace")
+            text = os.fsdecode(raw)  # names as the bytes the dealer was given, read back as that str
             yield number, text.removesuffix("\n"), text.endswith("\n")
     except (OSError, EOFError, zlib.error) as exc:
         raise ProtocolError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None

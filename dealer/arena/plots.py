@@ -30,7 +30,10 @@ from matplotlib.figure import Figure
 from acpc_arena.dealer.arena.estimates import Z95, excludes_zero, signed
 from acpc_arena.dealer.arena.reports import MultiReport, Report
 from acpc_arena.dealer.arena.tournament import Cell, Crosstable
+from acpc_arena.dealer.logfiles import unicode_text
 from acpc_arena.protocol.files import write_atomic
+
+matplotlib.rcParams["text.parse_math"] = False  # a '$' in a player's name is no formula
 
 RGBA = tuple[float, float, float, float]
 
@@ -69,10 +72,11 @@ def duplicate_samples(report: Report, seed: int, adjusted: bool = False) -> np.n
 def seed_figure(report: Report, seed: int) -> Figure:
     """One seed: A in each seating, the duplicate line in its band, the all-in-adjusted line if it differs."""
     big = report.game.big_blind
+    a, b = unicode_text(report.a), unicode_text(report.b)
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
     for figure in sorted((f for f in report.matches if f.match.seed == seed), key=lambda f: f.a_seat):
         values = figure.match.values_of(report.a) / big
-        ax.plot(np.cumsum(values), label=f"{report.a} in seat {figure.a_seat + 1}", linewidth=1)
+        ax.plot(np.cumsum(values), label=f"{a} in seat {figure.a_seat + 1}", linewidth=1)
     duplicate = duplicate_samples(report, seed)
     if duplicate is not None:
         _band(ax, duplicate, "duplicate (mean of both seatings), 95% band", color="black", linewidth=1.8)
@@ -80,7 +84,7 @@ def seed_figure(report: Report, seed: int) -> Figure:
         if adjusted is not None and not np.allclose(adjusted, duplicate):
             ax.plot(np.cumsum(adjusted), label="duplicate, all-in adjusted", color="tab:red", linestyle="--")
     ax.axhline(0, color="grey", linewidth=0.6)
-    ax.set_title(f"{report.a} vs {report.b}, seed {seed}: {report.a}'s cumulative winnings")
+    ax.set_title(f"{a} vs {b}, seed {seed}: {a}'s cumulative winnings")
     ax.set_xlabel("hand")
     ax.set_ylabel("big blinds won")
     ax.legend(loc="best", fontsize=8)
@@ -97,12 +101,12 @@ def overview_figure(report: Report) -> Figure:
             _band(ax, duplicate, f"seed {seed}", linewidth=1.2)
     main = report.duplicate if report.duplicate_pairs else report.per_hand
     ax.axhline(0, color="grey", linewidth=0.6)
+    a, b = unicode_text(report.a), unicode_text(report.b)
     ax.set_title(
-        f"{report.a} vs {report.b} ({report.game_file}): "
-        f"{main.mbb_per_hand:+.0f} mbb/h [{main.ci95[0]:+.0f}, {main.ci95[1]:+.0f}]"
+        f"{a} vs {b} ({report.game_file}): {main.mbb_per_hand:+.0f} mbb/h [{main.ci95[0]:+.0f}, {main.ci95[1]:+.0f}]"
     )
     ax.set_xlabel("hand")
-    ax.set_ylabel(f"big blinds won by {report.a} (duplicate, 95% band)")
+    ax.set_ylabel(f"big blinds won by {a} (duplicate, 95% band)")
     if report.duplicate_pairs:
         ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
@@ -121,10 +125,10 @@ def multi_figure(report: MultiReport) -> Figure:
         ]
         if parts:
             est = report.duplicate[name]
-            label = f"{name}: {est.mbb_per_hand:+.0f} mbb/h [{est.ci95[0]:+.0f}, {est.ci95[1]:+.0f}]"
+            label = f"{unicode_text(name)}: {est.mbb_per_hand:+.0f} mbb/h [{est.ci95[0]:+.0f}, {est.ci95[1]:+.0f}]"
             _band(ax, np.concatenate(parts) / big, label, linewidth=1.2)
     ax.axhline(0, color="grey", linewidth=0.6)
-    ax.set_title(f"{', '.join(report.players)} ({report.game_file}), seeds one after another")
+    ax.set_title(f"{', '.join(map(unicode_text, report.players))} ({report.game_file}), seeds one after another")
     ax.set_xlabel("hand")
     ax.set_ylabel("big blinds won (duplicate over the rotations, 95% band)")
     if report.duplicate_samples:

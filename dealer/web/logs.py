@@ -155,7 +155,7 @@ def _read_hand(path: Path, game: Game, number: int, deadline: float) -> LogHand:
     for count, line in read_lines(path, skip=rb"#|;"):
         if count == number:
             try:
-                return parse_hand_line(line.decode("latin-1"), game)._replace(path=str(path), line=number)
+                return parse_hand_line(os.fsdecode(line), game)._replace(path=str(path), line=number)
             except ProtocolError as exc:
                 raise HttpError(422, f"{path.name}, line {number}: {exc} (the file changed?)") from None
         if count > number:
