@@ -112,3 +112,25 @@ def test_a_game_phh_cannot_hold_is_reported(tmp_path: Path, capsys: pytest.Captu
     assert "no hands written" in captured.out
     assert "Texas hold'em games only" in captured.err
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("names", "players"),
+    [
+        ((b"J\xc3\xbcrgen", b"\xff"), ["J\u00fcrgen", "\\xff"]),  # UTF-8 as it is; a lone byte as \xff
+        ((b"x'", b'a\\b"c'), ["x'", 'a\\b"c']),  # what a TOML literal string holds, as it is
+        ((b"a'''b", b"$x"), ["a\\x27\\x27\\x27b", "$x"]),  # no literal string holds ''': each ' as \x27
+    ],
+)
+def test_names_any_bytes_are_written_as_toml_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], names: tuple[bytes, bytes], players: list[str]
+) -> None:
+    """The competition log's first hand under other names: pokerkit (tomllib) reads the file back."""
+    log, _ = LOGS["competition"]
+    lines = log.read_bytes().split(b"\n")
+    hand = lines[4].replace(b"Slumbot_2pn_2017", names[0]).replace(b"SimpleRule_2pn_2017", names[1])
+    renamed = tmp_path / "renamed.log"
+    renamed.write_bytes(b"\n".join([*lines[:4], hand, b""]))
+    with open(export(renamed, tmp_path, capsys), "rb") as file:
+        (hh,) = HandHistory.load_all(file)
+    assert hh.players == players

@@ -16,7 +16,8 @@ How ACPC maps onto PHH:
   position 0 and acts first after the flop; more players: position 0 is the small blind
   and acts first after the flop, the player after the big blind first before it).
 - PHH player ``p<k>`` is ACPC position ``k - 1``; ``players`` are the log's names in
-  position order, ``hand`` its hand number, ``event`` the header's match name.
+  position order, ``hand`` its hand number, ``event`` the header's match name (a name's
+  bytes that are not UTF-8 written ``\\xff``, as TOML text must be valid Unicode: ``phh_text``).
 - Blinds: PHH lists them from the small blind, and pokerkit gives heads-up players the
   blinds in reverse (player 0 the second entry); so the heads-up ACPC ``blind = 100 50``
   (position 0 the big blind) is ``blinds_or_straddles = [50, 100]``, and the 3-player
@@ -50,6 +51,7 @@ from typing import NamedTuple
 from pokerkit import Automation, FixedLimitTexasHoldem, HandHistory, Mode, NoLimitTexasHoldem, Poker
 from pokerkit import State as PokerkitState
 
+from acpc_arena.dealer.logfiles import unicode_text
 from acpc_arena.protocol.acpc_log import AcpcLogReader, Problem
 from acpc_arena.protocol.cards import CARD_STRINGS
 from acpc_arena.protocol.errors import ProtocolError
@@ -152,6 +154,14 @@ def replay(hand: LogHand, phh: PhhGame) -> PokerkitState:
     return state
 
 
+def phh_text(text: str) -> str:
+    """A name as pokerkit can write it, in a TOML literal string: valid Unicode (``unicode_text``: a byte
+    that is not UTF-8 as ``\\xff``), and where three ``'`` follow each other, which no literal string
+    holds, each ``'`` written ``\\x27``."""
+    shown = unicode_text(text)
+    return shown.replace("'", "\\x27") if "'''" in shown else shown
+
+
 def hand_history(hand: LogHand, phh: PhhGame, event: str | None = None) -> HandHistory:
     """The PHH of a logged hand; ``ProtocolError`` if pokerkit's payoffs are not the log's."""
     try:
@@ -166,8 +176,8 @@ def hand_history(hand: LogHand, phh: PhhGame, event: str | None = None) -> HandH
         phh.game,
         state,
         hand=hand.state.hand_id,
-        players=list(hand.names),
-        event=event,
+        players=[phh_text(name) for name in hand.names],
+        event=None if event is None else phh_text(event),
         finishing_stacks=list(state.stacks),
         _acpc_log=Path(hand.path).name,
         _acpc_line=hand.line,
