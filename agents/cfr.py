@@ -18,8 +18,8 @@ agent puts the rest in, as the abstract game assumed, when the rest is at most a
 pot-sized raise, and otherwise checks or calls; where the abstract tree has no
 decision for it in this round it checks or calls. A raise the tree took for an
 all-in that it is not (all-in was the only abstract raise left in the round, as
-after two min-raises) is answered by the all-in guard's fold or a call, not by the
-abstract strategy's answer to an all-in.
+after two min-raises) is first put to the all-in guard; going on, the abstract
+strategy's call of the all-in is the real all-in and its fold is a call.
 
 The all-in guard (``agents/allin_guard.py``, heads-up no-limit hold'em of the
 standard deck): facing a bet of 1.5 pots or more, or a raise taken for an all-in
@@ -180,7 +180,6 @@ class CFRAgent(Agent):
             self._start_hand(state.hand_id)
         tree = policy.tree
         assert isinstance(tree, NoLimitTree)
-        legal = state.legal_actions()
         node = locate(tree, state, self.rng, self.translations).node
         guarded = self._guarded(state, node)
         if guarded and self.guard is not None and self.guard.folds(state, view.viewer):
@@ -189,8 +188,7 @@ class CFRAgent(Agent):
             return self._off_tree_action(state, node)
         key = int(self._card_keys([state.hole_cards[view.viewer]], state.visible_board(), state.round)[0])
         probabilities = policy.strategy[policy.base[policy.decision_row[node]] + key].copy()
-        probabilities[FOLD_SLOT] *= legal.can_fold and not guarded
-        probabilities[2:] *= legal.can_raise
+        probabilities *= self._allowed(state, node, guarded)
         total = probabilities.sum()
         if total <= 0:
             return CALL_ACTION
@@ -199,7 +197,26 @@ class CFRAgent(Agent):
             if self.argmax
             else int(self.rng.choice(len(probabilities), p=probabilities / total))
         )
-        return self._real_action(state, slot, int(tree.round[node]))
+        return self._slot_action(state, node, slot)
+
+    def _allowed(self, state: State, node: int, guarded: bool) -> np.ndarray:
+        """The slots the agent may take at ``node``: the legal ones of the real game, without the fold where
+        the guard goes on; facing a short all-in (``_short_all_in``), the tree's own (fold and call)."""
+        tree = self.checkpoint.tree
+        if self._short_all_in(state, node):
+            return np.asarray(tree.children[node] >= 0)
+        legal = state.legal_actions()
+        allowed = np.ones(tree.children.shape[1], dtype=bool)
+        allowed[FOLD_SLOT], allowed[2:] = legal.can_fold and not guarded, legal.can_raise
+        return allowed
+
+    def _slot_action(self, state: State, node: int, slot: int) -> Action:
+        """The real action of abstract ``slot`` at ``node``; facing a short all-in, the abstract fold is a call
+        and the abstract call of the all-in is the real all-in (a call where no raise is left)."""
+        if self._short_all_in(state, node):
+            legal = state.legal_actions()
+            return Action(RAISE, legal.max_raise_to) if slot == CALL_SLOT and legal.can_raise else CALL_ACTION
+        return self._real_action(state, slot, int(self.checkpoint.tree.round[node]))
 
     def policy(self, view: MatchState) -> Policy:
         return self.policies([view])[0]
@@ -224,8 +241,6 @@ class CFRAgent(Agent):
                 folds[i] = self.guard.folds(views[i].state, viewer)
             return folds[i]
 
-        tree = self.checkpoint.tree
-        legal = state.legal_actions()
         for weight, node in self._translated_nodes(state):
             guarded = self._guarded(state, node)
             going_on = [i for i in range(len(views)) if not (guarded and guard_folds(i))]
@@ -238,14 +253,12 @@ class CFRAgent(Agent):
                 continue
             if not going_on:
                 continue
-            allowed = np.ones(tree.bets.num_actions, dtype=bool)
-            allowed[FOLD_SLOT], allowed[2:] = legal.can_fold and not guarded, legal.can_raise
-            round_ = int(tree.round[node])
+            allowed = self._allowed(state, node, guarded)
             real: dict[int, Action] = {}
 
-            def action_of(slot: int, round_: int = round_, real: dict[int, Action] = real) -> Action:
+            def action_of(slot: int, node: int = node, real: dict[int, Action] = real) -> Action:
                 if slot not in real:
-                    real[slot] = self._real_action(state, slot, round_)
+                    real[slot] = self._slot_action(state, node, slot)
                 return real[slot]
 
             for i, row in zip(going_on, self._rows([views[i] for i in going_on], node), strict=True):
@@ -286,11 +299,9 @@ class CFRAgent(Agent):
         return merge([(action_of(slot), float(p / total)) for slot, p in enumerate(probabilities) if p > 0])
 
     def _off_tree(self, state: State, node: int) -> bool:
-        """Whether the abstract tree has no decision of the player to act at ``node`` in this round, or one
-        that answers an all-in the real bet is not (``_short_all_in``)."""
+        """Whether the abstract tree has no decision of the player to act at ``node`` in this round."""
         tree = self.checkpoint.tree
-        me = state.current_player
-        return tree.player[node] != me or tree.round[node] != state.round or self._short_all_in(state, node)
+        return bool(tree.player[node] != state.current_player or tree.round[node] != state.round)
 
     def _off_tree_action(self, state: State, node: int) -> Action:
         """What the agent does where ``_off_tree``: all in where the abstract hand ended all in and the rest

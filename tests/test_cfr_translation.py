@@ -17,7 +17,7 @@ from acpc_arena.agents.cfr import CFRAgent
 from acpc_arena.models.cfr.nolimit import pseudo_harmonic, translation_probabilities
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.game import load_game
-from acpc_arena.protocol.state import CALL, RAISE, Action, State
+from acpc_arena.protocol.state import CALL, FOLD_ACTION, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState
 
 GAME = load_game("holdem.nolimit.2p.reverse_blinds")
@@ -112,30 +112,43 @@ def dealt(holes: tuple[str, str], *actions: Action) -> State:
     return state
 
 
-def test_a_min_raise_chain_taken_for_an_all_in_is_called_and_not_answered_with_the_stack(agent: CFRAgent) -> None:
+def test_a_min_raise_chain_taken_for_an_all_in_is_never_folded(agent: CFRAgent) -> None:
     # the small blind raises to 200 (0.5 pot: one pot, to 300), the big blind to 300 (100 over a pot of 400 after
     # calling, 0.25 pot: one pot, to 900), the small blind to 400 (100 over 600, 0.17 pot): the abstract round has
     # had its 2 pot-fraction raises, all-in is the only raise left, and the tree takes it for one
     chain = (r(200), r(300), r(400))
     assert translations(agent, *chain) == {"r300r900r20000": 1.0}
     # the real bet is 100 into 700: a price of 100 / 800 = 0.125, which even 7-2 offsuit beats against the top 15%
-    # (eval7: 0.26; the call needs 0.145): the agent calls where the abstract strategy answers an all-in
-    view = MatchState(0, dealt(("7c2d", "AsAh"), *chain))
-    agent.begin_hand(view)
-    assert agent.policy(view) == {Action(CALL): 1.0}
-    assert all(agent.act(view) == Action(CALL) for _ in range(20))
-    # then the abstract hand is over (all in and called) but 19,600 chips are behind, more than the pot of 800:
-    # the agent checks on the flop, it does not put the rest in
-    flop = MatchState(0, dealt(("7c2d", "AsAh"), *chain, C))
+    # (eval7: 0.26; the call needs 0.145), so the guard goes on. The abstract strategy's answer to the all-in
+    # stands for the real game's: its call of the all-in is the real all-in, its fold a call of the 100 chips
+    for hole in ("7c2d", "AsAh"):
+        view = MatchState(0, dealt((hole, "KsKh"), *chain))
+        agent.begin_hand(view)
+        checkpoint = agent.checkpoint
+        node = checkpoint.tree.sequences.index("r300r900r20000")
+        key = int(checkpoint.abstraction.key(parse_cards(hole), [], 0))
+        fold, call = checkpoint.strategy[checkpoint.base[checkpoint.decision_row[node]] + key][:2]
+        policy = agent.policy(view)
+        assert FOLD_ACTION not in policy
+        assert policy.get(Action(RAISE, 20000), 0.0) == pytest.approx(call / (fold + call))
+        assert policy.get(Action(CALL), 0.0) == pytest.approx(fold / (fold + call))
+        assert all(agent.act(view) in policy for _ in range(20))
+    # after a call of the 100 chips the abstract hand is over (all in and called) but 19,600 chips are behind,
+    # more than the pot of 800: the agent checks on the flop, it does not put the rest in
+    flop = MatchState(0, dealt(("7c2d", "KsKh"), *chain, C))
+    agent.begin_hand(flop)
     assert flop.state.round == 1 and flop.state.current_player == 0
     assert agent.policy(flop) == {Action(CALL): 1.0} and agent.act(flop) == Action(CALL)
 
 
-def test_a_bet_just_short_of_all_in_called_leaves_the_rest_to_put_in(agent: CFRAgent) -> None:
-    # to 19,999: 19,899 / 200 = 99.495 pots, all-in but for 2e-6 (above); aces call; on the flop 1 chip is
-    # behind, under the pot of 39,998: all in
+def test_a_bet_just_short_of_all_in(agent: CFRAgent) -> None:
+    # to 19,999: 19,899 / 200 = 99.495 pots, all-in but for 2e-6 (above). Aces go on past the guard, and the
+    # abstract call of the all-in is the real all-in: a raise to 20,000
     view = MatchState(0, dealt(("AsAh", "7c2d"), r(19999)))
     agent.begin_hand(view)
-    assert agent.act(view) == Action(CALL)
+    assert agent.act(view) == Action(RAISE, 20000)
+    # where the 19,999 were called, the abstract hand is over and 1 chip is behind, under the pot of 39,998:
+    # the agent puts it in on the flop
     flop = MatchState(0, dealt(("AsAh", "7c2d"), r(19999), C))
-    assert agent.act(flop) == Action(RAISE, 20000)
+    agent.begin_hand(flop)
+    assert agent.act(flop) == Action(RAISE, 20000) and agent.policy(flop) == {Action(RAISE, 20000): 1.0}
