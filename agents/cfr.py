@@ -27,9 +27,11 @@ as above, the agent folds unless its equity against the range the opponent's lin
 implies beats the price by 0.02; otherwise it plays the average strategy without
 its fold.
 
-Shipped checkpoints (``models/checkpoints``): ``cfr-ehs2`` (the default: 169
-starting hands and 50 E[HS^2] buckets a round) and seed 002's ``cfr-improved``
-and ``cfr-traditional`` for ``holdem.limit.2p.reverse_blinds``, ``cfr-nl`` for
+Shipped checkpoints (``models/checkpoints``): ``cfr-ehs2-exact`` (the default:
+public chance sampling, 169 starting hands and 200, 150 and 100 exact E[HS^2]
+buckets on the flop, turn and river), ``cfr-ehs2`` (chance-sampled, 50 E[HS^2]
+buckets a round) and seed 002's ``cfr-improved`` and ``cfr-traditional`` for
+``holdem.limit.2p.reverse_blinds``, ``cfr-nl`` for
 ``holdem.nolimit.2p.reverse_blinds``, ``cfr-kuhn``, ``cfr-kuhn3p`` and
 ``cfr-leduc`` (exact CFR+). ``--checkpoint`` takes a file or the name of a
 shipped checkpoint (``--checkpoint cfr-improved``).
@@ -68,7 +70,7 @@ from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action, S
 from acpc_arena.protocol.wire import MatchState
 
 DEFAULT_CHECKPOINTS = {
-    "holdem.limit.2p.reverse_blinds": "cfr-ehs2",
+    "holdem.limit.2p.reverse_blinds": "cfr-ehs2-exact",
     "holdem.nolimit.2p.reverse_blinds": "cfr-nl",
     "leduc.limit.2p": "cfr-leduc",
     "kuhn.limit.2p": "cfr-kuhn",

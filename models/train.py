@@ -75,7 +75,7 @@ def checkpoint_path(name: str) -> Path:
 
 HOLDEM = "holdem.limit.2p.reverse_blinds"
 EHS2_ITERATIONS = 8000
-PCS_ITERATIONS = 3000
+PCS_ITERATIONS = 1450
 PCS_ABSTRACTION = "ehs2-exact-200-150-100"
 CFR_CHECKPOINTS = (
     "cfr-ehs2-exact",

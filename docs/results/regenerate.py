@@ -49,6 +49,8 @@ LIMIT = "holdem.limit.2p.reverse_blinds"
 NOLIMIT = "holdem.nolimit.2p.reverse_blinds"
 TABLE_SEEDS = (1, 234, 6666)
 """The deal seeds of the tables (no agent's selection or tuning used them)."""
+SPARRING_SEEDS = (9101, 9102, 9103)
+"""The deal seeds of the sparring tables (no table, no agent's selection or tuning used them)."""
 
 
 # --- what a page is made of -------------------------------------------------------------------
@@ -683,18 +685,19 @@ PAGES: tuple[Page, ...] = (
         "limit-checkpoints",
         "Limit hold'em: the seed systems' tables and their checkpoints",
         "The tables of the seed systems on heads-up limit hold'em, redone in duplicate through the dealer on "
-        "the tables' deal seeds 1, 234 and 6666. `cfr` is `cfr-ehs2` unless the row names another checkpoint.",
+        "the tables' deal seeds 1, 234 and 6666. `cfr` is the default checkpoint unless the row names another.",
         (
             Matches(
                 "seed-002",
                 "Seed 002: CFR's card abstractions against the baselines",
                 "The seed's traditional and improved nine-bucket abstractions, the improved one played by its "
-                "most likely action, and the default E[HS²] abstraction.",
+                "most likely action, the E[HS²] abstraction of 50 buckets a round, and the default exact E[HS²] one.",
                 (
                     Side("traditional 9 buckets", "cfr", "--checkpoint cfr-traditional"),
                     Side("improved 9 buckets", "cfr", "--checkpoint cfr-improved"),
                     Side("improved, argmax", "cfr", "--checkpoint cfr-improved --argmax"),
-                    Side("cfr-ehs2 (default)", "cfr"),
+                    Side("cfr-ehs2", "cfr", "--checkpoint cfr-ehs2"),
+                    Side("cfr-ehs2-exact (default)", "cfr"),
                 ),
                 _sides("call", "raise", "random", "rule", "equity"),
             ),
@@ -739,7 +742,25 @@ PAGES: tuple[Page, ...] = (
                 "The imitation network against the CFR strategy whose decisions it was trained on, played by "
                 "its most likely action as when it made the training data.",
                 _sides("poker_cnn"),
-                (Side("teacher (cfr-ehs2, argmax)", "cfr", "--argmax"),),
+                (Side("teacher (cfr-ehs2, argmax)", "cfr", "--checkpoint cfr-ehs2 --argmax"),),
+            ),
+        ),
+    ),
+    Page(
+        "limit-sparring",
+        "Limit hold'em: the default CFR against the sparring suite",
+        "Heads-up limit hold'em against the limit sparring suite (`agents/sparring/`, heuristic bots nobody "
+        "tuned an agent on) and `equity`, in duplicate, 3,000 hands a seat on deal seeds 9101, 9102 and "
+        "9103, which no table and no choice of a checkpoint used.",
+        (
+            Matches(
+                "cfr",
+                "The default CFR",
+                "`cfr` is `cfr-ehs2-exact`: public chance sampling, exact E[HS²] buckets.",
+                (Side("cfr (default)", "cfr"),),
+                _sides("spar_equity", "spar_tag", "spar_lag", "spar_station", "spar_rock", "spar_bluffer", "equity"),
+                seeds=SPARRING_SEEDS,
+                hands=3000,
             ),
         ),
     ),
