@@ -1,0 +1,332 @@
+"""AIVAT for one hand of a heads-up game (Burch, Schmid, Moravčík, Morrill and Bowling 2018, "AIVAT: A
+New Variance Reduction Technique for Agent Evaluation in Imperfect Information Games").
+
+The hand is replayed from its log line as a sequence of events: the players' cards dealt, each
+round's board cards, each action. A *view* of the hand is chosen: it sees the public events
+and the cards of every player whose policy is not known (an external bot, or, with
+``imaginary=False``, every player); the cards of the known players are never seen but
+weighed over: each known player has a *range*, a weight for every holding it could have,
+multiplied after each of its actions by the probability its policy gives that action with
+that holding. At every event whose probability given the view is known (chance: the seen
+players' cards, each round's board cards; the known players' actions) the estimate
+subtracts a correction
+
+    V(view after the event) - sum over outcomes o of P(o | view) V(view with o)
+
+(``values``' value function ``V``), and the hand's result is replaced by its expectation
+over the unseen cards given the view at the end. Every correction has expectation 0 given
+what came before it, so the estimate's expectation is the hand's expected result whatever
+``V`` is; where ``V`` follows the value, the corrections cancel the luck of the cards and
+of the known players' randomness. Board cards with more outcomes than ``enumerate_up_to``
+(hold'em's flop) are corrected against the mean of ``V`` over ``samples`` outcomes drawn
+from their distribution given the view (unbiased too; seeded by the hand's number).
+
+Requirements: two players; one or two hole cards; each known agent's ``policies`` is the
+distribution its action was drawn from, given its view and its earlier hands (the agent is
+told each hand's start and end, as in a match); an action that a known policy gives
+probability 0 with the cards the player held makes AIVAT unavailable (``AivatUnavailable``).
+A range weighs each holding in both orders of its two cards (a policy may depend on the order
+the cards were dealt in: ``equity`` seeds its Monte Carlo samples with them); the value
+function sees the cards alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+
+from acpc_arena.agents.base import Agent, Policy
+from acpc_arena.dealer.arena.aivat.values import Holdings, board_ranks, holdings_of, outcome_masks, sign_sums, stake
+from acpc_arena.dealer.arena.lbr import agent_view, range_views
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.state import FOLD, RAISE, Action, State
+from acpc_arena.protocol.wire import LogHand, MatchState, format_action
+
+ENUMERATE_UP_TO = 2000
+"""Board-card outcomes up to which a chance correction sums over every one (hold'em's turn and river)."""
+SAMPLES = 64
+"""Outcomes drawn for a chance correction with more (hold'em's flop)."""
+_DECOYS, _BOARD = 0, 1
+"""Keys that keep the generators of the decoys and of the drawn boards apart (independent draws)."""
+
+
+class AivatUnavailable(ValueError):
+    """AIVAT cannot be computed for these hands and agents; the message says why in one line."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the estimate is computed (see the module docstring)."""
+
+    imaginary: bool = True
+    """Weigh the known players' cards over their ranges (AIVAT); False: see every card (cheaper, less
+    variance removed)."""
+    decoys: int | None = None
+    """None: a known player's range starts with every holding; a number: with its own holding and this
+    many others drawn at random (the view sees the set, not which one is dealt; each holding weighed
+    costs a policy at each of the player's actions)."""
+    enumerate_up_to: int = ENUMERATE_UP_TO
+    samples: int = SAMPLES
+    seed: int = 0
+    """Mixed with each hand's number to seed the drawn outcomes."""
+
+
+@dataclass(frozen=True)
+class HandEstimate:
+    """One hand's AIVAT value and its parts, in chips for the player in position 0."""
+
+    value: float
+    result: float
+    """The hand's result (the log's value)."""
+    chance: float
+    """The chance corrections subtracted (cards dealt, board cards)."""
+    actions: float
+    """The known players' action corrections subtracted."""
+
+
+class HandEstimator:
+    """AIVAT of the hands of one match: ``known`` maps a player's name to its agent (the agent keeps
+    its state from hand to hand, so give it the match's hands in order)."""
+
+    def __init__(self, game: Game, known: Mapping[str, Agent], settings: Settings | None = None) -> None:
+        if game.num_players != 2:
+            raise AivatUnavailable(f"AIVAT is for two-player games, not {game.num_players} players")
+        try:
+            self.holdings: Holdings = holdings_of(game)
+        except ValueError as exc:
+            raise AivatUnavailable(str(exc)) from None
+        self.game = game
+        self.known = dict(known)
+        self.settings = settings or Settings()
+        self.orders = 2 if game.num_hole_cards == 2 else 1
+        everything = np.ones((self.holdings.size, self.orders))
+        self.prior_value = self._value(State(game), [everything, everything], [])
+
+    # -- the value function --------------------------------------------------
+
+    def _value(self, state: State, ranges: Sequence[np.ndarray], board: Sequence[int]) -> float:
+        """``V`` for position 0 at ``state`` with these ranges and the board shown."""
+        if state.num_folded:
+            return state.value(0)
+        signed, mass = self._outcome_sums(ranges, board, np.zeros((1, 0), dtype=np.uint8))
+        return stake(state) * float(signed[0] / mass[0])
+
+    # -- one hand ------------------------------------------------------------
+
+    def hand(self, hand: LogHand) -> HandEstimate:
+        """The AIVAT value of ``hand`` (a finished hand, every card in it, as a log line has it)."""
+        final, holdings, game = hand.state, self.holdings, self.game
+        agents = {p: self.known[name] for p, name in enumerate(hand.names) if name in self.known}
+        hidden = set(agents) if self.settings.imaginary else set()
+        holes = [list(cards) for cards in final.hole_cards]
+        seen_cards = [c for p in range(2) if p not in hidden for c in holes[p]]
+        ranges = []
+        for p in range(2):
+            if p in hidden:
+                ranges.append(self._start_range(holdings.apart_from(seen_cards), holes[p], [final.hand_id, _DECOYS, p]))
+            else:
+                ranges.append(np.zeros((holdings.size, self.orders)))
+                ranges[p][self._entry(holes[p])] = 1.0
+        replay = State(game, final.hand_id, holes, list(final.board_cards))
+        for p, agent in agents.items():
+            agent.begin_hand(agent_view(replay, p, holes[p]))
+        # the deal, as the view sees it: exact when at most one player's cards are weighed over a range
+        chance = self._value(replay, ranges, []) - self.prior_value if len(hidden) < 2 else 0.0
+        actions = 0.0
+        board: list[int] = []
+        for round_ in range(final.round + 1):
+            new = final.board_cards[game.board_start[round_] : game.board_start[round_ + 1]] if round_ else []
+            if new:
+                chance += self._board_correction(replay, ranges, board, new, hidden, seen_cards, hand)
+                board += new
+            for action, actor in zip(final.actions[round_], final.acting_players[round_], strict=True):
+                if actor in agents:
+                    actions += self._action_correction(replay, actor, agents[actor], ranges, board, action, hand)
+                replay.apply(action)
+        end = self._value(replay, ranges, board)
+        for p, agent in agents.items():
+            shown = not replay.num_folded
+            agent.end_hand(MatchState(p, replay) if shown else agent_view(replay, p, holes[p]))
+        return HandEstimate(end - chance - actions, hand.values[0], chance, actions)
+
+    def _start_range(self, possible: np.ndarray, hole: list[int], seed: list[int]) -> np.ndarray:
+        """A hidden player's range before any action: every ``possible`` holding, or with ``decoys`` its own
+        and that many of the others drawn at random (given the set, each member is as likely to be the one
+        dealt: the set is a uniformly random one containing it)."""
+        decoys = self.settings.decoys
+        if decoys is not None:
+            own = self.holdings.of(hole)
+            others = np.flatnonzero(possible)
+            others = others[others != own]
+            rng = np.random.default_rng([self.settings.seed, *seed])
+            chosen = rng.choice(others, size=min(decoys, len(others)), replace=False)
+            possible = np.zeros(self.holdings.size, dtype=bool)
+            possible[own] = possible[chosen] = True
+        return np.repeat(possible[:, None], self.orders, axis=1).astype(np.float64)
+
+    # -- corrections ---------------------------------------------------------
+
+    def _board_correction(
+        self,
+        state: State,
+        ranges: list[np.ndarray],
+        board: list[int],
+        new: list[int],
+        hidden: set[int],
+        seen_cards: list[int],
+        hand: LogHand,
+    ) -> float:
+        """V with the board cards ``new`` less its expectation over the cards that could have come; the
+        ranges lose the holdings the new cards block."""
+        holdings, m = self.holdings, stake(state)
+        unseen = [c for c in self.game.deck if c not in board and c not in seen_cards]
+        if comb(len(unseen), len(new)) <= self.settings.enumerate_up_to:
+            outcomes = np.array(list(itertools.combinations(unseen, len(new))), dtype=np.uint8)
+            signed, mass = self._outcome_sums(ranges, board, outcomes)
+            expected = m * float(signed.sum() / mass.sum())
+        else:
+            rng = np.random.default_rng([self.settings.seed, hand.state.hand_id, _BOARD, state.round])
+            outcomes = self._draw_outcomes(ranges, hidden, unseen, len(new), rng)
+            signed, mass = self._outcome_sums(ranges, board, outcomes)
+            expected = m * float((signed / mass).mean())
+        for p in hidden:
+            ranges[p] *= holdings.apart_from(new)[:, None]
+        return self._value(state, ranges, board + new) - expected
+
+    def _outcome_sums(
+        self, ranges: Sequence[np.ndarray], board: Sequence[int], outcomes: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``_sums`` of the ranges (n, orders)."""
+        return self._sums(ranges[0].sum(axis=1), ranges[1].sum(axis=1), board, outcomes)
+
+    def _sums(
+        self, first: np.ndarray, second: np.ndarray, board: Sequence[int], outcomes: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``sign_sums`` of the ranges ``first`` and ``second`` (by holding: (n,), or (B, n) one pair a row)
+        with each row of ``outcomes`` (B, e) added to the board, without the holdings it blocks (the value
+        is ``stake * S / Z``; ``Z`` is the outcome's probability up to a factor)."""
+        holdings = self.holdings
+        first, second = np.atleast_2d(first), np.atleast_2d(second)
+        rows = np.flatnonzero(first.any(axis=0) | second.any(axis=0))
+        apart = (outcome_masks(outcomes)[:, None] & holdings.masks[rows][None, :]) == 0
+        ranks = board_ranks(holdings, board, outcomes, rows)
+        return sign_sums(holdings, rows, first[:, rows] * apart, second[:, rows] * apart, ranks)
+
+    def _draw_outcomes(
+        self, ranges: list[np.ndarray], hidden: set[int], unseen: list[int], size: int, rng: np.random.Generator
+    ) -> np.ndarray:
+        """``samples`` draws of the next ``size`` board cards given the view: the hidden players' holdings
+        drawn from their joint distribution, then the cards from the rest of the deck."""
+        holdings = self.holdings
+        out = np.empty((self.settings.samples, size), dtype=np.uint8)
+        for i in range(self.settings.samples):
+            taken: list[int] = []
+            for p in sorted(hidden):
+                weights = ranges[p].sum(axis=1) * holdings.apart_from(taken)
+                if len(hidden) == 2 and not taken:  # the first player's marginal: weighed by the other's holdings apart
+                    weights = weights * self._apart_mass(ranges[1 - p])
+                row = int(rng.choice(holdings.size, p=weights / weights.sum()))
+                taken += holdings.cards[row].tolist()
+            rest = [c for c in unseen if c not in taken]
+            out[i] = rng.choice(rest, size=size, replace=False)
+        return out
+
+    def _apart_mass(self, weights: np.ndarray) -> np.ndarray:
+        """(n,) for each holding, the weight of the range ``weights`` (n, orders) on the holdings sharing
+        no card with it."""
+        holdings = self.holdings
+        k = holdings.cards.shape[1]
+        weights = weights.sum(axis=1)
+        padded = np.append(weights, 0.0)
+        per_card = padded[holdings.members].sum(axis=1)
+        return weights.sum() - per_card[holdings.cards].sum(axis=1) + (k - 1) * weights
+
+    def _entry(self, hole: Sequence[int]) -> tuple[int, int]:
+        """The (holding, order) entry of a range for the hole cards ``hole`` as dealt."""
+        return self.holdings.of(hole), int(self.orders == 2 and hole[0] > hole[1])
+
+    def _action_correction(
+        self,
+        state: State,
+        actor: int,
+        agent: Agent,
+        ranges: list[np.ndarray],
+        board: list[int],
+        action: Action,
+        hand: LogHand,
+    ) -> float:
+        """V after ``action`` less its expectation over the actions the actor's policy could have taken
+        given the view; the actor's range is weighed by the probability of ``action``."""
+        holdings, weights = self.holdings, ranges[actor].ravel()  # a view: updates reach the range
+        live = np.flatnonzero(weights)
+        rows, orders = np.divmod(live, self.orders)
+        cards = holdings.cards[rows]
+        cards = np.where(orders[:, None] == 1, cards[:, ::-1], cards)
+        policies = self._policies(agent, state, actor, cards.tolist(), hand)
+        row, order = self._entry(state.hole_cards[actor])
+        actual = int(np.searchsorted(live, row * self.orders + order))
+        if policies[actual].get(action, 0.0) <= 0:
+            raise AivatUnavailable(
+                f"hand {hand.state.hand_id}: the policy given for {hand.names[actor]} ({agent.name}) gives its "
+                f"action {format_action(action, self.game)} probability 0: not the policy it played"
+            )
+        shared = all(policy is policies[0] or policy == policies[0] for policy in policies)
+        choices = [a for a, p in policies[0].items() if p > 0] if shared else _support(policies)
+        if shared:
+            sigma = np.array([[policies[0][a]] for a in choices]) * np.ones((1, len(live)))
+        else:
+            sigma = np.array([[policy.get(a, 0.0) for policy in policies] for a in choices])
+        other = ranges[1 - actor]
+        reach = weights[live] * self._apart_mass(other)[rows]
+        chances = sigma @ reach / reach.sum()
+        values = np.empty(len(choices))
+        going_on = [i for i, a in enumerate(choices) if a.kind != FOLD]
+        for i, a in enumerate(choices):
+            if a.kind == FOLD:
+                values[i] = -state.spent[0] if actor == 0 else state.spent[1]
+        if going_on:
+            # one value per distinct range after the action: a policy the same with every holding leaves it as is
+            columns = sigma[going_on[:1]] if shared else sigma[going_on]
+            after = np.zeros((len(columns), holdings.size))
+            for after_row, column in zip(after, columns, strict=True):
+                np.add.at(after_row, rows, weights[live] * column)
+            others = np.broadcast_to(other.sum(axis=1), after.shape)
+            pair = (after, others) if actor == 0 else (others, after)
+            signed, mass = self._sums(pair[0], pair[1], board, np.zeros((len(columns), 0), dtype=np.uint8))
+            signs = np.divide(signed, mass, out=np.zeros_like(signed), where=mass > 0)
+            for j, i in enumerate(going_on):
+                values[i] = self._stake_after(state, choices[i]) * signs[0 if shared else j]
+        taken = choices.index(action)
+        weights[live] *= sigma[taken]
+        ranges[actor] /= weights.sum()
+        return float(values[taken] - chances @ values)
+
+    def _stake_after(self, state: State, action: Action) -> int:
+        """``stake`` once ``action`` (a call or a raise) is taken at ``state``."""
+        if action.kind != RAISE:
+            return stake(state)
+        raise_to = action.size if self.game.no_limit else state.legal_actions().min_raise_to
+        return min(min(raise_to, stack) for stack in self.game.stack)
+
+    def _policies(self, agent: Agent, state: State, actor: int, cards: list[list[int]], hand: LogHand) -> list[Policy]:
+        try:
+            return agent.policies(range_views(state, actor, cards))
+        except Exception as exc:  # the agent's own failure: AIVAT is unavailable, the match's figures stand
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise AivatUnavailable(
+                f"hand {hand.state.hand_id}: {hand.names[actor]} ({agent.name}) gives no policy: {reason}"
+            ) from None
+
+
+def _support(policies: Sequence[Policy]) -> list[Action]:
+    """The actions of positive probability in any of ``policies``, in the order first met."""
+    seen: dict[Action, None] = {}
+    for policy in policies:
+        for action, p in policy.items():
+            if p > 0:
+                seen.setdefault(action)
+    return list(seen)

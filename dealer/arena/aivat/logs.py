@@ -1,0 +1,184 @@
+"""AIVAT over ACPC logs (``aivat_estimates``): one player's AIVAT value in every hand, the mean with its
+95% interval, and, for seeds played in both seatings, the duplicate estimate over the pairs of hands
+(the two seatings' AIVAT values of hand *i* averaged).
+
+The known players are given by name (or seat, from 0) with their agents: an agent object, used
+for every log in order, or a function that builds the agent for a log (``shipped_agent`` builds
+a shipped agent as ``acpc-match`` built it for that match: same options, same seed).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from acpc_arena.agents.base import Agent
+from acpc_arena.dealer.arena.aivat.estimator import AivatUnavailable, HandEstimator, Settings
+from acpc_arena.dealer.arena.estimates import Estimate, estimate
+from acpc_arena.dealer.arena.logreading import LoggedMatch, read_log
+from acpc_arena.dealer.arena.runner import Contestant, build_agent
+from acpc_arena.protocol.errors import ProtocolError
+
+AgentSource = Agent | Callable[[LoggedMatch], Agent]
+"""A known player's agent, or what builds it for a log."""
+
+
+@dataclass
+class MatchAivat:
+    """One log's AIVAT values for the player, hand by hand (chips)."""
+
+    match: LoggedMatch
+    seat: int
+    values: np.ndarray
+    results: np.ndarray
+    """The player's results as logged."""
+
+
+@dataclass
+class AivatReport:
+    """A player's AIVAT figures over logs."""
+
+    player: str
+    known: tuple[str, ...]
+    corrections: str
+    """Which corrections were used, in words."""
+    matches: list[MatchAivat]
+    per_hand: Estimate
+    duplicate: Estimate
+    duplicate_pairs: int
+    seconds: float
+
+    @property
+    def main(self) -> Estimate:
+        """The duplicate estimate where seeds were played in both seatings, else the per-hand one."""
+        return self.duplicate if self.duplicate_pairs else self.per_hand
+
+    @property
+    def estimate_kind(self) -> str:
+        return "duplicate" if self.duplicate_pairs else "per hand"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "known": list(self.known),
+            "corrections": self.corrections,
+            "estimate": "duplicate" if self.duplicate_pairs else "per-hand",
+            "mbb_per_hand": self.main.mbb_per_hand,
+            "ci95": list(self.main.ci95),
+            "duplicate": self.duplicate.to_json(),
+            "per_hand": self.per_hand.to_json(),
+            "duplicate_pairs": self.duplicate_pairs,
+            "seconds": self.seconds,
+        }
+
+
+def shipped_agent(name: str, args: Sequence[str] = ()) -> Callable[[LoggedMatch], Agent]:
+    """What builds the agent of the player ``name`` (``<label>-<agent>``, as ``acpc-match`` names its
+    players) for a log, as ``acpc-match`` built it: the shipped agent with ``args``, seeded for the log's
+    seed. Building it raises ``AivatUnavailable`` (one line) when it cannot be loaded."""
+    label, _, agent = name.partition("-")
+    if not (len(label) == 1 and label.isalpha() and agent):
+        raise AivatUnavailable(f"{name!r} is not a player of acpc-match (<label>-<agent>, such as a-cfr)")
+    contestant = Contestant(label, agent=agent, args=tuple(args))
+
+    def build(match: LoggedMatch) -> Agent:
+        try:
+            return build_agent(contestant, match.game, contestant.agent_seed(match.seed))
+        except Exception as exc:  # a missing checkpoint, an unknown agent, a bad option: one line
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise AivatUnavailable(f"cannot load agent {agent!r} for {name}: {reason}") from None
+
+    return build
+
+
+def aivat_estimates(
+    logs: Sequence[str | Path | LoggedMatch],
+    known: Mapping[str | int, AgentSource],
+    player: str | None = None,
+    settings: Settings | None = None,
+) -> AivatReport:
+    """``player``'s (default: seat 1 of the first log) AIVAT values in every hand of ``logs``, with the
+    ``known`` players' policies (see the module docstring). Raises ``AivatUnavailable``: one line saying
+    why (a log of another kind of game, an agent that cannot be loaded or whose policy gives a logged
+    action probability 0); a log that cannot be read raises ``ProtocolError`` as ``read_log`` does."""
+    start = time.perf_counter()
+    matches = [log if isinstance(log, LoggedMatch) else read_log(log) for log in logs]
+    if not matches:
+        raise ProtocolError("no logs to score")
+    player = player or matches[0].seat_names[0]
+    settings = settings or Settings()
+    names: set[str] = set()
+    figures = []
+    for match in matches:
+        if match.game != matches[0].game:
+            raise AivatUnavailable(f"{match.path} is a different game from {matches[0].path}")
+        if player not in match.seat_names:
+            raise AivatUnavailable(f"{match.path} has no player named {player!r}")
+        agents = _agents_of(match, known)
+        names |= set(agents)
+        estimator = HandEstimator(match.game, agents, settings)
+        try:
+            hands = [estimator.hand(hand) for hand in match.hands]
+        except AivatUnavailable as exc:
+            raise AivatUnavailable(f"{match.path}: {exc}") from None
+        sign = np.array([1.0 if hand.names[0] == player else -1.0 for hand in match.hands])
+        values = np.array([h.value for h in hands]) * sign
+        results = np.array([h.result for h in hands]) * sign
+        figures.append(MatchAivat(match, match.seat_of(player), values, results))
+    game = matches[0].game
+    pairs = _duplicate_pairs(figures)
+    return AivatReport(
+        player=player,
+        known=tuple(sorted(names)),
+        corrections=corrections_used(sorted(names), settings),
+        matches=figures,
+        per_hand=estimate(np.concatenate([f.values for f in figures]), game.big_blind),
+        duplicate=estimate(pairs, game.big_blind),
+        duplicate_pairs=len(pairs),
+        seconds=time.perf_counter() - start,
+    )
+
+
+def corrections_used(known: Sequence[str], settings: Settings) -> str:
+    """The corrections AIVAT makes with these players known, in words."""
+    parts = ["chance: the cards dealt and the board cards"]
+    if known:
+        parts.append(f"actions of {' and '.join(known)}")
+        if settings.imaginary:
+            held = "every holding" if settings.decoys is None else f"its holding and {settings.decoys} others"
+            parts.append(f"the known players' cards weighed over their ranges ({held})")
+    return "; ".join(parts)
+
+
+def _agents_of(match: LoggedMatch, known: Mapping[str | int, AgentSource]) -> dict[str, Agent]:
+    """The known players of ``match`` by name, their agents built for it."""
+    agents: dict[str, Agent] = {}
+    for key, source in known.items():
+        if isinstance(key, int):
+            if not 0 <= key < len(match.seat_names):
+                raise AivatUnavailable(f"{match.path} has no seat {key + 1}")
+            name = match.seat_names[key]
+        elif key in match.seat_names:
+            name = key
+        else:
+            raise AivatUnavailable(f"{match.path} has no player named {key!r}")
+        agents[name] = source if isinstance(source, Agent) else source(match)
+    return agents
+
+
+def _duplicate_pairs(figures: list[MatchAivat]) -> np.ndarray:
+    """The pairs' AIVAT values (hand *i* of a seed's two seatings averaged), every seed played in both."""
+    by_seed: dict[int, dict[int, np.ndarray]] = {}
+    for figure in figures:
+        by_seed.setdefault(figure.match.seed, {})[figure.seat] = figure.values
+    pairs = []
+    for seats in by_seed.values():
+        if 0 in seats and 1 in seats:
+            n = min(len(seats[0]), len(seats[1]))
+            pairs.append((seats[0][:n] + seats[1][:n]) / 2)
+    return np.concatenate(pairs) if pairs else np.array([])

@@ -1,0 +1,176 @@
+"""AIVAT's value function: what a hand is worth to position 0 if both players only check or call from
+here on, their cards drawn from their ranges.
+
+A *range* is a weight for every holding of the game's deck (``Holdings``); a player whose cards
+are taken as seen has all its weight on its own holding. The value of a state is
+
+    m * E[sign(rank0 - rank1)]
+
+over pairs of holdings drawn from the two ranges (a pair sharing a card has probability 0: the
+joint distribution of the two players' cards), each holding ranked with the board shown so far
+(before the last round a hand's current strength, no draws counted: cheap, and in our
+measurements no worse than the showdown equity over the board's completions, which costs
+ten times more), ``m`` the chips each player has in after calling (the showdown's stake). A
+hand that ended in a fold is worth its result whatever the cards.
+
+``sign_sums`` gives the unnormalised sums ``S = sum p(a) q(b) sign(rank a - rank b)`` and
+``Z = sum p(a) q(b)`` over the pairs of holdings sharing no card, for a batch of ranges and boards:
+by brute force over the pairs where the ranges are small, else in O(n log n) per row by sorting
+the holdings by rank and taking out, by inclusion and exclusion, the holdings that share a card
+(one or two hole cards).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from acpc_arena.protocol.cards import NUM_CARDS
+from acpc_arena.protocol.evaluator import HAND_RANKS, rank_hands
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.state import State
+
+DENSE_PAIRS = 4096
+"""Pairs of holdings with weight up to which ``sign_sums`` sums over the pairs directly."""
+
+
+@dataclass(frozen=True)
+class Holdings:
+    """Every holding of a game's deck and the holdings that contain each card."""
+
+    cards: np.ndarray
+    """(n, k) the hole cards of each holding, in increasing order."""
+    masks: np.ndarray
+    """(n,) one bit per card of each holding."""
+    index: dict[tuple[int, ...], int]
+    """The row of each holding, by its cards in increasing order."""
+    members: np.ndarray
+    """(NUM_CARDS, a) the holdings that contain each card; ``n`` (no holding) pads the rows."""
+
+    @property
+    def size(self) -> int:
+        return len(self.cards)
+
+    def of(self, cards: Sequence[int]) -> int:
+        """The row of the holding of ``cards``."""
+        return self.index[tuple(sorted(cards))]
+
+    def apart_from(self, cards: Sequence[int]) -> np.ndarray:
+        """(n,) True for the holdings that share no card with ``cards``."""
+        mask = np.uint64(sum(1 << c for c in set(cards)))
+        return np.asarray((self.masks & mask) == 0)
+
+
+@cache
+def holdings_of(game: Game) -> Holdings:
+    """The holdings of ``game`` (one or two hole cards)."""
+    k = game.num_hole_cards
+    if k not in (1, 2):
+        raise ValueError(f"AIVAT's value function takes games of one or two hole cards, not {k}")
+    combos = list(itertools.combinations(sorted(game.deck), k))
+    cards = np.array(combos, dtype=np.uint8).reshape(len(combos), k)
+    masks = np.bitwise_or.reduce(np.left_shift(np.uint64(1), cards.astype(np.uint64)), axis=1)
+    lists: list[list[int]] = [[] for _ in range(NUM_CARDS)]
+    for row, combo in enumerate(combos):
+        for card in combo:
+            lists[card].append(row)
+    width = max(len(rows) for rows in lists)
+    members = np.full((NUM_CARDS, width), len(combos), dtype=np.intp)
+    for card, rows in enumerate(lists):
+        members[card, : len(rows)] = rows
+    return Holdings(cards, masks, {combo: row for row, combo in enumerate(combos)}, members)
+
+
+def stake(state: State) -> int:
+    """The chips each player has in once every player still in has called (heads-up: a showdown's stake)."""
+    return min(min(state.max_spent, stack) for stack in state.game.stack)
+
+
+def outcome_masks(outcomes: np.ndarray) -> np.ndarray:
+    """(B,) one bit per card of each row of ``outcomes`` (B, e)."""
+    bits = np.left_shift(np.uint64(1), outcomes.astype(np.uint64))
+    return np.bitwise_or.reduce(bits, axis=1) if outcomes.shape[1] else np.zeros(len(outcomes), dtype=np.uint64)
+
+
+def board_ranks(holdings: Holdings, board: Sequence[int], outcomes: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """(B, len(rows)) ranks of the holdings ``rows`` with ``board`` and each row of ``outcomes`` (B, e)
+    added (0 for a holding that shares a card with the outcome: give it no weight)."""
+    out = np.zeros((len(outcomes), len(rows)), dtype=np.int64)
+    which, holding = np.nonzero((outcome_masks(outcomes)[:, None] & holdings.masks[rows][None, :]) == 0)
+    if len(which):
+        hands = np.concatenate([holdings.cards[rows[holding]], outcomes[which].astype(np.uint8)], axis=1)
+        out[which, holding] = rank_hands(hands, fixed=list(board))
+    return out
+
+
+def sign_sums(
+    holdings: Holdings, rows: np.ndarray, p: np.ndarray, q: np.ndarray, ranks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(S, Z), each (B,): over the pairs of holdings sharing no card, the sums of ``p[a] q[b] sign(ranks[a]
+    - ranks[b])`` and of ``p[a] q[b]``; ``p``, ``q`` and ``ranks`` are (B, len(rows)), of the holdings
+    ``rows`` (the others have no weight)."""
+    first = np.flatnonzero(p.any(axis=0))
+    second = np.flatnonzero(q.any(axis=0))
+    if len(first) * len(second) <= DENSE_PAIRS:
+        masks = holdings.masks[rows]
+        apart = (masks[first][:, None] & masks[second][None, :]) == 0
+        weights = p[:, first][:, :, None] * q[:, second][:, None, :] * apart[None]
+        signs = np.sign(ranks[:, first][:, :, None] - ranks[:, second][:, None, :])
+        return (weights * signs).sum(axis=(1, 2)), weights.sum(axis=(1, 2))
+    full = [np.zeros((len(p), holdings.size), dtype=array.dtype) for array in (p, q, ranks)]
+    for array, values in zip(full, (p, q, ranks), strict=True):
+        array[:, rows] = values
+    return _sorted_sums(holdings, *full)
+
+
+def _positions(sorted_rows: np.ndarray, row_ids: np.ndarray, values: np.ndarray, side: str) -> np.ndarray:
+    """The ``searchsorted`` position of each value in its row of ``sorted_rows`` (R, w), the rows sorted
+    and holding values 0 .. HAND_RANKS + 1: one search over the rows laid end to end."""
+    rows, width = sorted_rows.shape
+    span = HAND_RANKS + 2
+    flat = (sorted_rows + np.arange(rows, dtype=np.int64)[:, None] * span).ravel()
+    found = np.searchsorted(flat, values + row_ids * span, side=side)  # type: ignore[call-overload]
+    return np.asarray(found) - row_ids * width
+
+
+def _sorted_sums(holdings: Holdings, p: np.ndarray, q: np.ndarray, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    batch, n = p.shape
+    k = holdings.cards.shape[1]
+    shifted = ranks.astype(np.int64) + 1  # 0 is the padding's rank
+    order = np.argsort(shifted, axis=1, kind="stable")
+    sorted_ranks = np.take_along_axis(shifted, order, axis=1)
+    cumulative = np.zeros((batch, n + 1))
+    np.cumsum(np.take_along_axis(q, order, axis=1), axis=1, out=cumulative[:, 1:])
+    batch_rows = np.repeat(np.arange(batch, dtype=np.int64), n)
+    values = shifted.ravel()
+    flat_cumulative = cumulative.ravel()
+    start = batch_rows * (n + 1)
+    total = cumulative[:, -1]
+    below = flat_cumulative[start + _positions(sorted_ranks, batch_rows, values, "left")]
+    above = total[batch_rows] - flat_cumulative[start + _positions(sorted_ranks, batch_rows, values, "right")]
+    # the same over the holdings that contain each card: rows (batch, card) of width a
+    padded_ranks = np.concatenate([shifted, np.zeros((batch, 1), dtype=np.int64)], axis=1)
+    padded_q = np.concatenate([q, np.zeros((batch, 1))], axis=1)
+    member_ranks = padded_ranks[:, holdings.members].reshape(batch * NUM_CARDS, -1)
+    member_order = np.argsort(member_ranks, axis=1, kind="stable")
+    member_sorted = np.take_along_axis(member_ranks, member_order, axis=1)
+    member_q = np.take_along_axis(padded_q[:, holdings.members].reshape(batch * NUM_CARDS, -1), member_order, axis=1)
+    width = member_q.shape[1]
+    member_cumulative = np.zeros((batch * NUM_CARDS, width + 1))
+    np.cumsum(member_q, axis=1, out=member_cumulative[:, 1:])
+    flat_members = member_cumulative.ravel()
+    member_total = member_cumulative[:, -1]
+    signed = below - above
+    mass = total[batch_rows] + (k - 1) * q.ravel()
+    for j in range(k):
+        rows = batch_rows * NUM_CARDS + np.tile(holdings.cards[:, j].astype(np.int64), batch)
+        start = rows * (width + 1)
+        shared_below = flat_members[start + _positions(member_sorted, rows, values, "left")]
+        shared_above = member_total[rows] - flat_members[start + _positions(member_sorted, rows, values, "right")]
+        signed -= shared_below - shared_above
+        mass -= member_total[rows]
+    return (p * signed.reshape(batch, n)).sum(axis=1), (p * mass.reshape(batch, n)).sum(axis=1)
