@@ -268,7 +268,8 @@ def test_a_missing_checkpoint_is_named_as_missing(tmp_path: Path, agent: str, ga
     done = _run(*command, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr == f"ERROR: {agent}: {tmp_path / looked_for}: no such checkpoint file" + (
-        " (shipped checkpoints: cfr-ehs2, cfr-ehs2-exact, cfr-improved, cfr-kuhn, cfr-kuhn3p, cfr-leduc, cfr-nl, cfr-traditional)\n"
+        " (shipped checkpoints: cfr-ehs2, cfr-ehs2-exact, cfr-improved, cfr-kuhn, cfr-kuhn3p, cfr-leduc, cfr-nl, "
+        "cfr-traditional)\n"
         if agent == "cfr"
         else "\n"
     )
