@@ -574,8 +574,6 @@ def bench_cfr() -> Iterator[Row]:
 def _public_chance_training(iterations: int) -> tuple[float, float]:
     """Seconds and peak resident memory (MB) of public chance sampling iterations in a fresh process (the
     flop buckets made up: building the real table takes minutes; a lookup costs the same)."""
-    import json
-    import subprocess
 
     script = f"""
 import json, time, numpy as np
@@ -594,9 +592,7 @@ seconds = time.perf_counter() - start
 peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
 print(json.dumps([seconds, peak / 1024]))
 """
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    seconds, peak = json.loads(done.stdout.strip().splitlines()[-1])
-    return seconds, peak
+    return _timed_script(script)
 
 
 def _nolimit_decisions() -> Row:
@@ -637,8 +633,6 @@ def _nolimit_decisions() -> Row:
 
 def _holdem_training(iterations: int, deals: int, abstraction: str = "NineBuckets(game)") -> tuple[float, float]:
     """Seconds and peak resident memory (MB) of a training run in a fresh process."""
-    import json
-    import subprocess
 
     script = f"""
 import json, time, numpy as np
@@ -658,9 +652,17 @@ seconds = time.perf_counter() - start
 peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
 print(json.dumps([seconds, peak / 1024]))
 """
+    return _timed_script(script)
+
+
+def _timed_script(script: str) -> tuple[float, float]:
+    """Run ``script`` in a fresh Python; it prints a JSON [seconds, peak memory in MB] as its last line."""
+    import json
+    import subprocess
+
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     seconds, peak = json.loads(done.stdout.strip().splitlines()[-1])
-    return seconds, peak
+    return float(seconds), float(peak)
 
 
 def _decision_times(agent: Agent, game: Game, hands: int = 400) -> np.ndarray:
@@ -689,8 +691,6 @@ def _decision_times(agent: Agent, game: Game, hands: int = 400) -> np.ndarray:
 
 def _agent_load(name: str, options: dict[str, object]) -> tuple[float, float]:
     """Seconds to load agent ``name`` on limit hold'em and the peak resident memory (MB), in a fresh process."""
-    import json
-    import subprocess
 
     script = f"""
 import json, time
@@ -702,9 +702,7 @@ seconds = time.perf_counter() - start
 peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
 print(json.dumps([seconds, peak / 1024]))
 """
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    seconds, peak = json.loads(done.stdout.strip().splitlines()[-1])
-    return seconds, peak
+    return _timed_script(script)
 
 
 def bench_dqn() -> Iterator[Row]:

@@ -33,7 +33,7 @@ from acpc_arena.models.cfr.abstraction import (
 )
 from acpc_arena.models.cfr.nolimit import BetAbstraction, NoLimitTree, build_nolimit_tree
 from acpc_arena.models.cfr.public_chance import PublicChanceSolver
-from acpc_arena.models.cfr.solver import Solver
+from acpc_arena.models.cfr.solver import Solver, table_layout
 from acpc_arena.models.cfr.tree import BettingTree, build_tree
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import CHECKPOINT_BYTES, InputError, check_regular, read_json
@@ -258,13 +258,9 @@ def load_policy(path: str | Path) -> CFRPolicy:
         raise CheckpointError(f"{sidecar(path)}: no usable bet abstraction for this no-limit game ({exc})") from None
     if tree.fingerprint != meta.get("tree_fingerprint"):
         raise CheckpointError(f"{path}: trained on a different betting tree than this code builds")
-    decisions = tree.decision_nodes
-    sizes = np.array([abstraction.num_keys(int(tree.round[n])) for n in decisions], dtype=np.int64)
-    if strategy.shape != (int(sizes.sum()), tree.children.shape[1]) or meta.get("infosets") != strategy.shape[0]:
+    layout = table_layout(tree, abstraction.num_keys)
+    if strategy.shape != (layout.num_infosets, tree.children.shape[1]) or meta.get("infosets") != strategy.shape[0]:
         raise CheckpointError(f"{path}: strategy table of shape {strategy.shape} does not fit the tree")
     if not np.isfinite(strategy).all() or (strategy < 0).any() or not np.allclose(strategy.sum(axis=1), 1, atol=1e-3):
         raise CheckpointError(f"{path}: the probabilities are not probabilities")
-    decision_row = np.full(tree.size, -1, dtype=np.int64)
-    decision_row[decisions] = np.arange(len(decisions))
-    base = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    return CFRPolicy(game, tree, abstraction, strategy, base, decision_row, meta)
+    return CFRPolicy(game, tree, abstraction, strategy, layout.base, layout.decision_row, meta)

@@ -26,7 +26,7 @@ from typing import Protocol
 import numpy as np
 
 from acpc_arena.models.cfr.hand_strength import HANDS, board_mask
-from acpc_arena.models.cfr.solver import DCFR_ALPHA, DCFR_BETA, DCFR_GAMMA
+from acpc_arena.models.cfr.solver import DCFR_ALPHA, DCFR_BETA, DCFR_GAMMA, table_layout
 from acpc_arena.models.cfr.tree import BettingTree
 from acpc_arena.protocol.evaluator import rank_hands
 
@@ -119,13 +119,9 @@ class PublicChanceSolver:
         self.iterations = 0
         self.num_actions = int(tree.children.shape[1])
         decisions = tree.decision_nodes
-        self.decision_row = np.full(tree.size, -1, dtype=np.int64)
-        self.decision_row[decisions] = np.arange(len(decisions))
-        sizes = np.array([abstraction.num_keys(int(tree.round[n])) for n in decisions], dtype=np.int64)
-        self.base = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        self.num_infosets = int(sizes.sum())
-        node_of_row = np.repeat(np.arange(len(decisions)), sizes)
-        self.legal = tree.children[decisions[node_of_row]] >= 0
+        layout = table_layout(tree, abstraction.num_keys)
+        self.decision_row, self.base, self.legal = layout.decision_row, layout.base, layout.legal
+        self.num_infosets = layout.num_infosets
         self.regrets = np.zeros((self.num_infosets, self.num_actions))
         self.strategy_sum = np.zeros((self.num_infosets, self.num_actions))
         self._children = np.where(tree.children >= 0, tree.children, tree.size)

@@ -43,6 +43,35 @@ SAMPLED = ("mccfr", "mcdcfr")
 DCFR_ALPHA, DCFR_BETA, DCFR_GAMMA = 1.5, 0.0, 2.0
 
 
+@dataclass(frozen=True)
+class TableLayout:
+    """Where each decision node's information sets lie in a strategy table: the rows of a node are
+    ``base[decision_row[node]] + key`` for the keys of its round."""
+
+    decision_row: np.ndarray
+    """(nodes,) each node's index among the decision nodes (-1 elsewhere)."""
+    base: np.ndarray
+    """(decision nodes,) the first row of each decision node."""
+    num_infosets: int
+    legal: np.ndarray
+    """(information sets, actions) whether each action slot is legal there."""
+
+
+def table_layout(tree: BettingTree, num_keys: Callable[[int], int]) -> TableLayout:
+    """The table of ``tree``'s information sets when a round's card keys are ``range(num_keys(round))``."""
+    decisions = tree.decision_nodes
+    decision_row = np.full(tree.size, -1, dtype=np.int64)
+    decision_row[decisions] = np.arange(len(decisions))
+    sizes = np.array([num_keys(int(tree.round[n])) for n in decisions], dtype=np.int64)
+    node_of_row = np.repeat(np.arange(len(decisions)), sizes)
+    return TableLayout(
+        decision_row=decision_row,
+        base=np.concatenate([[0], np.cumsum(sizes)[:-1]]),
+        num_infosets=int(sizes.sum()),
+        legal=tree.children[decisions[node_of_row]] >= 0,
+    )
+
+
 @dataclass
 class _Batch:
     """What a pass needs about the current deals."""
@@ -79,14 +108,9 @@ class Solver:
         self.iterations = 0
         self.num_actions = int(tree.children.shape[1])
         """Action slots per node: 3 (fold, call, raise) in limit trees, more in no-limit ones."""
-        decisions = tree.decision_nodes
-        self.decision_row = np.full(tree.size, -1, dtype=np.int64)
-        self.decision_row[decisions] = np.arange(len(decisions))
-        sizes = np.array([abstraction.num_keys(int(tree.round[n])) for n in decisions], dtype=np.int64)
-        self.base = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        self.num_infosets = int(sizes.sum())
-        node_of_row = np.repeat(np.arange(len(decisions)), sizes)
-        self.legal = tree.children[decisions[node_of_row]] >= 0
+        layout = table_layout(tree, abstraction.num_keys)
+        self.decision_row, self.base, self.legal = layout.decision_row, layout.base, layout.legal
+        self.num_infosets = layout.num_infosets
         self.regrets = np.zeros((self.num_infosets, self.num_actions), dtype=dtype)
         self.strategy_sum = np.zeros((self.num_infosets, self.num_actions), dtype=dtype)
         # the children table with -1 pointing at an extra all-zero row
