@@ -22,6 +22,7 @@ from pathlib import Path
 
 import trio
 
+from acpc_arena.dealer.arena.aivat.reporting import add_to_run
 from acpc_arena.dealer.arena.options import SIDES, check_seeds
 from acpc_arena.dealer.arena.reports import MultiReport, Report
 from acpc_arena.dealer.arena.runner import Contestant, RunSpec, check_agent, run_matches
@@ -42,6 +43,7 @@ def play(
     t_response_ms: int = DEFAULT_T_RESPONSE_MS,
     t_hand_ms: int = DEFAULT_T_HAND_MS,
     t_per_hand_ms: int = DEFAULT_T_PER_HAND_MS,
+    aivat: bool | None = None,
 ) -> Report | MultiReport:
     """Play shipped agents against each other in duplicate and return the run's report.
 
@@ -54,6 +56,9 @@ def play(
     ``concurrency`` matches are played at once (in process, the network agents' decisions of those
     matches are batched: ``in_process.DecisionBatcher``). The time limits are the dealer's
     (milliseconds, as ``acpc-match --t-response`` etc.).
+
+    ``aivat``: add AIVAT's estimate to a two-player report (``extra["aivat"]``: its figures, or why it is
+    unavailable), the agents' policies known; None: in Kuhn and Leduc only, where it is cheap.
 
     The report's ``extra`` holds the run's failures (``failed``: a match whose agent
     failed, ran out of time or could not start; its hands up to then are counted),
@@ -96,4 +101,6 @@ def play(
         "in_process": in_process,
         "failed": failures,
     }
+    if isinstance(report, Report):
+        add_to_run(report, contestants, aivat)
     return report

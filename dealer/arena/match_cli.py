@@ -41,6 +41,7 @@ from prometheus_client import CollectorRegistry
 
 from acpc_arena.agents.registry import AGENTS
 from acpc_arena.dealer.arena import options
+from acpc_arena.dealer.arena.aivat.reporting import add_to_run
 from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, add_ray_option, run_jobs
 from acpc_arena.dealer.arena.reports import MultiReport, Report
 from acpc_arena.dealer.arena.run_progress import RunProgress
@@ -142,6 +143,13 @@ def parser() -> argparse.ArgumentParser:
         default=math.inf,
         metavar="SECONDS",
         help="with --web: keep the pages up this long after the run (default: until Ctrl-C)",
+    )
+    p.add_argument(
+        "--aivat",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="add AIVAT's estimate with the shipped agents' policies known (default: on in two-player Kuhn and "
+        "Leduc with both agents shipped; in hold'em it costs about ten times the match's time)",
     )
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -264,7 +272,7 @@ def run(argv: list[str]) -> int:
     try:
         observer = RunProgress(spec, metrics, args.quiet, web.feed if web is not None else None)
         jobs = _JobSettings(args.ray, args.workers) if args.ray or args.workers else None
-        status = _play_and_report(spec, observer, argv, args.no_plots, args.quiet, jobs)
+        status = _play_and_report(spec, observer, argv, args.no_plots, args.quiet, jobs, aivat=args.aivat)
         try:
             if web is not None and args.web_linger > 0 and status < 128:  # not after a Ctrl-C or SIGTERM
                 web.feed.flush()
@@ -361,8 +369,10 @@ def _play_and_report(
     no_plots: bool,
     quiet: bool,
     jobs: _JobSettings | None = None,
+    aivat: bool | None = None,
 ) -> int:
-    """Play the run (here, or as jobs), then write and print its report; returns the exit status."""
+    """Play the run (here, or as jobs), then write and print its report (with AIVAT's estimate as ``aivat``
+    says: ``_add_aivat``); returns the exit status."""
     started = time.time()
     try:
         interrupted = _play_as_jobs(spec, observer, jobs) if jobs else trio.run(_play_run, spec, observer)
@@ -405,6 +415,8 @@ def _play_and_report(
         report.extra["unfinished_matches"] = unfinished
     if observer.metrics is not None and isinstance(report, Report):
         observer.set_duplicate(report.duplicate)
+    if isinstance(report, Report):
+        _add_aivat(spec, report, aivat, quiet)
     problems = _save(report, spec.out_dir, plots=not no_plots)
     print(format_table(report) if isinstance(report, Report) else format_multi_table(report))
     saved = "logs" if problems else "report, logs and plots" if "plots" in report.extra else "report and logs"
@@ -435,6 +447,14 @@ def _last_metrics(metrics: RunMetrics, args: argparse.Namespace) -> None:
             flush=True,
         )
         time.sleep(args.metrics_linger)
+
+
+def _add_aivat(spec: RunSpec, report: Report, asked: bool | None, quiet: bool) -> None:
+    """``add_to_run`` for a two-player run; where AIVAT is unavailable, says why in one line (standard
+    error); the run's own figures stand."""
+    reason = add_to_run(report, (spec.a, spec.b), asked, progress=not quiet)
+    if reason:
+        print(f"acpc-match: AIVAT unavailable: {reason}", file=sys.stderr)
 
 
 def _save(report: Report | MultiReport, out_dir: Path, plots: bool) -> list[str]:

@@ -24,6 +24,8 @@ import json
 import sys
 from pathlib import Path
 
+from acpc_arena.dealer.arena.aivat.estimator import AivatUnavailable
+from acpc_arena.dealer.arena.aivat.reporting import add_to_report, default_settings, known_players
 from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.dealer.arena.phh import export_log, phh_paths
 from acpc_arena.dealer.arena.player_report import build_player_report, read_player_log
@@ -57,6 +59,22 @@ def score_logs(argv: list[str]) -> int:
         default=None,
         help="game file, if the logs' headers name none found here (inferred otherwise, with --player or --phh)",
     )
+    p.add_argument(
+        "--aivat",
+        action="append",
+        default=[],
+        metavar="PLAYER",
+        help="add AIVAT's estimate, with this player's policy known: its name in the logs (acpc-match's "
+        "<label>-<agent>, such as a-cfr), then its agent's options if any ('a-cfr --argmax'); repeat for both",
+    )
+    p.add_argument(
+        "--aivat-decoys",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --aivat: a known player's range holds its dealt holding and N others (default: every holding "
+        "in Kuhn and Leduc, 10 others in hold'em)",
+    )
     p.add_argument("--json", type=Path, default=None, help="write the report as JSON to this file")
     p.add_argument("--plots", type=Path, default=None, help="write PNG plots to this folder")
     args = p.parse_args(argv)
@@ -77,6 +95,10 @@ def score_logs(argv: list[str]) -> int:
         print(f"acpc-report: {exc}", file=sys.stderr)
         return USAGE
     problems = []
+    if args.aivat:
+        reason = _add_aivat(report, args.aivat, args.aivat_decoys)
+        if reason:
+            problems.append(f"AIVAT unavailable: {reason}")
     if args.plots:
         try:
             from acpc_arena.dealer.arena.plots import plot_run  # matplotlib: the [plots] extra
@@ -95,6 +117,17 @@ def score_logs(argv: list[str]) -> int:
     for problem in problems:
         print(f"acpc-report: {problem}", file=sys.stderr)
     return FAILED if problems else 0
+
+
+def _add_aivat(report: Report | MultiReport, specs: list[str], decoys: int | None) -> str | None:
+    """Add AIVAT's figures to ``report``; None, or why it is unavailable (one line)."""
+    if not isinstance(report, Report):
+        return "AIVAT is for two-player logs"
+    try:
+        known = known_players(specs)
+    except AivatUnavailable as exc:
+        return str(exc)
+    return add_to_report(report, known, default_settings(report.game, decoys), progress=sys.stderr.isatty())
 
 
 def _distinct_logs(parser: argparse.ArgumentParser, logs: list[Path]) -> list[Path]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from acpc_arena.dealer.arena.aivat.reporting import aivat_lines, aivat_row
 from acpc_arena.dealer.arena.estimates import Estimate, estimate, signed
 from acpc_arena.dealer.arena.player_report import PlayerReport
 from acpc_arena.dealer.arena.reports import MatchFigures, MultiReport, Report, verdict
@@ -92,13 +93,16 @@ def format_table(report: Report) -> str:
             ("all", "both", str(ph.samples), "", signed(ph.mbb_per_hand), "",
              f"per hand, 95% CI [{signed(ph.ci95[0])}, {signed(ph.ci95[1])}]")
         )  # fmt: skip
+    aivat = aivat_row(report)
+    if aivat is not None:
+        rows.append(aivat)
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = [f"A = {report.a}, B = {report.b}, game {report.game_file}, big blind {report.game.big_blind}"]
     for k, row in enumerate(rows):
         lines.append("  ".join(cell.rjust(widths[i]) if i < 6 else cell for i, cell in enumerate(row)).rstrip())
         if k == 0:
             lines.append("  ".join("-" * w for w in widths[:6]) + "  " + "-" * 4)
-    lines += ["", "verdict: " + verdict(main, report.a, report.b, kind), "", TABLE_LEGEND]
+    lines += ["", "verdict: " + verdict(main, report.a, report.b, kind), *aivat_lines(report), "", TABLE_LEGEND]
     return "\n".join(lines)
 
 

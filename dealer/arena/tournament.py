@@ -204,6 +204,9 @@ class Cell:
     pairs: int
     allin_mbb_per_hand: float | None = None
     allin_ci95: tuple[float, float] | None = None
+    aivat_mbb_per_hand: float | None = None
+    """AIVAT's estimate (duplicate where both seatings were played), where it was computed."""
+    aivat_ci95: tuple[float, float] | None = None
 
     @property
     def half_width(self) -> float:
@@ -212,20 +215,27 @@ class Cell:
     def negated(self) -> Cell:
         allin_ci = None if self.allin_ci95 is None else (-self.allin_ci95[1], -self.allin_ci95[0])
         allin = None if self.allin_mbb_per_hand is None else -self.allin_mbb_per_hand
-        return Cell(-self.mbb_per_hand, (-self.ci95[1], -self.ci95[0]), self.pairs, allin, allin_ci)
+        aivat_ci = None if self.aivat_ci95 is None else (-self.aivat_ci95[1], -self.aivat_ci95[0])
+        aivat = None if self.aivat_mbb_per_hand is None else -self.aivat_mbb_per_hand
+        return Cell(-self.mbb_per_hand, (-self.ci95[1], -self.ci95[0]), self.pairs, allin, allin_ci, aivat, aivat_ci)
 
     @staticmethod
     def of_report(report: Report) -> Cell:
-        """A's figure: duplicate when both seatings were played, else per hand; all-in adjusted where it differs."""
+        """A's figure: duplicate when both seatings were played, else per hand; all-in adjusted where it differs;
+        AIVAT's where the report has it."""
         main = report.duplicate if report.duplicate_pairs else report.per_hand
         adjusted = report.allin_duplicate if report.duplicate_pairs else report.allin_per_hand
         differs = _differs(main, adjusted)
+        aivat = report.extra.get("aivat") or {}
+        aivat_ci = (float(aivat["ci95"][0]), float(aivat["ci95"][1])) if "ci95" in aivat else None
         return Cell(
             main.mbb_per_hand,
             main.ci95,
             report.duplicate_pairs,
             adjusted.mbb_per_hand if differs else None,
             adjusted.ci95 if differs else None,
+            aivat.get("mbb_per_hand"),
+            aivat_ci,
         )
 
 
@@ -272,6 +282,8 @@ class Crosstable:
             out: dict[str, Any] = {"mbb_per_hand": cell.mbb_per_hand, "ci95": list(cell.ci95), "pairs": cell.pairs}
             if cell.allin_mbb_per_hand is not None and cell.allin_ci95 is not None:
                 out["allin_adjusted"] = {"mbb_per_hand": cell.allin_mbb_per_hand, "ci95": list(cell.allin_ci95)}
+            if cell.aivat_mbb_per_hand is not None and cell.aivat_ci95 is not None:
+                out["aivat"] = {"mbb_per_hand": cell.aivat_mbb_per_hand, "ci95": list(cell.aivat_ci95)}
             return out
 
         return {
@@ -303,4 +315,8 @@ class Crosstable:
 def _short(cell: Cell | None) -> str:
     if cell is None:
         return "-"
-    return f"{signed(cell.mbb_per_hand, 0)} ±{cell.half_width:.0f}"
+    text = f"{signed(cell.mbb_per_hand, 0)} ±{cell.half_width:.0f}"
+    if cell.aivat_mbb_per_hand is not None and cell.aivat_ci95 is not None:
+        half = (cell.aivat_ci95[1] - cell.aivat_ci95[0]) / 2
+        text += f" (AIVAT {signed(cell.aivat_mbb_per_hand, 0)} ±{half:.0f})"
+    return text

@@ -30,6 +30,7 @@ from tqdm import tqdm
 
 from acpc_arena.agents.registry import AGENTS
 from acpc_arena.dealer.arena import options
+from acpc_arena.dealer.arena.aivat.reporting import add_to_run
 from acpc_arena.dealer.arena.allin import AllinValues
 from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, add_ray_option, run_jobs
 from acpc_arena.dealer.arena.logreading import LoggedMatch, read_log
@@ -106,6 +107,13 @@ def parser() -> argparse.ArgumentParser:
         type=options.milliseconds,
         default=DEFAULT_T_PER_HAND_MS,
         help="average ms per hand (ACPC --t_per_hand)",
+    )
+    p.add_argument(
+        "--aivat",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="add AIVAT's estimate to each cell, the shipped agents' policies known (default: on in two-player "
+        "Kuhn and Leduc; in hold'em it costs about ten times the matches' time)",
     )
     p.add_argument("--no-plots", action="store_true", help="skip the heatmap")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -209,10 +217,14 @@ def _pair_logs(spec: RunSpec, failed: set[Path], failures: list[str]) -> list[Lo
 
 
 def _score(
-    tournament: Tournament, metrics: RunMetrics | None, failed: set[Path], failures: list[str]
+    tournament: Tournament,
+    metrics: RunMetrics | None,
+    failed: set[Path],
+    failures: list[str],
+    aivat: bool | None = None,
 ) -> tuple[Crosstable, list[str]]:
-    """Each pair's report (``report.json`` in its folder) and the crosstable of all of them; and what
-    could not be written."""
+    """Each pair's report (``report.json`` in its folder, with AIVAT's figures as ``aivat`` says: see
+    ``add_to_run``) and the crosstable of all of them; and what could not be written."""
     results: dict[tuple[str, str], Cell] = {}
     problems = []
     allin = AllinValues()  # pairs of a seed deal the same cards: an all-in hand is often met again
@@ -222,6 +234,10 @@ def _score(
         if not logged:
             continue
         report = build_report(logged, a=spec.a.name, errors={}, allin=allin)
+        reason = add_to_run(report, (spec.a, spec.b), aivat)
+        if reason:
+            pair = f"{spec.a.name} against {spec.b.name}"
+            print(f"acpc-tournament: AIVAT unavailable for {pair}: {reason}", file=sys.stderr)
         try:
             write_atomic(spec.out_dir / "report.json", json.dumps(report.to_json(), indent=2) + "\n")
         except OSError as exc:
@@ -335,7 +351,7 @@ def _run_locked(args: argparse.Namespace, tournament: Tournament) -> int:
         print(f"acpc-tournament: {exc}", file=sys.stderr)
         return 2
     progress.bar.close()
-    table, problems = _score(tournament, metrics, progress.failed, progress.failures)
+    table, problems = _score(tournament, metrics, progress.failed, progress.failures, args.aivat)
     problems += _write(table, tournament.out_dir, plots=not args.no_plots)
     print(table.markdown())
     print(f"\nrow's duplicate mbb/hand against the column, ± the 95% half-width; crosstable in {tournament.out_dir}")

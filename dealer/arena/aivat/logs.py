@@ -79,19 +79,23 @@ class AivatReport:
 
 def shipped_agent(name: str, args: Sequence[str] = ()) -> Callable[[LoggedMatch], Agent]:
     """What builds the agent of the player ``name`` (``<label>-<agent>``, as ``acpc-match`` names its
-    players) for a log, as ``acpc-match`` built it: the shipped agent with ``args``, seeded for the log's
-    seed. Building it raises ``AivatUnavailable`` (one line) when it cannot be loaded."""
+    players) for a log, as ``acpc-match`` built it: the shipped agent with ``args`` (``run_agent``)."""
     label, _, agent = name.partition("-")
     if not (len(label) == 1 and label.isalpha() and agent):
         raise AivatUnavailable(f"{name!r} is not a player of acpc-match (<label>-<agent>, such as a-cfr)")
-    contestant = Contestant(label, agent=agent, args=tuple(args))
+    return run_agent(Contestant(label, agent=agent, args=tuple(args)))
+
+
+def run_agent(contestant: Contestant) -> Callable[[LoggedMatch], Agent]:
+    """What builds a run's shipped agent for a log as the run built it: its options, seeded for the log's
+    seed. Building it raises ``AivatUnavailable`` (one line) when it cannot be loaded."""
 
     def build(match: LoggedMatch) -> Agent:
         try:
             return build_agent(contestant, match.game, contestant.agent_seed(match.seed))
         except Exception as exc:  # a missing checkpoint, an unknown agent, a bad option: one line
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise AivatUnavailable(f"cannot load agent {agent!r} for {name}: {reason}") from None
+            raise AivatUnavailable(f"cannot load agent {contestant.agent!r} for {contestant.name}: {reason}") from None
 
     return build
 
@@ -101,11 +105,13 @@ def aivat_estimates(
     known: Mapping[str | int, AgentSource],
     player: str | None = None,
     settings: Settings | None = None,
+    progress: Callable[[int], object] | None = None,
 ) -> AivatReport:
     """``player``'s (default: seat 1 of the first log) AIVAT values in every hand of ``logs``, with the
     ``known`` players' policies (see the module docstring). Raises ``AivatUnavailable``: one line saying
     why (a log of another kind of game, an agent that cannot be loaded or whose policy gives a logged
-    action probability 0); a log that cannot be read raises ``ProtocolError`` as ``read_log`` does."""
+    action probability 0); a log that cannot be read raises ``ProtocolError`` as ``read_log`` does.
+    ``progress`` is called with the number of hands done since its last call."""
     start = time.perf_counter()
     matches = [log if isinstance(log, LoggedMatch) else read_log(log) for log in logs]
     if not matches:
@@ -122,10 +128,16 @@ def aivat_estimates(
         agents = _agents_of(match, known)
         names |= set(agents)
         estimator = HandEstimator(match.game, agents, settings)
+        hands = []
         try:
-            hands = [estimator.hand(hand) for hand in match.hands]
+            for hand in match.hands:
+                hands.append(estimator.hand(hand))
+                if progress is not None and len(hands) % 100 == 0:
+                    progress(100)
         except AivatUnavailable as exc:
             raise AivatUnavailable(f"{match.path}: {exc}") from None
+        if progress is not None:
+            progress(len(hands) % 100)
         sign = np.array([1.0 if hand.names[0] == player else -1.0 for hand in match.hands])
         values = np.array([h.value for h in hands]) * sign
         results = np.array([h.result for h in hands]) * sign

@@ -1,0 +1,118 @@
+"""AIVAT in the reports: a run's report gets the AIVAT estimate of its player A beside the duplicate one
+(``add_to_report``: ``report.extra["aivat"]``, which ``report.json`` holds), and its tables the line
+``aivat_lines`` writes.
+
+The settings follow the game's size (``default_settings``): in a game of few holdings (Kuhn, Leduc)
+a known player's range holds every holding; in hold'em it holds the dealt one and ``DEFAULT_DECOYS``
+others, since every holding of the range costs a policy at each of the player's actions.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tqdm import tqdm
+
+from acpc_arena.dealer.arena.aivat.estimator import AivatUnavailable, Settings
+from acpc_arena.dealer.arena.aivat.logs import AgentSource, aivat_estimates, run_agent, shipped_agent
+from acpc_arena.dealer.arena.aivat.values import holdings_of
+from acpc_arena.dealer.arena.estimates import signed
+from acpc_arena.dealer.arena.reports import Report
+from acpc_arena.dealer.arena.runner import Contestant
+from acpc_arena.protocol.game import Game
+
+DEFAULT_DECOYS = 10
+"""Holdings besides the dealt one in a known player's range in a large game."""
+SMALL_GAME = 100
+"""Games of at most this many holdings weigh every holding, and ``acpc-match`` adds AIVAT unasked."""
+
+
+def small_game(game: Game) -> bool:
+    """Whether AIVAT over every holding is cheap in ``game`` (a two-player game of few holdings)."""
+    if game.num_players != 2 or game.num_hole_cards not in (1, 2):
+        return False
+    return holdings_of(game).size <= SMALL_GAME
+
+
+def default_settings(game: Game, decoys: int | None = None) -> Settings:
+    """Every holding in a small game, else the dealt one and ``decoys`` (default ``DEFAULT_DECOYS``) others."""
+    if decoys is None and not small_game(game):
+        decoys = DEFAULT_DECOYS
+    return Settings(decoys=decoys)
+
+
+def add_to_report(
+    report: Report, known: Mapping[str | int, AgentSource], settings: Settings | None = None, progress: bool = False
+) -> str | None:
+    """Put A's AIVAT figures over the report's logs in ``report.extra["aivat"]``; returns None, or why AIVAT
+    is unavailable (one line, also kept there as ``{"unavailable": ...}``)."""
+    matches = [figure.match for figure in report.matches]
+    hands = sum(len(match.hands) for match in matches)
+    bar = tqdm(total=hands, unit="hand", desc="AIVAT", disable=not progress)
+    try:
+        aivat = aivat_estimates(
+            matches, known, player=report.a, settings=settings or default_settings(report.game), progress=bar.update
+        )
+    except AivatUnavailable as exc:
+        report.extra["aivat"] = {"unavailable": str(exc)}
+        return str(exc)
+    finally:
+        bar.close()
+    report.extra["aivat"] = aivat.to_json()
+    return None
+
+
+def add_to_run(
+    report: Report, contestants: Sequence[Contestant], asked: bool | None, progress: bool = False
+) -> str | None:
+    """AIVAT's figures for a run's report, the shipped agents' policies known (as they were built for each
+    match): where ``asked``, or, not told (None), in a small game (``small_game``) with every agent shipped.
+    Returns None, or why AIVAT is unavailable (one line, kept in ``report.extra["aivat"]`` too)."""
+    shipped = [c for c in contestants if c.agent is not None and c.command is None and not c.external]
+    if asked is False or (asked is None and not (len(shipped) == len(contestants) and small_game(report.game))):
+        return None
+    if not shipped:
+        reason = "no player's policy is known (no shipped agent)"
+        report.extra["aivat"] = {"unavailable": reason}
+        return reason
+    known: dict[str | int, AgentSource] = {c.name: run_agent(c) for c in shipped}
+    return add_to_report(report, known, default_settings(report.game), progress=progress)
+
+
+TableRow = tuple[str, str, str, str, str, str, str]
+"""A row of ``tables.format_table``: seed, A's seat, hands, chips, mbb/h, hands won, note."""
+
+
+def aivat_row(report: Report) -> TableRow | None:
+    """The table's AIVAT row (None where AIVAT was not asked for or is unavailable)."""
+    entry: dict[str, Any] | None = report.extra.get("aivat")
+    if not entry or "unavailable" in entry:
+        return None
+    low, high = entry["ci95"]
+    kind = "duplicate" if entry["estimate"] == "duplicate" else "per hand"
+    samples = entry["duplicate" if kind == "duplicate" else "per_hand"]["samples"]
+    note = f"AIVAT {kind}, 95% CI [{signed(low)}, {signed(high)}]"
+    return ("all", "both", str(samples), "", signed(entry["mbb_per_hand"]), "", note)
+
+
+def aivat_lines(report: Report) -> list[str]:
+    """The lines under the table that say which corrections AIVAT made (none without AIVAT)."""
+    entry: dict[str, Any] | None = report.extra.get("aivat")
+    if not entry or "unavailable" in entry:
+        return []
+    return [f"AIVAT's corrections: {entry['corrections']}"]
+
+
+def known_players(specs: list[str]) -> dict[str | int, AgentSource]:
+    """The known players of ``--aivat`` options: each a player's name in the logs (``<label>-<agent>``, as
+    ``acpc-match`` names them), then the shipped agent's options if any (``a-cfr --argmax``)."""
+    known: dict[str | int, AgentSource] = {}
+    for spec in specs:
+        try:
+            name, *args = shlex.split(spec)
+        except ValueError as exc:
+            raise AivatUnavailable(f"--aivat {spec!r}: {str(exc).lower()}") from None
+        known[name] = shipped_agent(name, args)
+    return known
