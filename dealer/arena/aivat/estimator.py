@@ -17,9 +17,13 @@ subtracts a correction
 over the unseen cards given the view at the end. Every correction has expectation 0 given
 what came before it, so the estimate's expectation is the hand's expected result whatever
 ``V`` is; where ``V`` follows the value, the corrections cancel the luck of the cards and
-of the known players' randomness. Board cards with more outcomes than ``enumerate_up_to``
-(hold'em's flop) are corrected against the mean of ``V`` over ``samples`` outcomes drawn
-from their distribution given the view (unbiased too; seeded by the hand's number).
+of the known players' randomness. Once the betting is over before the last round (all in),
+the rest of the board is one chance event: the runout, valued against every runout, which
+takes the luck of all-in hands out as a whole. Board cards with more outcomes than
+``enumerate_up_to`` (hold'em's flop, a runout from the flop back) are corrected against the
+mean of ``V`` over outcomes drawn from their distribution given the view (unbiased too;
+seeded by the hand's number): ``sample_budget`` over the holdings weighed, at least
+``samples``.
 
 Requirements: two players; one or two hole cards; each known agent's ``policies`` is the
 distribution its action was drawn from, given its view and its earlier hands (the agent is
@@ -43,13 +47,15 @@ from acpc_arena.agents.base import Agent, Policy
 from acpc_arena.dealer.arena.aivat.values import Holdings, board_ranks, holdings_of, outcome_masks, sign_sums, stake
 from acpc_arena.dealer.arena.lbr import agent_view, range_views
 from acpc_arena.protocol.game import Game
-from acpc_arena.protocol.state import FOLD, RAISE, Action, State
+from acpc_arena.protocol.state import FOLD, Action, State
 from acpc_arena.protocol.wire import LogHand, MatchState, format_action
 
 ENUMERATE_UP_TO = 2000
 """Board-card outcomes up to which a chance correction sums over every one (hold'em's turn and river)."""
 SAMPLES = 64
-"""Outcomes drawn for a chance correction with more (hold'em's flop)."""
+"""The fewest outcomes drawn for a chance correction with more (hold'em's flop)."""
+SAMPLE_BUDGET = 5000
+"""Drawn outcomes times holdings weighed that a drawn chance correction takes, where that is more."""
 _DECOYS, _BOARD = 0, 1
 """Keys that keep the generators of the decoys and of the drawn boards apart (independent draws)."""
 
@@ -71,6 +77,7 @@ class Settings:
     costs a policy at each of the player's actions)."""
     enumerate_up_to: int = ENUMERATE_UP_TO
     samples: int = SAMPLES
+    sample_budget: int = SAMPLE_BUDGET
     seed: int = 0
     """Mixed with each hand's number to seed the drawn outcomes."""
 
@@ -139,7 +146,9 @@ class HandEstimator:
         actions = 0.0
         board: list[int] = []
         for round_ in range(final.round + 1):
-            new = final.board_cards[game.board_start[round_] : game.board_start[round_ + 1]] if round_ else []
+            new = final.board_cards[len(board) : game.board_start[round_ + 1]] if round_ else []
+            if replay.finished:  # all in: the rest of the board is one chance event, the runout
+                new = final.board_cards[len(board) : game.total_board_cards]
             if new:
                 chance += self._board_correction(replay, ranges, board, new, hidden, seen_cards, hand)
                 board += new
@@ -219,21 +228,31 @@ class HandEstimator:
     def _draw_outcomes(
         self, ranges: list[np.ndarray], hidden: set[int], unseen: list[int], size: int, rng: np.random.Generator
     ) -> np.ndarray:
-        """``samples`` draws of the next ``size`` board cards given the view: the hidden players' holdings
-        drawn from their joint distribution, then the cards from the rest of the deck."""
+        """Draws of the next ``size`` board cards given the view (``sample_count`` of them): the hidden
+        players' holdings drawn from their joint distribution, then the cards from the rest of the deck."""
         holdings = self.holdings
-        out = np.empty((self.settings.samples, size), dtype=np.uint8)
-        for i in range(self.settings.samples):
-            taken: list[int] = []
-            for p in sorted(hidden):
-                weights = ranges[p].sum(axis=1) * holdings.apart_from(taken)
-                if len(hidden) == 2 and not taken:  # the first player's marginal: weighed by the other's holdings apart
-                    weights = weights * self._apart_mass(ranges[1 - p])
-                row = int(rng.choice(holdings.size, p=weights / weights.sum()))
-                taken += holdings.cards[row].tolist()
-            rest = [c for c in unseen if c not in taken]
-            out[i] = rng.choice(rest, size=size, replace=False)
-        return out
+        count = self._sample_count(ranges)
+        unseen_cards = np.array(unseen, dtype=np.intp)
+        taken = np.zeros((count, len(unseen_cards)), dtype=bool)  # a drawn holding's cards, by unseen card
+        drawn: np.ndarray | None = None
+        for p in sorted(hidden):
+            weights = np.broadcast_to(ranges[p].sum(axis=1), (count, holdings.size))
+            if drawn is None and len(hidden) == 2:  # the first player's marginal: weighed by the other's apart
+                weights = weights * self._apart_mass(ranges[1 - p])
+            elif drawn is not None:  # the second player's: apart from the first's drawn holding
+                weights = weights * ((holdings.masks[None, :] & holdings.masks[drawn][:, None]) == 0)
+            cumulative = np.cumsum(weights, axis=1)
+            picks = (1.0 - rng.random(count)) * cumulative[:, -1]  # in (0, total]: never a holding of weight 0
+            drawn = np.minimum((cumulative < picks[:, None]).sum(axis=1), holdings.size - 1)
+            taken |= (holdings.masks[drawn][:, None] >> unseen_cards.astype(np.uint64)[None, :]) & np.uint64(1) == 1
+        keys = np.where(taken, np.inf, rng.random((count, len(unseen_cards))))
+        return unseen_cards[np.argsort(keys, axis=1)[:, :size]].astype(np.uint8)
+
+    def _sample_count(self, ranges: Sequence[np.ndarray]) -> int:
+        """How many outcomes a drawn chance correction takes: ``sample_budget`` over the holdings weighed,
+        at least ``samples``."""
+        weighed = int(np.count_nonzero(ranges[0].any(axis=1) | ranges[1].any(axis=1)))
+        return max(self.settings.samples, self.settings.sample_budget // max(weighed, 1))
 
     def _apart_mass(self, weights: np.ndarray) -> np.ndarray:
         """(n,) for each holding, the weight of the range ``weights`` (n, orders) on the holdings sharing
@@ -299,18 +318,11 @@ class HandEstimator:
             signed, mass = self._sums(pair[0], pair[1], board, np.zeros((len(columns), 0), dtype=np.uint8))
             signs = np.divide(signed, mass, out=np.zeros_like(signed), where=mass > 0)
             for j, i in enumerate(going_on):
-                values[i] = self._stake_after(state, choices[i]) * signs[0 if shared else j]
+                values[i] = stake(state) * signs[0 if shared else j]  # a raise is at stake once called
         taken = choices.index(action)
         weights[live] *= sigma[taken]
         ranges[actor] /= weights.sum()
         return float(values[taken] - chances @ values)
-
-    def _stake_after(self, state: State, action: Action) -> int:
-        """``stake`` once ``action`` (a call or a raise) is taken at ``state``."""
-        if action.kind != RAISE:
-            return stake(state)
-        raise_to = action.size if self.game.no_limit else state.legal_actions().min_raise_to
-        return min(min(raise_to, stack) for stack in self.game.stack)
 
     def _policies(self, agent: Agent, state: State, actor: int, cards: list[list[int]], hand: LogHand) -> list[Policy]:
         try:

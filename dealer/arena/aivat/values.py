@@ -10,8 +10,10 @@ over pairs of holdings drawn from the two ranges (a pair sharing a card has prob
 joint distribution of the two players' cards), each holding ranked with the board shown so far
 (before the last round a hand's current strength, no draws counted: cheap, and in our
 measurements no worse than the showdown equity over the board's completions, which costs
-ten times more), ``m`` the chips each player has in after calling (the showdown's stake). A
-hand that ended in a fold is worth its result whatever the cards.
+ten times more), ``m`` the chips each player has in once the bet to the player to act is
+called (``stake``; a raise adds nothing until it is called: valued at the raise-to size, the
+corrections of a large no-limit raise, mostly folded to, added variance). A hand that ended
+in a fold is worth its result whatever the cards.
 
 ``sign_sums`` gives the unnormalised sums ``S = sum p(a) q(b) sign(rank a - rank b)`` and
 ``Z = sum p(a) q(b)`` over the pairs of holdings sharing no card, for a batch of ranges and boards:
@@ -86,7 +88,8 @@ def holdings_of(game: Game) -> Holdings:
 
 
 def stake(state: State) -> int:
-    """The chips each player has in once every player still in has called (heads-up: a showdown's stake)."""
+    """The chips each player has in once the bet to the player to act is called (heads-up: a showdown's
+    stake). A raise is valued at this stake, the bet it calls: the raise itself is at stake once called."""
     return min(min(state.max_spent, stack) for stack in state.game.stack)
 
 
