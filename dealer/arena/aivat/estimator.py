@@ -47,7 +47,7 @@ from acpc_arena.agents.base import Agent, Policy
 from acpc_arena.dealer.arena.aivat.values import Holdings, board_ranks, holdings_of, outcome_masks, sign_sums, stake
 from acpc_arena.dealer.arena.lbr import agent_view, range_views
 from acpc_arena.protocol.game import Game
-from acpc_arena.protocol.state import FOLD, Action, State
+from acpc_arena.protocol.state import FOLD, RAISE, Action, State
 from acpc_arena.protocol.wire import LogHand, MatchState, format_action
 
 ENUMERATE_UP_TO = 2000
@@ -318,11 +318,19 @@ class HandEstimator:
             signed, mass = self._sums(pair[0], pair[1], board, np.zeros((len(columns), 0), dtype=np.uint8))
             signs = np.divide(signed, mass, out=np.zeros_like(signed), where=mass > 0)
             for j, i in enumerate(going_on):
-                values[i] = stake(state) * signs[0 if shared else j]  # a raise is at stake once called
+                values[i] = self._stake_after(state, choices[i]) * signs[0 if shared else j]
         taken = choices.index(action)
         weights[live] *= sigma[taken]
         ranges[actor] /= weights.sum()
         return float(values[taken] - chances @ values)
+
+    def _stake_after(self, state: State, action: Action) -> int:
+        """``stake`` once ``action`` (a call or a raise) is taken at ``state``: a limit raise counts at its
+        raise-to size (bets are small and mostly called); a no-limit one at the bet it calls (a large raise is
+        mostly folded to: valued at its size, its corrections added more variance than they took out)."""
+        if action.kind != RAISE or self.game.no_limit:
+            return stake(state)
+        return min(min(state.legal_actions().min_raise_to, chips) for chips in self.game.stack)
 
     def _policies(self, agent: Agent, state: State, actor: int, cards: list[list[int]], hand: LogHand) -> list[Policy]:
         try:

@@ -11,9 +11,9 @@ joint distribution of the two players' cards), each holding ranked with the boar
 (before the last round a hand's current strength, no draws counted: cheap, and in our
 measurements no worse than the showdown equity over the board's completions, which costs
 ten times more), ``m`` the chips each player has in once the bet to the player to act is
-called (``stake``; a raise adds nothing until it is called: valued at the raise-to size, the
-corrections of a large no-limit raise, mostly folded to, added variance). A hand that ended
-in a fold is worth its result whatever the cards.
+called (``stake``; after a no-limit raise, the bet it calls: valued at its raise-to size, the
+corrections of a large raise, mostly folded to, added variance; a limit raise counts at its
+size). A hand that ended in a fold is worth its result whatever the cards.
 
 ``sign_sums`` gives the unnormalised sums ``S = sum p(a) q(b) sign(rank a - rank b)`` and
 ``Z = sum p(a) q(b)`` over the pairs of holdings sharing no card, for a batch of ranges and boards:
@@ -88,8 +88,7 @@ def holdings_of(game: Game) -> Holdings:
 
 
 def stake(state: State) -> int:
-    """The chips each player has in once the bet to the player to act is called (heads-up: a showdown's
-    stake). A raise is valued at this stake, the bet it calls: the raise itself is at stake once called."""
+    """The chips each player has in once the bet to the player to act is called (heads-up: a showdown's stake)."""
     return min(min(state.max_spent, stack) for stack in state.game.stack)
 
 
