@@ -25,6 +25,9 @@ the opponent model (it grows only at the end of a hand).
 - ``a_ave``: the counters' uniform average.
 - ``a_base``: the base network alone.
 - ``a_tar``: the counter of ``--style oN`` alone.
+- ``clone``: the network evolution started from (the ``cfr-nl`` teacher
+  cloned, ``ensemble-clone.pt``) alone: what evolution adds is A_base or A*
+  against it.
 
 Facing a large bet (1.5 pots or more: every all-in into a pot under two thirds of the stack
 behind) the all-in guard (``agents/allin_guard.py``) decides, in every mode, between folding and
@@ -33,9 +36,11 @@ has an opponent raise of 1.25 pots or more), so such a line lies outside what th
 trained on, whatever support the match has given it. It folds unless the hand's equity
 against the opponent's implied range beats the price by 0.02; going on, the action is the
 networks' choice among the outputs other than fold. Smaller bets are the networks' alone.
+``--allin-guard off`` leaves every decision to the networks, as the seed's system has it.
 
 Checkpoints: ``models/checkpoints/ensemble-networks.pt`` (+ ``.json``) and
-``ensemble-library.json``, loaded onto the GPU when there is one.
+``ensemble-library.json`` (``ensemble-clone.pt`` in ``clone`` mode), loaded onto
+the GPU when there is one.
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ from acpc_arena.agents.allin_guard import AllInGuard, large_bet
 from acpc_arena.agents.base import Agent, Policy
 from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.ensemble.checkpoint import (
+    CLONE,
+    CLONE_PATH,
     LIBRARY_PATH,
     NETWORKS,
     NETWORKS_PATH,
@@ -67,7 +74,7 @@ from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import Action
 from acpc_arena.protocol.wire import MatchState
 
-MODES = ("a_star", "a_int", "a_ave", "a_base", "a_tar")
+MODES = ("a_star", "a_int", "a_ave", "a_base", "a_tar", "clone")
 MIN_VISITS = 1
 BASE = NETWORKS.index("base")
 
@@ -92,13 +99,16 @@ class EnsembleAgent(Agent):
         torch.set_num_threads(int(options.get("threads") or 1))
         self.device = default_device()
         try:
-            params, self.config = load_networks(options.get("checkpoint") or NETWORKS_PATH, self.device)
+            if self.mode == "clone":
+                params, self.config = load_networks(options.get("checkpoint") or CLONE_PATH, self.device, CLONE)
+            else:
+                params, self.config = load_networks(options.get("checkpoint") or NETWORKS_PATH, self.device)
             self.library = load_library(options.get("library") or LIBRARY_PATH)
         except CheckpointError as exc:
             raise ValueError(str(exc)) from None
         self.params = {name: t.to(self.device) for name, t in params.items()}
         self.model = OpponentModel()
-        self.guard = AllInGuard()
+        self.guard = AllInGuard() if (options.get("allin_guard") or "on") == "on" else None
         self.last_weights: np.ndarray | None = None
         """The similarity weights of the last ``a_int`` decision (None when another policy decided)."""
 
@@ -109,20 +119,32 @@ class EnsembleAgent(Agent):
         parser.add_argument(
             "--min-visits", type=int, default=MIN_VISITS, help="A* trusts the model at nodes seen this often"
         )
-        parser.add_argument("--checkpoint", type=Path, default=None, help="the networks (ensemble-networks.pt)")
+        parser.add_argument(
+            "--checkpoint",
+            type=Path,
+            default=None,
+            help="the networks (ensemble-networks.pt; in clone mode ensemble-clone.pt)",
+        )
         parser.add_argument("--library", type=Path, default=None, help="the feature library (ensemble-library.json)")
         parser.add_argument("--threads", type=int, default=1, help="torch threads")
+        parser.add_argument(
+            "--allin-guard",
+            choices=("on", "off"),
+            default="on",
+            help="facing 1.5 pots or more, fold unless the equity beats the price (off: the seed's system)",
+        )
 
     def network_outputs(self, view: MatchState) -> tuple[np.ndarray, np.ndarray, list[str]]:
-        """(probabilities (9, 10) of the nine networks, legal outputs, path keys) for this decision."""
+        """(probabilities (N, 10) of the networks, legal outputs, path keys) for this decision."""
         probs, legal, keys = self.batch_outputs([view])
         return probs[:, 0], legal, keys
 
     @torch.no_grad()
     def batch_outputs(self, views: Sequence[MatchState]) -> tuple[np.ndarray, np.ndarray, list[str]]:
-        """(probabilities (9, B, 10), legal outputs, path keys) of B views with the same betting and seat."""
+        """(probabilities (N, B, 10), legal outputs, path keys) of B views with the same betting and seat: N is
+        nine networks, or one in ``clone`` mode."""
         features = [step_features(view.state, view.viewer, self.model) for view in views]
-        count = len(NETWORKS)
+        count = len(CLONE) if self.mode == "clone" else len(NETWORKS)
         opponent = torch.from_numpy(np.stack([f[0] for f in features])).to(self.device)
         game = torch.from_numpy(np.stack([f[1] for f in features])).to(self.device)
         x_opponent = opponent.expand(count, *opponent.shape)
@@ -132,10 +154,12 @@ class EnsembleAgent(Agent):
         return probabilities(scores, legal), legal, features[0][2]
 
     def combined(self, probs: np.ndarray, keys: list[str]) -> np.ndarray:
-        """The mode's combination of the networks' probabilities (9, ..., 10) -> (..., 10)."""
+        """The mode's combination of the networks' probabilities (N, ..., 10) -> (..., 10)."""
         self.last_weights = None
         if self.mode == "a_tar":
             return probs[self.target]
+        if self.mode == "clone":
+            return probs[0]
         if self.mode == "a_base":
             return probs[BASE]
         if self.mode == "a_ave":
@@ -154,7 +178,7 @@ class EnsembleAgent(Agent):
 
     def guarded(self, view: MatchState, legal: np.ndarray) -> np.ndarray:
         """The outputs left at ``view`` by the all-in guard: facing a large bet, fold alone or all but fold."""
-        if not large_bet(view.state):
+        if self.guard is None or not large_bet(view.state):
             return legal
         folds = self.guard.folds(view.state, view.viewer)
         kept = np.zeros_like(legal) if folds else legal.copy()
@@ -179,4 +203,5 @@ class EnsembleAgent(Agent):
     def end_hand(self, view: MatchState) -> None:
         state = view.state
         self.model.observe(state, view.viewer, shown_strength(state, view.viewer))
-        self.guard.end_hand(state, view.viewer)
+        if self.guard is not None:
+            self.guard.end_hand(state, view.viewer)

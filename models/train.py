@@ -257,7 +257,10 @@ def train_ensemble(args: argparse.Namespace) -> None:
         seed=args.seed,
         teacher_hands=DEFAULTS.teacher_hands if args.teacher_hands is None else args.teacher_hands,
     )
-    main_options(config, args.out, args.workers, args.ray)
+    try:
+        main_options(config, args.out, args.workers, args.ray, args.clone_only)
+    except ValueError as exc:
+        usage_error(f"acpc-train: error: {exc}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -347,6 +350,11 @@ def _train(argv: list[str] | None) -> None:
         type=int,
         default=None,
         help="ensemble: hands of the cloned cfr teacher per style (10000; 0: random starting networks, the seed's)",
+    )
+    parser.add_argument(
+        "--clone-only",
+        action="store_true",
+        help="ensemble: only the starting network, the teacher cloned (ensemble-clone.pt), for --mode clone",
     )
     parser.add_argument("--workers", type=int, default=2, help="ensemble: networks evolved at once (default 2)")
     add_ray_option(parser, "--workers", "ensemble: evolve the networks as Ray tasks", "the same networks")

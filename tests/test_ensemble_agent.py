@@ -51,7 +51,7 @@ def play(
         agent.end_hand(MatchState(seat, state))
 
 
-@pytest.mark.parametrize("mode", ["a_star", "a_int", "a_ave", "a_base"])
+@pytest.mark.parametrize("mode", ["a_star", "a_int", "a_ave", "a_base", "clone"])
 def test_every_mode_plays_only_valid_actions(mode: str) -> None:
     play(EnsembleAgent(GAME, mode=mode), "random", 60, seed=11)
 

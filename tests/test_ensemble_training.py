@@ -10,6 +10,7 @@ import torch
 
 from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.ensemble.checkpoint import (
+    CLONE,
     NETWORKS,
     STYLE_NAMES,
     load_library,
@@ -19,7 +20,7 @@ from acpc_arena.models.ensemble.checkpoint import (
 )
 from acpc_arena.models.ensemble.network import SHIPPED, NetConfig, init_population
 from acpc_arena.models.ensemble.opponent_model import OpponentModel
-from acpc_arena.models.ensemble.training import Evolution, EvolutionConfig, train
+from acpc_arena.models.ensemble.training import Evolution, EvolutionConfig, train, train_clone
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
 
@@ -83,6 +84,19 @@ def test_a_tiny_training_run_writes_everything_and_the_worker_count_changes_noth
         tmp_path / "two" / "ensemble-library.json"
     ).read_text()
 
+    # the clone evolution started from is kept, and --clone-only makes the same network again
+    clone, _ = load_networks(tmp_path / "two" / "ensemble-clone.pt", torch.device("cpu"), CLONE)
+    assert next(iter(clone.values())).shape[0] == 1
+    again, _ = load_networks(train_clone(config, SHIPPED, tmp_path / "clone", workers=1), torch.device("cpu"), CLONE)
+    assert all(torch.equal(again[k], clone[k]) for k in clone)
+    with pytest.raises(CheckpointError, match="not an ensemble-networks checkpoint"):
+        load_networks(tmp_path / "two" / "ensemble-clone.pt", torch.device("cpu"))
+
+
+def test_clone_only_needs_teacher_hands(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="--teacher-hands above 0"):
+        train_clone(EvolutionConfig(teacher_hands=0), SHIPPED, tmp_path)
+
 
 def test_the_first_generation_is_the_start_and_its_mutations(tmp_path: Path) -> None:
     config = EvolutionConfig(population=5, seed=2)
@@ -94,3 +108,14 @@ def test_the_first_generation_is_the_start_and_its_mutations(tmp_path: Path) -> 
         assert 0 < changed <= len(start)
     random_start = Evolution(config, SHIPPED, None, index=0).first_generation(None)
     assert next(iter(random_start.values())).shape[0] == 5
+
+
+def test_the_shipped_clone_is_the_start_the_shipped_networks_recorded() -> None:
+    """The clone's sidecar carries the figures of the fit the networks' training recorded for its start."""
+    from acpc_arena.models.ensemble.checkpoint import CLONE_PATH, NETWORKS_PATH
+
+    clone = json.loads(CLONE_PATH.with_suffix(".json").read_text())
+    networks = json.loads(NETWORKS_PATH.with_suffix(".json").read_text())
+    assert clone["clone"] == networks["clone"] and clone["teacher_hands"] == networks["evolution"]["teacher_hands"]
+    params, net = load_networks(CLONE_PATH, torch.device("cpu"), CLONE)
+    assert net == NetConfig(**networks["config"]) and next(iter(params.values())).shape[0] == 1

@@ -239,6 +239,16 @@ def test_the_ensemble_never_folds_aces_to_an_overbet_and_decides_smaller_bets_as
             assert ensemble.act(view) == output_action(state, choice)
 
 
+def test_without_the_guard_the_ensemble_answers_a_shove_as_its_networks() -> None:
+    agent = EnsembleAgent(GAME, allin_guard="off")
+    for hole in (*JUNK, "AsAh"):
+        view = MatchState(BB, hand((hole, "2c3c"), BOARD, SHOVE))
+        probs, legal, keys = agent.network_outputs(view)
+        choice = int(np.argmax(np.where(legal, agent.combined(probs, keys), -np.inf)))
+        assert agent.act(view) == output_action(view.state, choice)
+        assert agent.policy(view) == {output_action(view.state, choice): 1.0}
+
+
 def test_the_cfr_agent_folds_junk_to_a_shove_and_never_folds_aces(cfr: CFRAgent) -> None:
     for hole in JUNK:
         view = MatchState(BB, hand((hole, "2c3c"), BOARD, SHOVE))

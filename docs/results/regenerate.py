@@ -51,6 +51,9 @@ TABLE_SEEDS = (1, 234, 6666)
 """The deal seeds of the tables (no agent's selection or tuning used them)."""
 SPARRING_SEEDS = (9101, 9102, 9103)
 """The deal seeds of the sparring tables (no table, no agent's selection or tuning used them)."""
+NOLIMIT_SEEDS = (7301, 7302, 7303)
+"""The deal seeds of the no-limit tables with the sparring suite (no table, no agent's selection or tuning
+used them; the all-in guard's settings were chosen on 7101 to 7103)."""
 
 
 # --- what a page is made of -------------------------------------------------------------------
@@ -562,6 +565,16 @@ def _sides(*names: str) -> tuple[Side, ...]:
 
 
 STYLES = _sides("o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8", "o_random")
+NOLIMIT_SUITE = _sides(
+    "spar_shove10",
+    "spar_shove30",
+    "spar_shove60",
+    "spar_overbet",
+    "spar_minraise",
+    "spar_limper",
+    "spar_fractions",
+    "spar_oddsize",
+)
 
 
 def cfr_checkpoints(folder: Path) -> list[str]:
@@ -784,38 +797,48 @@ PAGES: tuple[Page, ...] = (
     ),
     Page(
         "nolimit-agents",
-        "No-limit hold'em: CFR, the ensemble and the styles",
-        "Heads-up no-limit hold'em (`holdem.nolimit.2p.reverse_blinds`: stacks of 200 big blinds), on the "
-        "tables' deal seeds 1, 234 and 6666, 2,000 hands a seat and seed. No-limit results swing with "
-        "all-ins; the all-in-adjusted figure values each hand that ended all in before the river at its "
-        "expectation over the boards still to come.",
+        "No-limit hold'em: CFR, the ensemble, the styles and the sparring suite",
+        "Heads-up no-limit hold'em (`holdem.nolimit.2p.reverse_blinds`: stacks of 200 big blinds), 2,000 hands "
+        "a seat and seed. The agents' tables are played on deal seeds 7301, 7302 and 7303, which no table and no "
+        "choice of a setting used, against seed 001's styles, the baselines and the no-limit sparring suite "
+        "(`agents/sparring/nolimit.py`: shovers of their top 10%, 30% and 60%, an overbettor, a min-raiser, a "
+        "limp-caller, a pot-fraction equity bot and an odd-size bot, none tuned against an agent here). "
+        "No-limit results swing with all-ins; the all-in-adjusted figure values each hand that ended all in "
+        "before the river at its expectation over the boards still to come.",
         (
             Matches(
                 "cfr-nl",
-                "`cfr` (the `cfr-nl` checkpoint) against the styles and the baselines",
-                "The abstract no-limit strategy (pot-fraction bets, all-in, E[HS²] buckets).",
+                "`cfr` (the `cfr-nl` checkpoint) against the styles, the baselines and the suite",
+                "The abstract no-limit strategy (pot-fraction bets, all-in, E[HS²] buckets) with the all-in guard.",
                 (Side("cfr", "cfr"),),
-                (*STYLES, *_sides("call", "raise", "random", "rule", "equity")),
+                (*STYLES, *_sides("call", "raise", "random", "rule", "equity"), *NOLIMIT_SUITE),
                 game=NOLIMIT,
+                seeds=NOLIMIT_SEEDS,
                 allin=True,
             ),
             Matches(
                 "table-3",
-                "Seed 001, table 3: the ensemble's parts against the styles",
+                "Seed 001, table 3: the ensemble's parts against the styles and the suite",
                 "A_tar is the counter network evolved against the column's style; A_base the network evolved "
                 "against all eight; A_ave the counters' plain average; A_int their similarity-weighted mixture; "
-                "A* (the default) A_int where the opponent model has seen the betting line, A_base elsewhere.",
+                "A* (the default) A_int where the opponent model has seen the betting line, A_base elsewhere; "
+                "`clone` the network evolution started from (the `cfr-nl` teacher cloned), so A_base and A* "
+                "against it is what evolution adds. Every row plays with the all-in guard except the last, "
+                "A* as seed 001 has it.",
                 (
                     Side("A_tar", "ensemble", "--mode a_tar --style {column}"),
                     Side("A_base", "ensemble", "--mode a_base"),
                     Side("A_ave", "ensemble", "--mode a_ave"),
                     Side("A_int", "ensemble", "--mode a_int"),
                     Side("A*", "ensemble"),
+                    Side("clone", "ensemble", "--mode clone"),
+                    Side("A*, no guard", "ensemble", "--allin-guard off"),
                 ),
-                STYLES,
+                (*STYLES, *NOLIMIT_SUITE),
                 game=NOLIMIT,
+                seeds=NOLIMIT_SEEDS,
                 allin=True,
-                skip=frozenset({("A_tar", "o_random")}),
+                skip=frozenset({("A_tar", side.label) for side in (STYLES[-1], *NOLIMIT_SUITE)}),
             ),
             Matches(
                 "table-4",
@@ -825,12 +848,14 @@ PAGES: tuple[Page, ...] = (
                 (Side("A*", "ensemble"),),
                 _sides("random", "call", "raise", "rule", "equity", "cfr", "lstm_dqn", "dqn"),
                 game=NOLIMIT,
+                seeds=NOLIMIT_SEEDS,
                 allin=True,
             ),
             RoundRobin(
                 "styles",
                 "Seed 001's styles against each other",
-                "The eight styles, O_random and two baselines, 1,000 hands a seat and seed.",
+                "The eight styles, O_random and two baselines, 1,000 hands a seat on the tables' deal seeds 1, 234 "
+                "and 6666.",
                 (*STYLES, *_sides("raise", "random")),
                 game=NOLIMIT,
                 hands=1000,
@@ -872,6 +897,7 @@ PAGES: tuple[Page, ...] = (
                 (
                     (Side("cfr", "cfr"), 250),
                     (Side("ensemble", "ensemble"), 250),
+                    (Side("ensemble, no all-in guard (seed 001's A*)", "ensemble", "--allin-guard off"), 250),
                     *((s, 250) for s in STYLES[:-1]),
                     (Side("equity", "equity"), 100),
                     (Side("rule", "rule"), 100),

@@ -5,7 +5,9 @@ population axis), in the order of ``NETWORKS``: the counters of O1 .. O8, then
 the base network. ``ensemble-networks.json`` describes them (network sizes, the
 training scale and its measurements, fitness curves, commit).
 ``ensemble-library.json`` is the feature library: the opponent-model tree of
-each style as its counter network saw it. Weights load onto the GPU when there
+each style as its counter network saw it. ``ensemble-clone.pt`` (+ ``.json``)
+is the network evolution started from, the ``cfr-nl`` teacher cloned, kept for
+the ablation ``ensemble --mode clone``. Weights load onto the GPU when there
 is one. Anything missing, damaged or mismatched raises ``CheckpointError``
 with the file and the reason; the described sizes are checked against sane
 bounds and the weights file's size before the weights are read.
@@ -37,6 +39,8 @@ FORMAT = 1
 STYLE_NAMES = ("o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8")
 NETWORKS = (*STYLE_NAMES, "base")
 NETWORKS_PATH = FOLDER / "ensemble-networks.pt"
+CLONE = ("clone",)
+CLONE_PATH = FOLDER / "ensemble-clone.pt"
 LIBRARY_PATH = FOLDER / "ensemble-library.json"
 
 
@@ -48,14 +52,21 @@ def _size_fits(value: object, most: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= most
 
 
-def save_networks(path: str | Path, params: Params, config: NetConfig, meta: dict[str, Any]) -> Path:
+def _kind(names: tuple[str, ...]) -> str:
+    return "ensemble-clone" if names == CLONE else "ensemble-networks"
+
+
+def save_networks(
+    path: str | Path, params: Params, config: NetConfig, meta: dict[str, Any], names: tuple[str, ...] = NETWORKS
+) -> Path:
+    """Save ``params`` (population axis first, one entry per name of ``names``) and their sidecar."""
     path = Path(path).with_suffix(".pt")
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.save({name: t.detach().cpu().contiguous() for name, t in params.items()}, path)
     sidecar = {
         "format": FORMAT,
-        "kind": "ensemble-networks",
-        "networks": list(NETWORKS),
+        "kind": _kind(names),
+        "networks": list(names),
         "config": config_dict(config),
         "git_commit": git_commit(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -65,14 +76,17 @@ def save_networks(path: str | Path, params: Params, config: NetConfig, meta: dic
     return path
 
 
-def load_networks(path: str | Path = NETWORKS_PATH, device: torch.device | None = None) -> tuple[Params, NetConfig]:
-    """The nine networks' parameters (population axis first, ``NETWORKS`` order) on ``device``."""
+def load_networks(
+    path: str | Path = NETWORKS_PATH, device: torch.device | None = None, names: tuple[str, ...] = NETWORKS
+) -> tuple[Params, NetConfig]:
+    """The parameters of the networks ``names`` (population axis first, in that order) on ``device``: the
+    nine of ``NETWORKS`` or the clone alone (``CLONE``)."""
     path = Path(path).with_suffix(".pt")
     device = device or default_device()
     meta = read_sidecar(path)
-    kind_ok = meta.get("kind") == "ensemble-networks" and meta.get("networks") == list(NETWORKS)
+    kind_ok = meta.get("kind") == _kind(names) and meta.get("networks") == list(names)
     if meta.get("format") != FORMAT or not kind_ok:
-        raise CheckpointError(f"{path.with_suffix('.json')}: not an ensemble checkpoint of format {FORMAT}")
+        raise CheckpointError(f"{path.with_suffix('.json')}: not an {_kind(names)} checkpoint of format {FORMAT}")
     try:
         config = NetConfig(**meta["config"])
     except (KeyError, TypeError) as exc:
@@ -82,7 +96,7 @@ def load_networks(path: str | Path = NETWORKS_PATH, device: torch.device | None 
         raise CheckpointError(
             f"{path.with_suffix('.json')}: bad network sizes (layers 1..{MAX_LAYERS}, widths 1..{MAX_NETWORK_SIZE})"
         )
-    needed = 4 * len(NETWORKS) * sum(math.prod(shape) for shape in shapes(config).values())  # float32
+    needed = 4 * len(names) * sum(math.prod(shape) for shape in shapes(config).values())  # float32
     size = weights_size(path)
     if needed > size:
         raise CheckpointError(
@@ -96,7 +110,7 @@ def load_networks(path: str | Path = NETWORKS_PATH, device: torch.device | None 
     except Exception as exc:  # torch raises many kinds for a damaged file
         first_line = (str(exc).strip().splitlines() or [""])[0]  # torch's messages run over many lines
         raise CheckpointError(f"{path}: damaged checkpoint ({type(exc).__name__}: {first_line})") from None
-    expected = {name: (len(NETWORKS), *shape) for name, shape in shapes(config).items()}
+    expected = {name: (len(names), *shape) for name, shape in shapes(config).items()}
     if not isinstance(state, dict) or {k: tuple(v.shape) for k, v in state.items()} != expected:
         raise CheckpointError(f"{path}: weights do not fit the described networks")
     return {name: t.float() for name, t in state.items()}, config

@@ -34,9 +34,9 @@ from acpc_arena.dealer.arena.fanout import fan_out
 from acpc_arena.models.ensemble.checkpoint import STYLE_NAMES
 
 GAME = "holdem.nolimit.2p.reverse_blinds"
-ROWS = ("a_tar", "a_base", "a_ave", "a_int", "a_star")
+ROWS = ("a_tar", "a_base", "a_ave", "a_int", "a_star", "clone")
 COLUMNS = (*STYLE_NAMES, "o_random")
-ROW_NAMES = {"a_tar": "A_tar", "a_base": "A_base", "a_ave": "A_ave", "a_int": "A_int", "a_star": "A*"}
+ROW_NAMES = {"a_tar": "A_tar", "a_base": "A_base", "a_ave": "A_ave", "a_int": "A_int", "a_star": "A*", "clone": "clone"}
 
 
 def agent_args(row: str, column: str) -> str | None:

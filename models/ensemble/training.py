@@ -5,7 +5,8 @@
    hands each). Every evolution's first generation is this network and
    ``population - 1`` mutations of it (the first generation's mutation rate and
    strength). ``teacher_hands = 0`` starts from random weights instead, as the
-   seed does.
+   seed does. The clone is saved as ``ensemble-clone.pt`` (``ensemble --mode
+   clone`` plays it: the ablation of evolution); ``--clone-only`` makes it alone.
 1. One counter network per style O1 .. O8 (A_tar): algorithm 1 against that
    style alone.
 2. The base network (A_base), the paper's three-stage curriculum: the first
@@ -49,7 +50,7 @@ import torch
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.models.checkpoints import FOLDER
-from acpc_arena.models.ensemble.checkpoint import NETWORKS, STYLE_NAMES, save_library, save_networks
+from acpc_arena.models.ensemble.checkpoint import CLONE, NETWORKS, STYLE_NAMES, save_library, save_networks
 from acpc_arena.models.ensemble.evolution import RATE, STRENGTH, fitness, mutate, next_generation
 from acpc_arena.models.ensemble.imitation import Records, fit, teacher_records
 from acpc_arena.models.ensemble.network import SHIPPED, NetConfig, Params, init_population
@@ -226,6 +227,37 @@ def starting_network(
     return clone, figures
 
 
+def save_clone(out: Path, clone: Params, net: NetConfig, config: EvolutionConfig, figures: dict[str, float]) -> Path:
+    """Save the starting network as ``ensemble-clone.pt`` in ``out``."""
+    meta = {
+        "game": GAME,
+        "start": "cfr (cfr-nl) cloned",
+        "teacher_hands": config.teacher_hands,
+        "clone_epochs": config.clone_epochs,
+        "seed": config.seed,
+        "clone": figures,
+    }
+    return save_networks(out / "ensemble-clone.pt", clone, net, meta, CLONE)
+
+
+def train_clone(
+    config: EvolutionConfig = DEFAULTS,
+    net: NetConfig = SHIPPED,
+    out: Path = FOLDER,
+    workers: int = 2,
+    ray_address: str | None = None,
+) -> Path:
+    """Only the starting network (the teacher cloned), saved as ``ensemble-clone.pt`` in ``out``: the same
+    network ``train`` starts evolution from with the same ``config``."""
+    if config.teacher_hands <= 0:
+        raise ValueError("--clone-only needs teacher hands (--teacher-hands above 0)")
+    out.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(1)
+    clone, figures = starting_network(config, net, workers, ray_address)
+    assert clone is not None
+    return save_clone(out, clone, net, config, figures)
+
+
 def plot_curves(curves: dict[str, list[dict[str, float]]], path: Path) -> None:
     import matplotlib
 
@@ -266,6 +298,7 @@ def train(
     started = time.perf_counter()
     start, clone_figures = starting_network(config, net, workers, ray_address)
     if start is not None:
+        save_clone(out, start, net, config, clone_figures)
         with log.open("a") as f:
             f.write(f"starting network: the teacher cloned, {json.dumps(clone_figures)}\n")
     jobs = [EvolveJob(i, config, net, start, log) for i in range(len(NETWORKS))]
@@ -298,6 +331,11 @@ def train(
     return meta
 
 
-def main_options(config: EvolutionConfig, out: str | None, workers: int, ray_address: str | None) -> None:
+def main_options(
+    config: EvolutionConfig, out: str | None, workers: int, ray_address: str | None, clone_only: bool = False
+) -> None:
+    if clone_only:
+        print(f"saved {train_clone(config, SHIPPED, Path(out) if out else FOLDER, workers, ray_address)}")
+        return
     meta = train(config, SHIPPED, Path(out) if out else FOLDER, workers, ray_address)
     print(json.dumps({k: v for k, v in meta.items() if k != "fitness"}))
