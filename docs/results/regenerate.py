@@ -40,6 +40,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from acpc_arena.dealer.arena.estimates import estimate
+from acpc_arena.dealer.arena.logreading import read_log
+
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "docs" / "results"
 RUNS = REPO / "runs" / "results"
@@ -130,7 +135,21 @@ class Sidecars:
     """Markdown lines from the checkpoints folder."""
 
 
-Section = Matches | RoundRobin | Lbr | Sidecars
+@dataclass(frozen=True)
+class Differences:
+    """Rows of a ``Matches`` table compared on the same deals: for each pair of rows and each column, the
+    first row's duplicate result minus the second's, deal by deal, with its 95% interval (the luck of the
+    cards mostly cancels, so the interval is narrower than either cell's)."""
+
+    slug: str
+    title: str
+    about: str
+    matches: Matches
+    pairs: tuple[tuple[str, str], ...]
+    """(row label, row label) pairs: the first minus the second."""
+
+
+Section = Matches | RoundRobin | Lbr | Sidecars | Differences
 
 
 @dataclass(frozen=True)
@@ -415,6 +434,49 @@ def render_round_robin(page: str, section: RoundRobin) -> list[str]:
     return lines
 
 
+def duplicate_pairs(run: Run) -> tuple[np.ndarray, int]:
+    """The row agent's duplicate samples of a match run (chips, one per deal: the mean of its two seatings),
+    seed by seed in order, read from the run's logs; and the game's big blind."""
+    name = _report(run)["a"]
+    by_seed: dict[int, dict[int, np.ndarray]] = {}
+    big_blind = 0
+    for path in sorted(run.folder.glob("*.log")):
+        match = read_log(path)
+        big_blind = match.game.big_blind
+        by_seed.setdefault(match.seed, {})[match.seat_of(name)] = match.values_of(name)
+    pairs = []
+    for seed in sorted(by_seed):
+        seats = by_seed[seed]
+        n = min(len(seats[0]), len(seats[1]))
+        pairs.append((seats[0][:n] + seats[1][:n]) / 2)
+    return np.concatenate(pairs), big_blind
+
+
+def render_differences(page: str, section: Differences) -> list[str]:
+    table = section.matches
+    rows = {row.label: row for row in table.rows}
+    lines = [
+        f"From the runs of the table above (`{table.slug}`): each cell is the first agent's duplicate mbb/h "
+        "minus the second's against the column, deal by deal over the same deals, with its 95% interval "
+        "(plain results, not all-in adjusted). An interval that includes zero does not tell the two apart.",
+        "",
+    ]
+    lines += _header(["difference", *[f"vs {c.label}" for c in table.columns]])
+    for first, second in section.pairs:
+        cells = [f"{first} − {second}"]
+        for column in table.columns:
+            if (first, column.label) in table.skip or (second, column.label) in table.skip:
+                cells.append("")
+                continue
+            a, big_blind = duplicate_pairs(match_run(page, table, rows[first], column))
+            b, _ = duplicate_pairs(match_run(page, table, rows[second], column))
+            if len(a) != len(b):
+                raise RuntimeError(f"{first} and {second} against {column.label} played different deals")
+            cells.append(interval(estimate(a - b, big_blind).to_json()))
+        lines.append(_row(cells))
+    return lines
+
+
 def _agent(side: Side) -> str:
     return f"`{side.agent} {side.args}`" if side.args else f"`{side.agent}`"
 
@@ -538,6 +600,8 @@ def render(page: Page) -> str:
             lines += render_round_robin(page.name, section)
         elif isinstance(section, Lbr):
             lines += render_lbr(page.name, section)
+        elif isinstance(section, Differences):
+            lines += render_differences(page.name, section)
         else:
             lines += section.render(REPO / "models" / "checkpoints")
         lines.append("")
@@ -679,6 +743,32 @@ def ensemble_evolution(folder: Path) -> list[str]:
     ]
 
 
+NOLIMIT_TABLE_3 = Matches(
+    "table-3",
+    "Seed 001, table 3: the ensemble's parts against the styles and the suite",
+    "A_tar is the counter network evolved against the column's style; A_base the network evolved "
+    "against all eight; A_ave the counters' plain average; A_int their similarity-weighted mixture; "
+    "A* (the default) A_int where the opponent model has seen the betting line, A_base elsewhere; "
+    "`clone` the network evolution started from (the `cfr-nl` teacher cloned), so A_base and A* "
+    "against it is what evolution adds. Every row plays with the all-in guard except the last, "
+    "A* as seed 001 has it.",
+    (
+        Side("A_tar", "ensemble", "--mode a_tar --style {column}"),
+        Side("A_base", "ensemble", "--mode a_base"),
+        Side("A_ave", "ensemble", "--mode a_ave"),
+        Side("A_int", "ensemble", "--mode a_int"),
+        Side("A*", "ensemble"),
+        Side("clone", "ensemble", "--mode clone"),
+        Side("A*, no guard", "ensemble", "--allin-guard off"),
+    ),
+    (*STYLES, *NOLIMIT_SUITE),
+    game=NOLIMIT,
+    seeds=NOLIMIT_SEEDS,
+    allin=True,
+    skip=frozenset({("A_tar", side.label) for side in (STYLES[-1], *NOLIMIT_SUITE)}),
+)
+
+
 PAGES: tuple[Page, ...] = (
     Page(
         "limit-round-robin",
@@ -816,29 +906,23 @@ PAGES: tuple[Page, ...] = (
                 seeds=NOLIMIT_SEEDS,
                 allin=True,
             ),
-            Matches(
-                "table-3",
-                "Seed 001, table 3: the ensemble's parts against the styles and the suite",
-                "A_tar is the counter network evolved against the column's style; A_base the network evolved "
-                "against all eight; A_ave the counters' plain average; A_int their similarity-weighted mixture; "
-                "A* (the default) A_int where the opponent model has seen the betting line, A_base elsewhere; "
-                "`clone` the network evolution started from (the `cfr-nl` teacher cloned), so A_base and A* "
-                "against it is what evolution adds. Every row plays with the all-in guard except the last, "
-                "A* as seed 001 has it.",
+            NOLIMIT_TABLE_3,
+            Differences(
+                "table-3-parts",
+                "What each part of the ensemble adds",
+                "The rows of table 3 compared on the same deals: what evolution adds (A_base and A* against the "
+                "clone it started from), what the opponent model's integration adds over the base network (A* "
+                "against A_base), what the similarity weighting adds over the plain average of the counters "
+                "(A_int and A* against A_ave), and what the all-in guard changes (A* against A* without it).",
+                NOLIMIT_TABLE_3,
                 (
-                    Side("A_tar", "ensemble", "--mode a_tar --style {column}"),
-                    Side("A_base", "ensemble", "--mode a_base"),
-                    Side("A_ave", "ensemble", "--mode a_ave"),
-                    Side("A_int", "ensemble", "--mode a_int"),
-                    Side("A*", "ensemble"),
-                    Side("clone", "ensemble", "--mode clone"),
-                    Side("A*, no guard", "ensemble", "--allin-guard off"),
+                    ("A_base", "clone"),
+                    ("A*", "clone"),
+                    ("A*", "A_base"),
+                    ("A_int", "A_ave"),
+                    ("A*", "A_ave"),
+                    ("A*", "A*, no guard"),
                 ),
-                (*STYLES, *NOLIMIT_SUITE),
-                game=NOLIMIT,
-                seeds=NOLIMIT_SEEDS,
-                allin=True,
-                skip=frozenset({("A_tar", side.label) for side in (STYLES[-1], *NOLIMIT_SUITE)}),
             ),
             Matches(
                 "table-4",
