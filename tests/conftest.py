@@ -4,11 +4,13 @@ The reference libraries that are optional for the suite come as fixtures, so a
 missing one skips only the tests that use it: ``pyspiel`` (OpenSpiel) and
 ``openspiel``, the OpenSpiel oracle for our games. Helpers that run the real
 programs (the dealer and agents as processes over TCP) are plain functions in
-``tests/processes.py``.
+``tests/processes.py``; the processes they start (``spawn``) end with the test
+that started them (``no_process_left``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
@@ -17,6 +19,7 @@ from hypothesis import HealthCheck, settings
 
 from acpc_arena.protocol.cards import MAX_RANKS, MAX_SUITS, RANK_CHARS, SUIT_CHARS, rank_of, suit_of
 from acpc_arena.protocol.game import Game, load_game, parse_game, resolve_game_path
+from tests.processes import ending_spawned
 
 # Hypothesis: `make test` runs the same few hundred examples of each property every time
 # (derandomized, nothing stored in the repository); `make test-slow` passes
@@ -25,6 +28,14 @@ _HYPOTHESIS = settings(database=None, deadline=10_000, suppress_health_check=[He
 settings.register_profile("ci", _HYPOTHESIS, max_examples=300, derandomize=True)
 settings.register_profile("slow", _HYPOTHESIS, max_examples=20_000)
 settings.load_profile("ci")
+
+
+@pytest.fixture(autouse=True)
+def no_process_left() -> Iterator[None]:
+    """Whatever a test started with ``tests.processes.spawn`` and is still running when the test ends
+    (passed, failed, timed out or interrupted) is terminated, then killed."""
+    with ending_spawned():
+        yield
 
 
 @pytest.fixture(scope="session")

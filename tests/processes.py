@@ -1,5 +1,8 @@
 """Helpers to run the real programs in tests: the dealer and agents as processes, over TCP,
-and scripted players for the dealer core over trio streams."""
+and scripted players for the dealer core over trio streams.
+
+Every process these helpers start goes through ``spawn``, which records it; ``tests/conftest.py``
+ends what a test started when the test ends, passed, failed, timed out or interrupted."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -24,10 +28,93 @@ from acpc_arena.dealer.match import DEFAULT_T_RESPONSE_MS, MatchConfig, MatchObs
 from acpc_arena.dealer.seat import StreamChannel
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.wire import MatchStateReader, parse_log_line, parse_match_state, parse_score_line
-from tests.hand_values import hand_values
 
 BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parent.parent
+START_TIMEOUT_MS = "120000"
+"""The ``--start_timeout`` of a test's dealer unless the test gives one: a dealer whose players never
+come ends on its own, even where the run that started it was killed."""
+END_GRACE_S = 3.0
+"""How long a process asked to end (SIGTERM) has before it is killed (SIGKILL)."""
+
+
+@dataclass(frozen=True)
+class Started:
+    """A process a test started through ``spawn``."""
+
+    process: subprocess.Popen[Any]
+    group: int | None
+    """The process group it leads (it made one, as ``start_new_session`` does), else None."""
+
+    def alive(self) -> bool:
+        """The process runs, or a process of the group it made does."""
+        if self.process.poll() is None:
+            return True
+        return self.group is not None and _group_runs(self.group)
+
+    def signal(self, signum: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if self.group is not None:
+                os.killpg(self.group, signum)
+            else:
+                self.process.send_signal(signum)
+
+
+def _group_runs(group: int) -> bool:
+    """A process of process group ``group`` runs; a zombie (ended, not yet reaped) does not count."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            state, _parent, process_group = stat.read_text().rsplit(")", 1)[1].split()[:3]
+            if state != "Z" and int(process_group) == group:
+                return True
+    return False
+
+
+_started: list[Started] = []
+"""Every process ``spawn`` started, oldest first."""
+
+
+def _recorded(process: subprocess.Popen[Any]) -> Started:
+    try:
+        group = process.pid if os.getpgid(process.pid) == process.pid else None
+    except ProcessLookupError:
+        group = None
+    return Started(process, group)
+
+
+def spawn(args: Any, **options: Any) -> subprocess.Popen[Any]:
+    """``subprocess.Popen(args, **options)``, recorded: ``ending_spawned`` ends it with the test."""
+    process = subprocess.Popen(args, **options)
+    _started.append(_recorded(process))
+    return process
+
+
+def end_processes(started: Sequence[Started], grace: float = END_GRACE_S) -> None:
+    """SIGTERM to each process still alive (to its group where it made one), SIGKILL to those alive
+    ``grace`` seconds later; returns once they are gone (or ``grace`` after the SIGKILL)."""
+    alive = [entry for entry in started if entry.alive()]
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        for entry in alive:
+            entry.signal(signum)
+        deadline = time.monotonic() + grace
+        while alive and time.monotonic() < deadline:
+            time.sleep(0.02)
+            alive = [entry for entry in alive if entry.alive()]
+        if not alive:
+            return
+
+
+@contextlib.contextmanager
+def ending_spawned() -> Iterator[None]:
+    """The processes ``spawn`` starts within the block are ended when it is left, however it is left
+    (``tests/conftest.py`` wraps every test in it)."""
+    first = len(_started)
+    try:
+        yield
+    finally:
+        ours = _started[first:]
+        del _started[first:]
+        end_processes(ours)
 
 
 def error_lines(err: str) -> list[str]:
@@ -62,7 +149,7 @@ def start_prometheus(config: Path, workdir: Path, port: int) -> subprocess.Popen
     binary = shutil.which("prometheus")
     assert binary is not None, "prometheus is not installed"
     with open(workdir / "prometheus.err", "wb") as err:
-        return subprocess.Popen(
+        return spawn(
             [binary, f"--config.file={config}", f"--storage.tsdb.path={workdir / 'tsdb'}",
              f"--web.listen-address=127.0.0.1:{port}"],
             stdout=subprocess.DEVNULL, stderr=err,
@@ -86,15 +173,31 @@ class Dealer:
     ports: list[int]
 
     def wait(self, timeout: float = 120) -> tuple[int, str, str]:
-        """Exit status, the rest of standard output, and standard error."""
-        out, err = self.process.communicate(timeout=timeout)
+        """Exit status, the rest of standard output, and standard error; a dealer still running after
+        ``timeout`` seconds is ended (``end_processes``) and the test fails saying so."""
+        try:
+            out, err = self.process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            end_processes([_recorded(self.process)])
+            _, err = self.process.communicate(timeout=30)
+            raise AssertionError(
+                f"the dealer was still running after {timeout:g} s, so the test ended it "
+                f"(exit {self.process.returncode}); its standard error ends:\n{(err or '')[-2000:]}"
+            ) from None
         return self.process.returncode, out, err
 
 
+def dealer_args(*args: str | bytes) -> list[str | bytes]:
+    """``args`` with ``--start_timeout START_TIMEOUT_MS`` unless they give a start timeout."""
+    given = any(os.fsdecode(arg).partition("=")[0] == "--start_timeout" for arg in args)
+    return [*args] if given else [*args, "--start_timeout", START_TIMEOUT_MS]
+
+
 def start_dealer(cwd: Path, *args: str) -> Dealer:
-    """Start ``acpc-dealer args...`` in ``cwd`` (``default_sigint``) and read the ports line it prints first."""
-    process = subprocess.Popen(
-        [program("acpc-dealer"), *args],
+    """Start ``acpc-dealer args...`` (``dealer_args``) in ``cwd`` (``default_sigint``) and read the ports
+    line it prints first."""
+    process = spawn(
+        [program("acpc-dealer"), *dealer_args(*args)],
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -111,7 +214,7 @@ def start_dealer(cwd: Path, *args: str) -> Dealer:
 
 def start_agent(agent: str, port: int, *args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
     """Start ``acpc-agent agent 127.0.0.1 port args...`` (``default_sigint``), its standard error piped."""
-    return subprocess.Popen(
+    return spawn(
         [program("acpc-agent"), agent, "127.0.0.1", str(port), *args],
         cwd=cwd,
         stdout=subprocess.DEVNULL,
@@ -145,6 +248,8 @@ def check_log(path: Path, game: Game, hands: int, finished: bool = True) -> list
     ``finished``; absent otherwise) is their sum. Comment lines (the header, repeated
     by a resumed run) may stand anywhere.
     """
+    from tests.hand_values import hand_values  # pokerkit, slow to import: not for every run of conftest.py
+
     lines = path.read_text().splitlines()
     assert lines[0].startswith("# name/game/hands/seed ")
     assert [line.split()[0] for line in lines[1:4]] == ["#--t_response", "#--t_hand", "#--t_per_hand"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,7 @@ import pytest
 from acpc_arena.protocol.cards import card_to_str
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import SHIPPED_GAMES, load_game
-from tests.processes import REPO, check_log, play, start_agent, start_dealer
+from tests.processes import REPO, check_log, play, spawn, start_agent, start_dealer
 
 FIXTURES = Path(__file__).parent / "fixtures" / "c_dealer"
 
@@ -94,7 +93,7 @@ def test_players_started_as_play_match_pl_starts_them(tmp_path: Path) -> None:
     """play_match.pl runs each player as ``<executable> HOST PORT``: the agents/bin wrappers."""
     dealer = start_dealer(tmp_path, "pm", "holdem.limit.2p.reverse_blinds", "200", "9", "A", "B", "-q")
     players = [
-        subprocess.Popen([str(REPO / "agents" / "bin" / script), "127.0.0.1", str(port)], cwd=tmp_path)
+        spawn([str(REPO / "agents" / "bin" / script), "127.0.0.1", str(port)], cwd=tmp_path)
         for script, port in zip(["random", "rule"], dealer.ports, strict=True)
     ]
     status, out, err = dealer.wait()

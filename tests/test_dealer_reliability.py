@@ -36,7 +36,7 @@ from acpc_arena.dealer.seat import SocketChannel, StreamChannel, accept
 from acpc_arena.dealer.warning_limit import WARNINGS_SHOWN
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
-from tests.processes import Dealer, Player, ScriptedPlayer, check_log, start_agent, start_dealer
+from tests.processes import Dealer, Player, ScriptedPlayer, check_log, dealer_args, spawn, start_agent, start_dealer
 
 LIMIT = "holdem.limit.2p.reverse_blinds"
 GAME = load_game(LIMIT)
@@ -409,8 +409,8 @@ def run_match(dealer: Dealer, agents: tuple[str, ...] = ("call", "raise")) -> tu
 
 
 def start_killer(cwd: Path, hand: int, *args: str) -> Dealer:
-    process = subprocess.Popen(
-        [sys.executable, "-c", KILLER.format(hand=hand), *args],
+    process = spawn(
+        [sys.executable, "-c", KILLER.format(hand=hand), *dealer_args(*args)],
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -457,8 +457,8 @@ def test_a_full_disk_ends_the_match_cleanly_and_it_resumes(tmp_path: Path) -> No
 
     full = tmp_path / "full"
     full.mkdir()
-    process = subprocess.Popen(
-        [str(Path(sys.executable).parent / "acpc-dealer"), *args],
+    process = spawn(
+        [str(Path(sys.executable).parent / "acpc-dealer"), *dealer_args(*args)],
         cwd=full,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

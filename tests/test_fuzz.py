@@ -45,7 +45,7 @@ from acpc_arena.protocol.wire import (
     parse_score_line,
 )
 from tests.conftest import OpenSpielGames
-from tests.processes import REPO, Outcome, ScriptedPlayer, play_scripted, program
+from tests.processes import REPO, Outcome, ScriptedPlayer, dealer_args, play_scripted, program, spawn
 
 # -- random lines ----------------------------------------------------------------
 
@@ -364,7 +364,9 @@ def tcp_fuzz_match(openspiel: OpenSpielGames, cwd: Path, game_name: str, hands: 
     rng = random.Random(seed)
     names = [f"p{seat + 1}" for seat in range(game.num_players)]
     args = ["m", game_name, str(hands), str(seed), *names, "-q", "--t_response", "20000"]
-    dealer = subprocess.Popen([program("acpc-dealer"), *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    dealer = spawn(
+        [program("acpc-dealer"), *dealer_args(*args)], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     assert dealer.stdout is not None
     ports = [int(p) for p in dealer.stdout.readline().split()]
     hostile = Hostile(random.Random(rng.random()), end_rate=0.001, version_damage_rate=0.0)

@@ -25,7 +25,7 @@ import pytest
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import load_game, parse_game
 from acpc_arena.protocol.wire import parse_action, parse_match_state
-from tests.processes import Outcome, Respond, ScriptedPlayer, calling, play_scripted, program
+from tests.processes import Outcome, Respond, ScriptedPlayer, calling, dealer_args, play_scripted, program, spawn
 
 NOLIMIT = "holdem.nolimit.2p.reverse_blinds"
 KUHN = "kuhn.limit.2p"
@@ -226,8 +226,8 @@ class Finished:
 
 def run_tcp_match(cwd: Path, args: Sequence[str | bytes], players: int = 2) -> Finished:
     """``acpc-dealer args...`` with a calling player on each port it prints; raw bytes out."""
-    argv = [program("acpc-dealer"), *(os.fsdecode(a) for a in args)]
-    process = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    argv = [program("acpc-dealer"), *dealer_args(*(os.fsdecode(a) for a in args))]
+    process = spawn(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert process.stdout is not None
     ports = [int(p) for p in process.stdout.readline().split()]
     threads = [threading.Thread(target=_call_until_closed, args=(port,)) for port in ports[:players]]
@@ -305,8 +305,8 @@ def test_names_that_would_corrupt_the_log_are_refused(tmp_path: Path, args: list
 
 
 def test_a_non_ascii_version_over_tcp_ends_the_match_with_one_error_line(tmp_path: Path) -> None:
-    process = subprocess.Popen(
-        [program("acpc-dealer"), "m", KUHN, "2", "7", "a", "b", "-q"],
+    process = spawn(
+        [program("acpc-dealer"), *dealer_args("m", KUHN, "2", "7", "a", "b", "-q")],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

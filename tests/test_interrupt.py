@@ -23,7 +23,7 @@ from acpc_arena.models.cfr.checkpoint import load_policy
 from acpc_arena.models.cfr.solver import Solver
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
-from tests.processes import Dealer, ScriptedPlayer, default_sigint, program, start_agent, start_dealer
+from tests.processes import Dealer, ScriptedPlayer, default_sigint, program, spawn, start_agent, start_dealer
 
 HANDS = 1000
 
@@ -47,7 +47,7 @@ def _gone(pid: int) -> bool:
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_an_interrupted_run_keeps_its_finished_matches(tmp_path: Path, signum: signal.Signals) -> None:
     run = tmp_path / "run"
-    process = subprocess.Popen(
+    process = spawn(
         [program("acpc-match"), "--a", "raise", "--b", "call", "--seeds", "1,2", "--hands", str(HANDS),
          "--concurrency", "1", "--quiet", "--no-plots", "--out", str(run)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
@@ -114,7 +114,7 @@ class Stopped:
 def signal_when(command: list[str], marker: str, signum: signal.Signals, cwd: Path, stream: str = "stderr") -> Stopped:
     """Run ``command`` in ``cwd`` (Ctrl-C's default action, as from a terminal) and send it ``signum``
     once ``marker`` shows on its standard error (``stream="stdout"``: output); wait for its end."""
-    process = subprocess.Popen(
+    process = spawn(
         command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=default_sigint,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )  # fmt: skip

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.processes import program
+from tests.processes import program, spawn
 
 
 def run_match(
@@ -203,7 +203,7 @@ def test_an_agent_that_never_connects(tmp_path: Path) -> None:
 
 
 def test_external_bots_connect_to_printed_ports(tmp_path: Path) -> None:
-    process = subprocess.Popen(
+    process = spawn(
         [program("acpc-match"), "--a", "call", "--b-external", "--seeds", "9", "--hands", "40", "--out",
          str(tmp_path / "run"), "--quiet", "--game", "kuhn"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -215,7 +215,7 @@ def test_external_bots_connect_to_printed_ports(tmp_path: Path) -> None:
         assert line, process.stderr.read() if process.stderr else ""
         if "connect an ACPC bot to" in line:
             port = line.split(" to ")[1].split()[1]
-            bots.append(subprocess.Popen([program("acpc-agent"), "raise", "127.0.0.1", port, "--game", "kuhn"]))
+            bots.append(spawn([program("acpc-agent"), "raise", "127.0.0.1", port, "--game", "kuhn"]))
     _out, err = process.communicate(timeout=120)
     for bot in bots:
         bot.wait(timeout=30)
@@ -247,7 +247,7 @@ def test_metrics_are_served_during_a_run(tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    process = subprocess.Popen(
+    process = spawn(
         [program("acpc-match"), "--a", "raise", "--b", "call", "--seeds", "1,2", "--hands", "1500",
          "--metrics-port", str(port), "--out", str(tmp_path / "run"), "--quiet"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from acpc_arena.protocol.game import load_game
-from tests.processes import check_log, start_agent, start_dealer
+from tests.processes import check_log, spawn, start_agent, start_dealer
 
 NOLIMIT_NAME = "holdem.nolimit.2p.reverse_blinds"
 HANDS = 40
@@ -24,7 +24,7 @@ LIMITS = ("--t_response", "10000", "--t_hand", "60000", "--t_per_hand", "2000")
 def fuzzer(kind: str, port: int, cwd: Path) -> subprocess.Popen[str]:
     if kind == "spar_fuzz":
         return start_agent("spar_fuzz", port, "--game", NOLIMIT_NAME, "--seed", "9", cwd=cwd)
-    return subprocess.Popen(
+    return spawn(
         [sys.executable, "-m", "acpc_arena.agents.sparring.fuzz", "127.0.0.1", str(port), "--game", NOLIMIT_NAME,
          "--seed", "9"],
         cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,

@@ -28,7 +28,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from acpc_arena.dealer.arena.runner import Contestant
 from acpc_arena.dealer.cli import UsageError, parse_args
 from acpc_arena.dealer.logfiles import check_player_name, unicode_text
-from tests.processes import program
+from tests.processes import dealer_args, program, spawn
 from tests.test_web_load import free_port
 
 JURGEN = "J\u00fcrgen".encode()
@@ -130,7 +130,7 @@ def test_names_in_unicode_text() -> None:
 
 
 def dealer(cwd: Path, *args: str | bytes) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([program("acpc-dealer"), *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return spawn([program("acpc-dealer"), *dealer_args(*args)], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def calling_players(process: subprocess.Popen[bytes]) -> list[subprocess.Popen[bytes]]:
@@ -138,7 +138,7 @@ def calling_players(process: subprocess.Popen[bytes]) -> list[subprocess.Popen[b
     assert process.stdout is not None
     ports = process.stdout.readline().split()
     return [
-        subprocess.Popen([program("acpc-agent"), "call", "127.0.0.1", port, "--game", GAME], stderr=subprocess.DEVNULL)
+        spawn([program("acpc-agent"), "call", "127.0.0.1", port, "--game", GAME], stderr=subprocess.DEVNULL)
         for port in ports
     ]
 

@@ -30,7 +30,7 @@ from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState, parse_log_line
-from tests.processes import check_log, program, start_agent, start_dealer
+from tests.processes import check_log, program, spawn, start_agent, start_dealer
 from tests.test_sparring_limit import any_hand, cards7, play, view_of
 
 eval7 = pytest.importorskip("eval7")
@@ -54,7 +54,7 @@ def dealer_match(cwd: Path, game: str, hands: int, players: list[tuple[str, list
             processes.append(start_agent(args[0], port, "--game", game, *args[1:], cwd=cwd))
         else:  # a module run with this Python
             processes.append(
-                subprocess.Popen(
+                spawn(
                     [sys.executable, "-m", command, "127.0.0.1", str(port), "--game", game, *args],
                     cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                 )

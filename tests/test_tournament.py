@@ -27,7 +27,7 @@ from acpc_arena.dealer.arena.fanout import MatchJob, job_groups
 from acpc_arena.dealer.arena.runner import Contestant, RunSpec
 from acpc_arena.dealer.arena.tournament import Entrant, Tournament, match_finished
 from acpc_arena.protocol.game import load_game, resolve_game_path
-from tests.processes import program
+from tests.processes import program, spawn
 
 GAME = "holdem.limit.2p.reverse_blinds"
 BIG_BLIND = 10  # "blind = 10 5" in the game file
@@ -172,7 +172,7 @@ def test_ctrl_c_keeps_the_finished_matches_and_the_same_command_finishes_the_res
         "random,call,raise",
     ]
     command += ["--seeds", seeds, "--hands", str(LONG), "--workers", "1"]
-    process = subprocess.Popen(
+    process = spawn(
         command,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -254,7 +254,7 @@ def test_its_metrics_count_each_pairs_hands_and_give_the_duplicate_result(tmp_pa
         port = probe.getsockname()[1]
     command = [program("acpc-tournament"), "--out", str(tmp_path / "t"), "--game", GAME, "--quiet"]
     command += ["--agents", "random,call,raise", "--seeds", "1,2", "--hands", str(HANDS), "--workers", "2"]
-    process = subprocess.Popen(
+    process = spawn(
         [*command, "--metrics-port", str(port), "--metrics-linger", "60"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -25,7 +25,7 @@ from acpc_arena.dealer.web.app import WebApp
 from acpc_arena.dealer.web.tables import replay, summary
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_log_line
-from tests.processes import program, start_agent, start_dealer
+from tests.processes import program, spawn, start_agent, start_dealer
 
 NOLIMIT = load_game("holdem.nolimit.2p.reverse_blinds")
 LINE = "STATE:3:r300c/cr900f:AsKd|QhQc/2c3d4h:-300|300:alice|bob"
@@ -342,7 +342,7 @@ async def test_a_game_that_fails_is_told_on_the_page_and_the_server_goes_on(
 
 def test_ctrl_c_stops_acpc_match_web_without_lingering(tmp_path: Path) -> None:
     """The pages linger after a finished run, not after the user's Ctrl-C: one Ctrl-C stops it all (exit 130)."""
-    process = subprocess.Popen(
+    process = spawn(
         [program("acpc-match"), "--a", "random", "--b", "call", "--seeds", "1", "--hands", "200000",
          "--out", str(tmp_path / "run"), "--web", "0", "--quiet", "--no-plots", "--in-process"],
         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,

@@ -24,7 +24,7 @@ from typing import TypeVar
 
 import pytest
 
-from tests.processes import REPO, program
+from tests.processes import REPO, program, spawn
 
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.chrome.options import Options  # noqa: E402
@@ -75,7 +75,7 @@ class Server:
     """A command that prints its page's address on standard error (read on a thread)."""
 
     def __init__(self, args: list[str], cwd: Path) -> None:
-        self.process = subprocess.Popen(
+        self.process = spawn(
             args,
             cwd=cwd,
             stdout=subprocess.DEVNULL,

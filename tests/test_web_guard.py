@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import default_sigint, program
+from tests.processes import default_sigint, program, spawn
 
 SECRET = "the secret beside the served folder"
 LOG = "STATE:0:cc/cc/cc/cc:2c2d|3c3d/4h5h6h/7s/9s:-100|100:bob|alice\n"
@@ -59,7 +59,7 @@ class Web:
     """``acpc-web ARGS --port 0`` in ``cwd``, its port read from its first line."""
 
     def __init__(self, cwd: Path, *args: str) -> None:
-        self.process = subprocess.Popen(
+        self.process = spawn(
             [program("acpc-web"), *args, "--port", "0"], cwd=cwd, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint,
         )  # fmt: skip

@@ -35,7 +35,7 @@ from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, LIMIT_RAISE_ACTION
 from acpc_arena.protocol.wire import format_log_line
-from tests.processes import REPO, start_agent, start_dealer
+from tests.processes import REPO, spawn, start_agent, start_dealer
 
 GAME = "holdem.limit.2p.reverse_blinds"
 LOG_HANDS = 20_000
@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def start_load(pages: str, metrics: str, sse: int, logs: list[str]) -> subprocess.Popen[str]:
     """The load as a process of its own, connected once it printed ``ready``."""
-    process = subprocess.Popen(
+    process = spawn(
         [sys.executable, "-m", "tests.test_web_load", pages, metrics, "--sse", str(sse), "--logs", ",".join(logs)],
         cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip

@@ -1,0 +1,103 @@
+"""A process a test starts through ``tests/processes.py`` ends with the test: when the test fails, when
+the run is interrupted, and when the test's wait on its dealer runs out."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.processes import REPO, START_TIMEOUT_MS, default_sigint, spawn, start_dealer
+
+NESTED_TEST = """
+import os
+from pathlib import Path
+
+from tests.processes import start_dealer
+
+
+def test_with_a_dealer_whose_players_never_come(tmp_path):
+    dealer = start_dealer(tmp_path, "m", "kuhn", "10", "1", "A", "B", "-q", "--start_timeout", "-1")
+    assert dealer.process.poll() is None
+    (tmp_path / "pid").write_text(str(dealer.process.pid))
+    os.replace(tmp_path / "pid", os.environ["DEALER_PID_FILE"])
+    if os.environ["ENDING"] == "fail":
+        assert False, "the test fails with its dealer waiting"
+    dealer.wait(timeout=600)
+"""
+
+
+def nested_run(folder: Path, ending: str) -> subprocess.Popen[str]:
+    """pytest on a test that starts a dealer waiting forever for its players (``start_dealer``), writes
+    the dealer's pid to ``folder/dealer.pid``, then fails (``ending="fail"``) or waits on the dealer."""
+    (folder / "pytest.ini").write_text("[pytest]\n")
+    (folder / "conftest.py").write_text("from tests.conftest import no_process_left  # the suite's fixture\n")
+    (folder / "test_nested.py").write_text(NESTED_TEST)
+    return spawn(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--basetemp={folder / 'tmp'}",
+         str(folder / "test_nested.py")],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=default_sigint,
+        env={**os.environ, "DEALER_PID_FILE": str(folder / "dealer.pid"), "ENDING": ending},
+    )  # fmt: skip
+
+
+def dealer_running(pid: int) -> bool:
+    """``pid`` is a live (not zombie) ``acpc-dealer``."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return b"acpc-dealer" in command and state != "Z"
+
+
+@contextlib.contextmanager
+def killing_a_leaked_dealer(pid_file: Path) -> Iterator[None]:
+    """Kill the dealer named in ``pid_file`` if the check failed and left it running."""
+    try:
+        yield
+    finally:
+        if pid_file.exists() and dealer_running(pid := int(pid_file.read_text())):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_a_failing_test_leaves_no_dealer_behind(tmp_path: Path) -> None:
+    with killing_a_leaked_dealer(tmp_path / "dealer.pid"):
+        run = nested_run(tmp_path, "fail")
+        out, _ = run.communicate(timeout=120)
+        assert run.returncode == 1 and "1 failed" in out, out
+        assert "the test fails with its dealer waiting" in out, out
+        pid = int((tmp_path / "dealer.pid").read_text())
+        assert not dealer_running(pid), f"the dealer {pid} outlived the failed test"
+
+
+def test_an_interrupted_run_leaves_no_dealer_behind(tmp_path: Path) -> None:
+    with killing_a_leaked_dealer(tmp_path / "dealer.pid"):
+        run = nested_run(tmp_path, "wait")
+        deadline = time.monotonic() + 120
+        while not (tmp_path / "dealer.pid").exists():
+            assert run.poll() is None and time.monotonic() < deadline, run.communicate()[0]
+            time.sleep(0.05)
+        pid = int((tmp_path / "dealer.pid").read_text())
+        time.sleep(0.5)  # the test is in its wait on the dealer
+        run.send_signal(signal.SIGINT)  # to pytest alone, as in a Ctrl-C the dealer does not get
+        out, _ = run.communicate(timeout=60)
+        assert run.returncode == pytest.ExitCode.INTERRUPTED and "KeyboardInterrupt" in out, out
+        assert not dealer_running(pid), f"the dealer {pid} outlived the interrupted run"
+
+
+def test_a_dealer_still_running_after_its_wait_is_ended_and_the_test_told(tmp_path: Path) -> None:
+    dealer = start_dealer(tmp_path, "m", "kuhn", "10", "1", "A", "B", "-q")
+    argv = Path(f"/proc/{dealer.process.pid}/cmdline").read_bytes().split(b"\0")[:-1]
+    assert argv[-2:] == [b"--start_timeout", START_TIMEOUT_MS.encode()]  # none given: the suite's
+    with pytest.raises(AssertionError, match=r"still running after 0\.5 s, so the test ended it"):
+        dealer.wait(timeout=0.5)
+    assert dealer.process.returncode is not None
+    assert not dealer_running(dealer.process.pid)
