@@ -375,10 +375,9 @@ async def serve(options: Options, lingering: Lingering | None = None) -> int:
         if options.metrics_port is not None:
             metrics = _serve_metrics(options.metrics_port, options.host, listeners)
             observers.append(_metrics_observer(metrics, servers, options.metrics_linger))
-        web = _start_web(options, listeners, console)
+        web = _start_web(options, listeners, console, config, observers)
         if web is not None:
             servers.append((web, options.web_linger))
-            observers.append(web.feed.table(config.name, config))
         channels.extend(await _accept_players(listeners, options.start_timeout_ms))
         result = await play_match(
             config, channels, Observers(observers), log, transactions, replay, batch_messages=options.batch_messages
@@ -406,8 +405,15 @@ async def serve(options: Options, lingering: Lingering | None = None) -> int:
     return 0
 
 
-def _start_web(options: Options, listeners: list[socket.socket], console: ConsoleObserver) -> SideServer | None:
-    """The live table's pages (``--web PORT``), serving the log's folder too; None without ``--web``."""
+def _start_web(
+    options: Options,
+    listeners: list[socket.socket],
+    console: ConsoleObserver,
+    config: MatchConfig,
+    observers: list[MatchObserver],
+) -> SideServer | None:
+    """The live table's pages (``--web PORT``), serving the log's folder too, the match's table among
+    ``observers``; None without ``--web``. The match is on the board before the address is printed."""
     if options.web_port is None:
         return None
     from acpc_arena.dealer.pages import start_pages
@@ -419,6 +425,8 @@ def _start_web(options: Options, listeners: list[socket.socket], console: Consol
         for listener in listeners:
             listener.close()
         raise _StartError(f"could not serve the web pages on port {options.web_port}: {exc}") from None
+    observers.append(web.feed.table(config.name, config))
+    web.feed.flush()
     console.line(f"the table live at {web.url}")
     return web
 
