@@ -6,6 +6,7 @@ measured together mean more than absolute rates.
 
     python -m tests.bench [section ...]
     # sections: evaluator engine dealer runner inprocess batched tournament cfr dqn logs lbr poker_cnn ensemble web
+    #           startup
 """
 
 from __future__ import annotations
@@ -943,6 +944,31 @@ def bench_ensemble() -> Iterator[Row]:
         yield (f"ensemble evolution play vs {style}, population 20", f"{20 * 100 / seconds:,.0f} hands/s", "")
 
 
+def bench_startup() -> Iterator[Row]:
+    """Start-up of the commands' help, median wall seconds of interleaved runs beside ``python -c pass``."""
+    import statistics
+    import subprocess
+
+    bin_dir = Path(sys.executable).parent
+    commands = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "acpc-dealer --help": [str(bin_dir / "acpc-dealer"), "--help"],
+        "acpc-match --help": [str(bin_dir / "acpc-match"), "--help"],
+        "acpc-agent random --help": [str(bin_dir / "acpc-agent"), "random", "--help"],
+    }
+    seconds: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(11):  # alternating, so a busy moment slows each command alike
+        for name, command in commands.items():
+            start = time.perf_counter()
+            subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
+            seconds[name].append(time.perf_counter() - start)
+    base = statistics.median(seconds["python -c pass"])
+    for name, runs in seconds.items():
+        median = statistics.median(runs)
+        note = "the interpreter alone" if name == "python -c pass" else f"+{median - base:.3f} s over python -c pass"
+        yield (f"start-up: {name}", f"{median:.3f} s", f"median of {len(runs)}; {note}")
+
+
 SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "evaluator": bench_evaluator,
     "engine": bench_engine,
@@ -958,6 +984,7 @@ SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "poker_cnn": bench_poker_cnn,
     "ensemble": bench_ensemble,
     "web": bench_web,
+    "startup": bench_startup,
 }
 
 
