@@ -32,16 +32,16 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 from math import comb
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from acpc_arena.agents.base import Agent, Policy, limit_policy, merge, pot_size_raise_to, valid_or_call
-from acpc_arena.protocol.equity import equity_vs_random, strength_moments
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.state import CALL, CALL_ACTION, FOLD, FOLD_ACTION, RAISE, Action, ActionKind
 from acpc_arena.protocol.wire import MatchState
+
+if TYPE_CHECKING:  # numpy is imported where used: an agent starts without it (make bench SECTIONS=startup)
+    import numpy as np
 
 _FOLD_PROBABILITY = 0.06
 EXAMPLE_PLAYER_PROBABILITIES = (_FOLD_PROBABILITY, (1.0 - _FOLD_PROBABILITY) * 0.5, (1.0 - _FOLD_PROBABILITY) * 0.5)
@@ -52,6 +52,8 @@ EXACT_SHOWDOWNS = 50_000
 
 def card_seeded_rng(seed: int | None, hole: Sequence[int], board: Sequence[int]) -> np.random.Generator:
     """A generator seeded by the agent's seed and the cards: the same cards always draw the same samples."""
+    import numpy as np
+
     return np.random.default_rng([seed or 0, len(hole), *hole, *board])
 
 
@@ -172,6 +174,8 @@ class RuleAgent(Agent):
     name = "rule"
 
     def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
+        import numpy as np
+
         super().__init__(game, seed, **options)
         self.rng = np.random.default_rng(seed)
         self.threshold = float(options.get("threshold", 0.6))
@@ -184,6 +188,8 @@ class RuleAgent(Agent):
         parser.add_argument("--samples", type=int, default=400, help="Monte Carlo samples per decision")
 
     def hand_strength(self, view: MatchState) -> float:
+        from acpc_arena.protocol.equity import equity_vs_random
+
         state = view.state
         hole, board = state.hole_cards[view.viewer], state.visible_board()
         return self.strengths.get(
@@ -242,6 +248,10 @@ class EquityAgent(Agent):
         return self.equities.get(hole, board, opponents, lambda: self._equity(hole, board, opponents))
 
     def _equity(self, hole: list[int], board: list[int], opponents: int) -> float:
+        import numpy as np
+
+        from acpc_arena.protocol.equity import equity_vs_random, strength_moments
+
         game = self.game
         unseen = len(game.deck) - len(hole) - len(board)
         missing = game.total_board_cards - len(board)

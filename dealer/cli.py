@@ -35,9 +35,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-import trio
-
-from acpc_arena.dealer.console import ConsoleObserver
 from acpc_arena.dealer.logfiles import (
     MatchFileError,
     MatchLog,
@@ -46,26 +43,18 @@ from acpc_arena.dealer.logfiles import (
     check_player_names,
     read_transactions,
 )
-from acpc_arena.dealer.match import (
-    DEFAULT_T_HAND_MS,
-    DEFAULT_T_PER_HAND_MS,
-    DEFAULT_T_RESPONSE_MS,
-    MAX_TIMEOUT_MS,
-    UINT32_MAX,
-    MatchConfig,
-    MatchObserver,
-    Observers,
-    play_match,
-)
-from acpc_arena.dealer.seat import PollingSocketChannel, SeatChannel, accept, open_listener
 from acpc_arena.protocol.commands import Interrupted, run_command
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import MAX_PLAYERS, load_game
 from acpc_arena.protocol.wire import format_score_line
 
-if TYPE_CHECKING:  # imported where used: a plain match starts without them (make bench SECTIONS=dealer)
+if TYPE_CHECKING:  # imported where used: --help starts without trio (make bench SECTIONS=startup), a plain
+    # match without the metrics and pages (make bench SECTIONS=dealer)
+    from acpc_arena.dealer.console import ConsoleObserver
+    from acpc_arena.dealer.match import MatchConfig, MatchObserver
     from acpc_arena.dealer.metrics import DealerMetrics
     from acpc_arena.dealer.pages import SideServer
+    from acpc_arena.dealer.seat import SeatChannel
 
 Lingering = list[tuple["SideServer", float]]
 """The processes serving a match's pages and metrics, each with the seconds it stays up after the match."""
@@ -134,7 +123,7 @@ def _integer(text: str) -> int:
     return int(text, 10)
 
 
-def _uint(text: str, what: str, low: int = 0, high: int = UINT32_MAX) -> int:
+def _uint(text: str, what: str, high: int, low: int = 0) -> int:
     try:
         value = _integer(text)
     except ValueError:
@@ -180,6 +169,15 @@ def _seconds(text: str, what: str) -> float:
 def parse_args(argv: list[str]) -> Options:
     if any(arg in ("-h", "--help") for arg in argv):
         raise HelpRequested
+    from acpc_arena.dealer.match import (
+        DEFAULT_T_HAND_MS,
+        DEFAULT_T_PER_HAND_MS,
+        DEFAULT_T_RESPONSE_MS,
+        MAX_TIMEOUT_MS,
+        UINT32_MAX,
+        MatchConfig,
+    )
+
     parser = _Parser(prog="acpc-dealer", add_help=False)
     parser.add_argument("positional", nargs="*")
     parser.add_argument("-f", dest="fixed", action="store_true")
@@ -220,7 +218,7 @@ def parse_args(argv: list[str]) -> Options:
         check_player_names(names)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    hands = _uint(hands_text, "number of hands", low=1)
+    hands = _uint(hands_text, "number of hands", high=UINT32_MAX, low=1)
     try:
         seed = _integer(seed_text) % 2**32  # sscanf("%u") wraps negative seeds the same way
     except ValueError:
@@ -234,7 +232,7 @@ def parse_args(argv: list[str]) -> Options:
         seed=seed,
         players=tuple(names),
         fixed_seats=args.fixed,
-        max_invalid_actions=_uint(args.max_invalid, "--max-invalid"),
+        max_invalid_actions=_uint(args.max_invalid, "--max-invalid", high=UINT32_MAX),
         t_response_ms=_uint(args.t_response, "--t_response", high=MAX_TIMEOUT_MS),
         t_hand_ms=_uint(args.t_hand, "--t_hand", high=MAX_TIMEOUT_MS),
         t_per_hand_ms=_uint(args.t_per_hand, "--t_per_hand", high=MAX_TIMEOUT_MS),
@@ -291,6 +289,8 @@ def _open_match_files(options: Options) -> tuple[MatchLog | None, TransactionLog
 
 def _open_listeners(options: Options) -> list[socket.socket]:
     """One listening socket per seat, on the ports asked for (0: any free port)."""
+    from acpc_arena.dealer.seat import open_listener
+
     listeners: list[socket.socket] = []
     for seat, port in enumerate(options.ports):
         try:
@@ -305,6 +305,10 @@ def _open_listeners(options: Options) -> list[socket.socket]:
 async def _accept_players(listeners: list[socket.socket], start_timeout_ms: int) -> list[SeatChannel]:
     """Accept one player per listener, in seat order, closing each listener once used; the channels
     wait with ``poll(2)`` themselves (the fastest: nothing else runs in this process's event loop)."""
+    import trio
+
+    from acpc_arena.dealer.seat import PollingSocketChannel, accept
+
     deadline = trio.current_time() + start_timeout_ms / 1000 if start_timeout_ms >= 0 else math.inf
     channels: list[SeatChannel] = []
     for seat, listener in enumerate(listeners):
@@ -333,6 +337,9 @@ def _print_line(text: str) -> None:
 async def serve(options: Options, lingering: Lingering | None = None) -> int:
     """Listen, wait for the players, play the match; returns the exit status. The page and metrics
     servers started are added to ``lingering``, for the caller to keep up and close."""
+    from acpc_arena.dealer.console import ConsoleObserver
+    from acpc_arena.dealer.match import Observers, play_match
+
     config = options.config
     console = ConsoleObserver(options.quiet)
     logger = None
@@ -476,6 +483,8 @@ def main(argv: list[str] | None = None) -> None:
 def _serve_then_linger(options: Options) -> int:
     """Play the match, then keep the pages up ``--web-linger`` seconds and the final metrics
     ``--metrics-linger`` seconds (a last look, a last scrape); returns the exit status."""
+    import trio
+
     lingering: Lingering = []
     try:
         status = trio.run(serve, options, lingering)

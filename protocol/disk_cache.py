@@ -12,8 +12,10 @@ import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where used: a command starts without it (make bench SECTIONS=startup)
+    import numpy as np
 
 
 def cache_directory() -> Path:
@@ -30,6 +32,8 @@ def source_digest(*paths: Path) -> str:
 
 def cached_array(name: str, build: Callable[[], np.ndarray]) -> np.ndarray:
     """The array in ``<cache>/<name>.npy``, or ``build()`` saved there (written atomically)."""
+    import numpy as np
+
     directory = cache_directory()
     path = directory / f"{name}.npy"
     try:

@@ -26,11 +26,13 @@ import itertools
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from acpc_arena.protocol.cards import MAX_RANKS, MAX_SUITS, NUM_CARDS, rank_of, suit_of
 from acpc_arena.protocol.disk_cache import cached_array, source_digest
+
+if TYPE_CHECKING:  # numpy is imported where used: a command starts without it (make bench SECTIONS=startup)
+    import numpy as np
 
 HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = range(9)
 CATEGORY_NAMES = (
@@ -169,6 +171,8 @@ def _cached(name: str, build: Callable[[], np.ndarray]) -> np.ndarray:
 
 
 def _build_flush_rank() -> np.ndarray:
+    import numpy as np
+
     flush_rank = np.full(1 << MAX_RANKS, -1, dtype=np.int32)
     for mask in range(1 << MAX_RANKS):
         if mask.bit_count() >= 5:
@@ -179,6 +183,8 @@ def _build_flush_rank() -> np.ndarray:
 @cache
 def _flush_tables() -> tuple[np.ndarray, np.ndarray]:
     """(suit-count nibbles -> flush suit or -1, rank mask -> rank of its best flush or -1)."""
+    import numpy as np
+
     nibbles = np.arange(1 << 16)
     suit_of_counts = np.full(1 << 16, -1, dtype=np.int8)
     for suit in range(MAX_SUITS):
@@ -193,6 +199,8 @@ def _flush_lists() -> tuple[list[int], list[int]]:
 
 
 def _build_rank_table(n: int) -> np.ndarray:
+    import numpy as np
+
     keys = RANK_KEYS[n]
     combos = _multisets(n)
     sums = [sum(keys[r] for r in combo) for combo in combos]
@@ -204,6 +212,8 @@ def _build_rank_table(n: int) -> np.ndarray:
 @cache
 def _size_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
     """(code of each of the 52 cards, rank table indexed by the sum of ``n`` codes' keys)."""
+    import numpy as np
+
     keys = RANK_KEYS[n]
     codes = [keys[rank_of(card)] + (1 << (_SUIT_SHIFT + 4 * suit_of(card))) for card in range(NUM_CARDS)]
     return np.array(codes, dtype=np.uint64), _cached(f"rank-table-{n}", lambda: _build_rank_table(n))
@@ -277,6 +287,8 @@ def rank_hands_of_players(boards: np.ndarray, holes: Sequence[Sequence[int]]) ->
     The boards' part of the work is done once for all players. Rows are processed in
     blocks that stay in cache.
     """
+    import numpy as np
+
     boards = np.asarray(boards)
     if boards.ndim != 2 or not holes:
         raise ValueError(f"expected an (N, k) array of cards and some players, got shape {boards.shape}")
@@ -322,11 +334,15 @@ def hand_category(rank: int) -> int:
 
 @cache
 def _category_table() -> np.ndarray:
+    import numpy as np
+
     return _cached("categories", lambda: (np.array(_classes(), dtype=np.int64) >> 20).astype(np.uint8))
 
 
 def category_of_ranks(ranks: np.ndarray) -> np.ndarray:
     """``hand_category`` over an array of hand ranks."""
+    import numpy as np
+
     return _category_table()[np.asarray(ranks, dtype=np.intp)]
 
 

@@ -5,6 +5,7 @@ alone, and a run's output after an agent fails."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import subprocess
 import sys
@@ -31,6 +32,36 @@ def test_dealer_help(flag: str) -> None:
     assert done.returncode == 0 and done.stderr == ""
     assert "acpc-dealer matchName gameDefFile #Hands rngSeed p1name p2name" in done.stdout
     assert "--metrics-port PORT" in done.stdout and "--metrics-linger SECONDS" in done.stdout
+
+
+_MODULES_AFTER = """
+import json, runpy, sys
+sys.argv = sys.argv[1:]
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+except SystemExit as exc:
+    print(json.dumps({"status": exc.code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+"""Run the console script named first with the arguments after it; its exit status and every module
+imported by then go to standard error as the last line (JSON)."""
+
+
+@pytest.mark.parametrize(
+    ("command", "module", "usage"),
+    [
+        (["acpc-dealer", "--help"], "acpc_arena.dealer.cli", "acpc-dealer matchName gameDefFile"),
+        (["acpc-agent", "random", "--help"], "acpc_arena.agents.baselines", "usage: acpc-agent"),
+        (["acpc-agent", "call", "--help"], "acpc_arena.agents.baselines", "usage: acpc-agent"),
+    ],
+)
+def test_help_starts_without_numpy_or_trio(command: list[str], module: str, usage: str) -> None:
+    """The help of the dealer and of an agent is printed without importing numpy or trio (most of a
+    command's start-up time otherwise: ``make bench SECTIONS=startup``); the installed console script runs."""
+    done = _run(sys.executable, "-c", _MODULES_AFTER, program(command[0]), *command[1:])
+    after = json.loads(done.stderr.splitlines()[-1])
+    assert after["status"] == 0 and usage in done.stdout
+    assert module in after["modules"]  # the list is real: it holds what the help needed (the agent's class)
+    assert {name.split(".")[0] for name in after["modules"]} & {"numpy", "trio"} == set()
 
 
 def test_dealer_metrics_port_out_of_range() -> None:
