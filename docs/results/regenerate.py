@@ -540,12 +540,24 @@ def verify(page: Page, count: int) -> dict[str, Any]:
     return verified
 
 
+def _played_before(run: Run, moment: float) -> bool:
+    path = run.folder / "run.json"
+    return path.exists() and path.stat().st_mtime < moment
+
+
 def _verification(page: Page) -> list[str]:
     """The page's line on its last replay (``verify``), if any."""
     path = RUNS / page.name / "verify.json"
     if not path.exists():
         return []
     verified = json.loads(path.read_text())
+    replayed_at = path.stat().st_mtime
+    current = {run.shown(): run for run in runs_of(page)}
+    verified["runs"] = [  # the replays of runs the page still shows, as they were recorded when replayed
+        r for r in verified["runs"] if r["command"] in current and _played_before(current[r["command"]], replayed_at)
+    ]
+    if not verified["runs"]:
+        return []
     same = sum(r["same"] for r in verified["runs"])
     line = (
         f"- Replayed on {verified['date']} at commit {verified['commit'][:10]}"
