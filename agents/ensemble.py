@@ -108,7 +108,10 @@ class EnsembleAgent(Agent):
             raise ValueError(str(exc)) from None
         self.params = {name: t.to(self.device) for name, t in params.items()}
         self.model = OpponentModel()
-        self.guard = AllInGuard() if (options.get("allin_guard") or "on") == "on" else None
+        guard = options.get("allin_guard") or "on"
+        if guard not in ("on", "off"):
+            raise ValueError("--allin-guard must be on or off")
+        self.guard = AllInGuard() if guard == "on" else None
         self.last_weights: np.ndarray | None = None
         """The similarity weights of the last ``a_int`` decision (None when another policy decided)."""
 

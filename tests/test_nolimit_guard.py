@@ -239,6 +239,11 @@ def test_the_ensemble_never_folds_aces_to_an_overbet_and_decides_smaller_bets_as
             assert ensemble.act(view) == output_action(state, choice)
 
 
+def test_the_guard_setting_is_on_or_off() -> None:
+    with pytest.raises(ValueError, match="--allin-guard must be on or off"):
+        EnsembleAgent(GAME, allin_guard="yes")
+
+
 def test_without_the_guard_the_ensemble_answers_a_shove_as_its_networks() -> None:
     agent = EnsembleAgent(GAME, allin_guard="off")
     for hole in (*JUNK, "AsAh"):
