@@ -253,7 +253,12 @@ def test_two_runs_at_once_the_second_stops_and_the_lock_dies_with_the_first(tmp_
     try:
         deadline = time.monotonic() + 60
         lock = out / "tournament.lock"
-        while not (lock.exists() and lock.read_text().strip() == str(first.pid)) and time.monotonic() < deadline:
+        settings = out / "tournament.json"  # written (whole) just after the lock is taken
+
+        def first_is_under_way() -> bool:
+            return lock.exists() and lock.read_text().strip() == str(first.pid) and settings.exists()
+
+        while not first_is_under_way() and time.monotonic() < deadline:
             assert first.poll() is None, first.communicate()
             time.sleep(0.05)
         before = snapshot(out)
