@@ -5,8 +5,11 @@ from its cards (the checkpoint's card abstraction: for hold'em seed 002's
 improved or traditional nine buckets, or 169 starting hands and E[HS^2]
 buckets), then samples an action from the average
 strategy, or, with ``--argmax``, takes the most likely one (the seed's table 3.3,
-"without the roulette wheel"). Actions the position does not allow never come
-out: the probabilities are restricted to the legal actions.
+"without the roulette wheel"); ``--threshold T`` drops the actions it gives less
+than ``T`` of the legal actions' total and renormalises the rest (Ganzfried,
+Sandholm and Waugh 2012, "Strategy purification and thresholding"). Actions the
+position does not allow never come out: the probabilities are restricted to the
+legal actions.
 
 No-limit games (``models/cfr/nolimit.py``): the betting so far is followed
 through the checkpoint's abstract tree, the opponent's raise sizes translated by
@@ -118,6 +121,9 @@ class CFRAgent(Agent):
             trained = game_name(self.checkpoint.game)
             raise ValueError(f"checkpoint {path.stem} is for {trained}, not for {game_name(game)}")
         self.argmax = bool(options.get("argmax", False))
+        self.threshold = float(options.get("threshold") or 0.0)
+        if not 0.0 <= self.threshold < 1.0:
+            raise ValueError(f"--threshold must be at least 0 and below 1, not {self.threshold}")
         self.rng = np.random.default_rng(seed)
         self.translations: dict[tuple[int, int], int] = {}
         """The current hand's translated opponent raises, by (round, action index)."""
@@ -142,6 +148,13 @@ class CFRAgent(Agent):
             "--checkpoint", type=Path, default=None, help="a CFR checkpoint (.npz), or a shipped one's name"
         )
         parser.add_argument("--argmax", action="store_true", help="always take the most likely action")
+        parser.add_argument(
+            "--threshold",
+            type=float,
+            default=0.0,
+            help="drop the actions the strategy gives less than this probability, renormalising the rest "
+            "(default 0: play the average strategy as it is)",
+        )
 
     def act(self, view: MatchState) -> Action:
         if isinstance(self.checkpoint.tree, NoLimitTree):
@@ -151,6 +164,7 @@ class CFRAgent(Agent):
         legal = state.legal_actions()
         probabilities[0] *= legal.can_fold
         probabilities[2] *= legal.can_raise
+        probabilities = self._thresholded(probabilities)
         total = probabilities.sum()
         if total <= 0:
             return CALL_ACTION
@@ -190,7 +204,7 @@ class CFRAgent(Agent):
             return self._off_tree_action(state, node)
         key = int(self._card_keys([state.hole_cards[view.viewer]], state.visible_board(), state.round)[0])
         probabilities = policy.strategy[policy.base[policy.decision_row[node]] + key].copy()
-        probabilities *= self._allowed(state, node, guarded)
+        probabilities = self._thresholded(probabilities * self._allowed(state, node, guarded))
         total = probabilities.sum()
         if total <= 0:
             return CALL_ACTION
@@ -292,13 +306,23 @@ class CFRAgent(Agent):
 
     def _slot_policy(self, row: np.ndarray, allowed: np.ndarray, action_of: Callable[[int], Action]) -> Policy:
         """The real actions of the slots of ``row`` restricted to ``allowed`` (renormalised; argmax with --argmax)."""
-        probabilities = np.where(allowed, row, 0.0)
+        probabilities = self._thresholded(np.where(allowed, row, 0.0))
         total = probabilities.sum()
         if total <= 0:
             return {CALL_ACTION: 1.0}
         if self.argmax:
             return {action_of(int(np.argmax(probabilities))): 1.0}
         return merge([(action_of(slot), float(p / total)) for slot, p in enumerate(probabilities) if p > 0])
+
+    def _thresholded(self, probabilities: np.ndarray) -> np.ndarray:
+        """``probabilities`` (restricted to the allowed actions) without those below ``--threshold`` of their
+        total; the most likely action is always kept."""
+        total = probabilities.sum()
+        if self.threshold <= 0 or total <= 0:
+            return probabilities
+        kept = probabilities >= self.threshold * total
+        kept[int(np.argmax(probabilities))] = True
+        return np.where(kept, probabilities, 0.0)
 
     def _off_tree(self, state: State, node: int) -> bool:
         """Whether the abstract tree has no decision of the player to act at ``node`` in this round."""

@@ -310,3 +310,30 @@ def test_cfr_agent_plays_through_the_dealer(tmp_path: Path, game: str, agent_arg
     assert status == 0, err
     assert "WARNING" not in err  # no invalid action was ever sent
     check_log(tmp_path / "match.log", load_game(game), hands)
+
+
+def test_threshold_drops_the_unlikely_actions_and_renormalises_the_rest() -> None:
+    """Ganzfried, Sandholm and Waugh's thresholding: an action the average strategy gives less than the
+    threshold (of the legal actions' total) is never played; the others keep their ratios. Checked at
+    every first decision of Leduc (each card, both positions) against the checkpoint's own table."""
+    from acpc_arena.agents.cfr import CFRAgent
+    from acpc_arena.protocol.wire import parse_match_state
+
+    game = load_game("leduc")
+    plain = CFRAgent(game, seed=1)
+    thresholded = CFRAgent(game, seed=1, threshold=0.3)
+    dropped = 0
+    for line in [f"MATCHSTATE:0:0::{c}|" for c in ("Qs", "Kh", "As")] + [
+        f"MATCHSTATE:1:0:r:|{c}" for c in ("Qs", "Kh", "As")
+    ]:
+        view = parse_match_state(line, game)
+        raw = plain.policy(view)
+        played = thresholded.policy(view)
+        kept = {action: p for action, p in raw.items() if p >= 0.3}
+        dropped += len(raw) - len(kept)
+        assert set(played) == set(kept)
+        for action, p in kept.items():
+            assert played[action] == pytest.approx(p / sum(kept.values()))
+    assert dropped > 0  # the case is exercised: some first decision mixes in an action under 0.3
+    with pytest.raises(ValueError, match="--threshold"):
+        CFRAgent(game, threshold=1.0)
