@@ -124,7 +124,7 @@ train: install ## retrain an agent's checkpoints into runs/train: AGENT=cfr|... 
 # `make data`: Poker-CNN's training set, the teacher's decisions in ACPC logs of its matches (runs/poker_cnn/;
 # DATA_ARGS adds options, e.g. DATA_ARGS='--logs LOG... --imitate NAME' to read other logs instead).
 data: install ## Poker-CNN's training records (runs/poker_cnn/)
-	$(PY) -m acpc_arena.models.poker_cnn.data $(DATA_ARGS)
+	$(PY) -m acpc_arena.models.training.poker_cnn_data $(DATA_ARGS)
 
 # `make docs`: the documentation site into docs/_build/html, in strict mode (a warning, a broken link or
 # reference fails the build); `.ci/run` builds it. Open docs/_build/html/index.html.

@@ -35,6 +35,7 @@ from math import comb
 from typing import TYPE_CHECKING, Any
 
 from acpc_arena.agents.base import Agent, Policy, limit_policy, merge, pot_size_raise_to, valid_or_call
+from acpc_arena.models.example_player import EXAMPLE_PLAYER_PROBABILITIES
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.state import CALL, CALL_ACTION, FOLD, FOLD_ACTION, RAISE, Action, ActionKind
@@ -43,10 +44,6 @@ from acpc_arena.protocol.wire import MatchState
 if TYPE_CHECKING:  # numpy is imported where used: an agent starts without it (make bench SECTIONS=startup)
     import numpy as np
 
-_FOLD_PROBABILITY = 0.06
-EXAMPLE_PLAYER_PROBABILITIES = (_FOLD_PROBABILITY, (1.0 - _FOLD_PROBABILITY) * 0.5, (1.0 - _FOLD_PROBABILITY) * 0.5)
-"""The ACPC example player's probabilities of fold, call and raise (index by ``ActionKind``), as its
-source sets them; each decision drops the invalid ones and scales the rest to sum to 1."""
 EXACT_SHOWDOWNS = 50_000
 
 

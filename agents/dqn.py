@@ -18,12 +18,12 @@ the in-process runner calls with the views of many matches at once; see
 
 ``--checkpoint`` takes a ``.pt`` file or a shipped checkpoint's name. The defaults,
 ``lstm_dqn`` and ``dqn``, are trained on the ``sound`` pool with the auxiliary
-hand-strength loss (``models/dqn_training.py``; the DQN also with double DQN targets,
+hand-strength loss (``models/training/dqn.py``; the DQN also with double DQN targets,
 mixed Monte Carlo targets and a replay memory of its last 50,000 hands). Kept for
 comparison: ``lstm_dqn-v1`` and ``dqn-v1`` (the seed's configuration: its ``v1`` pool,
 loss and targets), ``lstm_dqn-v2`` (the ``sound`` pool with the seed's loss), ``dqn-v2``
 (the strength loss with the seed's targets) and ``dqn-v3`` (double DQN targets without
-the Monte Carlo mix). ``acpc-train lstm_dqn|dqn`` rebuilds each (``models/train.py``).
+the Monte Carlo mix). ``acpc-train lstm_dqn|dqn`` rebuilds each (``models/training/cli.py``).
 """
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ class QAgent(Agent):
             state = view.state
             key = (view.viewer, tuple(tuple(actions) for actions in state.actions), tuple(state.visible_board()))
             if key not in replayed:
-                steps = _decision_states(view) if self.net.recurrent else [state]
+                steps = decision_states(view) if self.net.recurrent else [state]
                 replayed[key] = np.stack([observe(s, view.viewer) for s in steps])
             observations = replayed[key].copy()
             observations[:, : self.game.num_hole_cards] = state.hole_cards[view.viewer]  # the hole cards come first
@@ -201,7 +201,7 @@ class DQNAgent(QAgent):
     network = "dqn"
 
 
-def _decision_states(view: MatchState) -> list[State]:
+def decision_states(view: MatchState) -> list[State]:
     """The states of the hand at each of the viewer's decisions so far, the current one last, replayed
     from the view's cards (the LSTM's memory is a function of these)."""
     real = view.state

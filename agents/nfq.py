@@ -1,7 +1,7 @@
 """Seed 003's agent ``nfq``: the NFQ Q-network over the window of the player's last n observations.
 
 Each decision replays the viewer's decisions of the hand so far (``agents.dqn``'s
-``_decision_states``), builds the observation at each (``models.nfq.features``: round,
+``decision_states``), builds the observation at each (``models.nfq.features``: round,
 pot, chips to call, hand strength, raises and calls per player, position, raises left),
 feeds the window of the last n to the network and takes the legal action with the
 highest Q value (fold is never chosen with nothing owed, nor raise when no raise is
@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from acpc_arena.agents.base import Agent, Policy
-from acpc_arena.agents.dqn import _decision_states, resolve_checkpoint
+from acpc_arena.agents.dqn import decision_states, resolve_checkpoint
 from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.nfq.features import FEATURES, check_game, hand_strength, observation, window
@@ -74,7 +74,7 @@ class NFQAgent(Agent):
         """The network's input at ``view``: the window of the viewer's observations this hand."""
         hole = tuple(view.state.hole_cards[view.viewer])
         observations = [
-            observation(s, view.viewer, self._strength(hole, tuple(s.visible_board()))) for s in _decision_states(view)
+            observation(s, view.viewer, self._strength(hole, tuple(s.visible_board()))) for s in decision_states(view)
         ]
         return window(observations, self.window)
 

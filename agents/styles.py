@@ -16,7 +16,7 @@ limit games). Each style is a *range* (how loose) and an *aggression level*:
 
 Hand strength is a percentile, the share of the other possible hands that the
 hand beats. Pre-flop it is the starting hand's percentile among the 1,326
-(``agents.preflop``: classes ranked by equity against a random hand). After the
+(``models.preflop``: classes ranked by equity against a random hand). After the
 flop it is the exact share of the opponent's possible two cards that the hand
 beats on the board so far (ties count half), every one of them ranked with the
 project's evaluator. A hand is *in range* when its strength is at least
@@ -57,16 +57,14 @@ street and kept for the rest of it.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
 
 from acpc_arena.agents.base import Agent, Policy, merge, valid_or_call
-from acpc_arena.agents.preflop import percentile
-from acpc_arena.protocol.evaluator import rank_hand, rank_hands
+from acpc_arena.models.postflop import postflop_strength
+from acpc_arena.models.preflop import percentile
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState
@@ -121,26 +119,6 @@ STYLES: dict[str, Style] = {
         Style("o8", "tight-aggressive", 0.30, AGGRESSIVE),
     )
 }
-
-
-_PAIRS = np.array(list(itertools.combinations(range(52), 2)), dtype=np.uint8)
-"""The 1,326 two-card holdings of a 52-card deck."""
-_PAIRS_WITH_CARD = np.zeros((52, len(_PAIRS)), dtype=bool)
-_PAIRS_WITH_CARD[_PAIRS[:, 0], np.arange(len(_PAIRS))] = True
-_PAIRS_WITH_CARD[_PAIRS[:, 1], np.arange(len(_PAIRS))] = True
-
-
-@lru_cache(maxsize=1 << 16)
-def postflop_strength(hole: tuple[int, ...], board: tuple[int, ...]) -> float:
-    """Share of the opponent's possible hole cards that ``hole`` beats on ``board`` (ties count half).
-
-    Every holding of the cards not seen is ranked with the evaluator; the result is kept
-    (the same cards on the same board recur between matches on the same deal).
-    """
-    seen = [*hole, *board]
-    theirs = rank_hands(_PAIRS[~_PAIRS_WITH_CARD[seen].any(axis=0)], fixed=board)
-    mine = rank_hand(seen)
-    return float((np.count_nonzero(theirs < mine) + 0.5 * np.count_nonzero(theirs == mine)) / len(theirs))
 
 
 def bet_to(state: State, fraction: float) -> int:

@@ -1,3 +1,5 @@
-"""Learning: the CFR solver (``models.cfr``), seed 000's Q-networks (``networks``,
-``encoding``, ``mcts``, ``dqn_training``), their checkpoints (``checkpoints/``)
-and ``python -m acpc_arena.models.train AGENT`` (``make train AGENT=...``)."""
+"""Learning: the CFR solver (``cfr``), the ACPC example player's probabilities (``example_player``),
+hand strength as a percentile (``preflop``, ``postflop``), seed 000's Q-networks (``networks``,
+``encoding``, ``mcts``, ``q_checkpoint``), the networks of seeds 001 and 003 (``ensemble``,
+``nfq``), the shipped checkpoints (``checkpoints/``) and, above the agents and the arena,
+``training``: what retrains them (``acpc-train``, ``make train AGENT=...``)."""

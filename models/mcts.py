@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 import acpc_arena.protocol.evaluator
-from acpc_arena.agents.baselines import EXAMPLE_PLAYER_PROBABILITIES
+from acpc_arena.models.example_player import EXAMPLE_PLAYER_PROBABILITIES
 from acpc_arena.protocol import native
 from acpc_arena.protocol.cards import MAX_RANKS, make_card, rank_of, suit_of
 from acpc_arena.protocol.disk_cache import cached_array, source_digest
@@ -42,11 +42,11 @@ VALUE_SOURCES = (Path(__file__), native.FOLDER / "state.py", Path(acpc_arena.pro
 """The code V(S) comes from: the search and rollouts here, the betting rules, the hand ranks."""
 
 
-class _Node:
+class Node:
     __slots__ = ("children", "total", "visits")
 
     def __init__(self) -> None:
-        self.children: dict[ActionKind, _Node] = {}
+        self.children: dict[ActionKind, Node] = {}
         self.visits = 0
         self.total = 0.0
 
@@ -78,7 +78,7 @@ def _deal(game: Game, hole: list[int], position: int, rng: np.random.Generator) 
 
 def uct_value(game: Game, hole: list[int], position: int, rollouts: int, c: float, rng: np.random.Generator) -> float:
     """V(S) in big blinds: the UCT estimate of the hand's value from its start state."""
-    root = _Node()
+    root = Node()
     big_blind = game.big_blind or 1
     for _ in range(rollouts):
         state = _deal(game, hole, position, rng)
@@ -102,7 +102,7 @@ def uct_value(game: Game, hole: list[int], position: int, rollouts: int, c: floa
                     )
             else:
                 kind = _sampled_kind(state, rng)
-            node = node.children.setdefault(kind, _Node())
+            node = node.children.setdefault(kind, Node())
             path.append(node)
             state.apply(Action(kind))
         while not state.finished:

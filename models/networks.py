@@ -183,7 +183,7 @@ class PokerCNN(QNetwork):
     """Seed 004's Poker-CNN: the conv stack -> fully connected 256 (ReLU) -> softmax(fold, call, raise).
 
     Kaiming (MSRA) initial weights, as the seed; the outputs are action probabilities
-    (``models/poker_cnn`` trains them on ACPC logs).
+    (``models/training/poker_cnn.py`` trains them on ACPC logs).
     """
 
     def __init__(self, planes: int = 16) -> None:

@@ -108,7 +108,7 @@ def showdown_strengths(
     holes, boards = np.asarray(holes, dtype=np.uint8), np.asarray(boards, dtype=np.uint8)
     count, k = holes.shape
     unseen = _unseen(deck, np.concatenate([holes, boards], axis=1))
-    hands = _subset(_index_combinations(unseen.shape[1], k), opponents)
+    hands = _subset(index_combinations(unseen.shape[1], k), opponents)
     theirs_cards = unseen[:, hands]  # (N, hands, k)
     shared = np.broadcast_to(boards[:, None, :], (count, len(hands), boards.shape[1]))
     theirs = rank_hands(np.concatenate([theirs_cards, shared], axis=2).reshape(count * len(hands), -1))
@@ -141,7 +141,7 @@ def strength_moments(
         strength = showdown_strengths(deck, holes, boards, opponents)
         return strength, strength**2
     unseen = _unseen(deck, np.concatenate([holes, boards], axis=1))
-    completions = _subset(_index_combinations(unseen.shape[1], missing), runouts)
+    completions = _subset(index_combinations(unseen.shape[1], missing), runouts)
     count, each = len(holes), len(completions)
     rest = unseen[:, completions].reshape(count * each, missing)
     full = np.concatenate([np.repeat(boards, each, axis=0), rest], axis=1)
@@ -150,7 +150,7 @@ def strength_moments(
 
 
 @cache
-def _index_combinations(available: int, chosen: int) -> np.ndarray:
+def index_combinations(available: int, chosen: int) -> np.ndarray:
     """Every ``chosen``-subset of ``range(available)`` as rows of an array (kept for reuse)."""
     return np.array(list(itertools.combinations(range(available), chosen)), dtype=np.uint8).reshape(-1, chosen)
 
@@ -210,7 +210,7 @@ def allin_expected_values(state: State) -> list[float] | None:
     known = {c for hole in state.hole_cards for c in hole} | set(board)
     unseen = np.array([c for c in game.deck if c not in known], dtype=np.uint8)
     missing = game.total_board_cards - shown
-    completions = unseen[_index_combinations(len(unseen), missing)]
+    completions = unseen[index_combinations(len(unseen), missing)]
     holes = [list(hole) + list(board) for hole in state.hole_cards]
     ranks = rank_hands_of_players(completions, holes)
     return expected_showdown_values(ranks, state.spent, state.folded).tolist()
@@ -220,14 +220,14 @@ def _preflop_counts(game: Game, first: Sequence[int], second: Sequence[int]) -> 
     """(2 x wins + ties of ``first``, boards) over every full board from the cards neither holds."""
     known = set(first) | set(second)
     unseen = np.array([c for c in game.deck if c not in known], dtype=np.uint8)
-    boards = unseen[_index_combinations(len(unseen), game.total_board_cards)]
+    boards = unseen[index_combinations(len(unseen), game.total_board_cards)]
     ranks = rank_hands_of_players(boards, [list(first), list(second)]).astype(np.int32)
     wins = int((ranks[:, 0] > ranks[:, 1]).sum())
     ties = int((ranks[:, 0] == ranks[:, 1]).sum())
     return 2 * wins + ties, len(boards)
 
 
-def _suit_canonical(game: Game, first: Sequence[int], second: Sequence[int]) -> tuple[int, ...]:
+def suit_canonical(game: Game, first: Sequence[int], second: Sequence[int]) -> tuple[int, ...]:
     """The two holdings with the suits renamed in the order that sorts first (equity does not change)."""
     suits = game.num_suits
     best: tuple[int, ...] | None = None
@@ -292,7 +292,7 @@ class PreflopTable:
 
     def equity(self, first: Sequence[int], second: Sequence[int]) -> float:
         """The share of the pot ``first`` wins against ``second`` over every board."""
-        key = _suit_canonical(self.game, first, second)
+        key = suit_canonical(self.game, first, second)
         value = self.values.get(key)
         if value is None:
             n = self.game.num_hole_cards

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from acpc_arena.protocol.equity import _index_combinations, _suit_canonical
+from acpc_arena.protocol.equity import index_combinations, suit_canonical
 from acpc_arena.protocol.evaluator import rank_hands
 from acpc_arena.protocol.game import Game, load_game
 
@@ -51,7 +51,7 @@ def class_hands(game: Game) -> list[int]:
     seen: set[tuple[int, ...]] = set()
     chosen = []
     for index, hand in enumerate(hands()):
-        key = _suit_canonical(game, hand, ())
+        key = suit_canonical(game, hand, ())
         if key not in seen:
             seen.add(key)
             chosen.append(index)
@@ -65,7 +65,7 @@ def sign_sums(game: Game, start: int, stop: int) -> np.ndarray:
     holding = np.zeros((len(all_hands), 52), dtype=np.float32)
     holding[np.arange(len(all_hands))[:, None], all_hands] = 1
     sums = np.zeros((len(reps), len(all_hands)), dtype=np.int64)
-    boards = np.arange(52, dtype=np.uint8)[_index_combinations(52, 5)[start:stop]]
+    boards = np.arange(52, dtype=np.uint8)[index_combinations(52, 5)[start:stop]]
     for first in range(0, len(boards), BLOCK):
         block = boards[first : first + BLOCK]
         on_board = np.zeros((len(block), 52), dtype=np.float32)
@@ -101,7 +101,7 @@ def build(workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
         for column, second in enumerate(all_hands):
             if set(first) & set(second):
                 continue
-            key = _suit_canonical(game, first, second)
+            key = suit_canonical(game, first, second)
             value = int(twice[row, column])
             if table.setdefault(key, value) != value:
                 raise AssertionError(f"deal {key} valued {table[key]} and {value}")

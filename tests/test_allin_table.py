@@ -14,13 +14,13 @@ from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.equity import (
     SHIPPED_TABLES,
-    _index_combinations,
     _preflop_counts,
-    _suit_canonical,
     allin_expected_values,
     ended_all_in_early,
     expected_showdown_values,
+    index_combinations,
     preflop_equity,
+    suit_canonical,
 )
 from acpc_arena.protocol.evaluator import rank_hands_of_players
 from acpc_arena.protocol.game import load_game
@@ -78,11 +78,11 @@ def test_the_shipped_table_holds_every_deal_each_the_complement_of_its_mirror() 
     rng = np.random.default_rng(7)
     for _ in range(500):
         cards = rng.choice(52, 4, replace=False).tolist()
-        assert _suit_canonical(HOLDEM, cards[:2], cards[2:]) in table
+        assert suit_canonical(HOLDEM, cards[:2], cards[2:]) in table
     keys = sorted(table)
     for index in rng.choice(len(keys), 5000, replace=False):
         key = keys[index]
-        assert table[key] + table[_suit_canonical(HOLDEM, key[2:], key[:2])] == 2 * BOARDS
+        assert table[key] + table[suit_canonical(HOLDEM, key[2:], key[:2])] == 2 * BOARDS
 
 
 def test_the_shipped_table_is_the_enumeration_of_each_deals_boards() -> None:
@@ -97,7 +97,7 @@ def test_the_builder_sums_the_sign_of_each_boards_showdown() -> None:
     """``sign_sums`` on a slice of the boards, against ranking each deal on each of those boards."""
     start, stop = 1_000_000, 1_001_000
     sums = sign_sums(HOLDEM, start, stop)
-    boards = np.arange(52, dtype=np.uint8)[_index_combinations(52, 5)[start:stop]]
+    boards = np.arange(52, dtype=np.uint8)[index_combinations(52, 5)[start:stop]]
     every, classes = hands(), class_hands(HOLDEM)
     rng = np.random.default_rng(3)
     for row, column in zip(rng.integers(len(classes), size=6), rng.integers(len(every), size=6), strict=True):
@@ -160,7 +160,7 @@ def test_a_real_no_limit_logs_all_in_values_are_the_plain_enumerations(tmp_path:
         state = hand.state
         held = {card for hole in state.hole_cards for card in hole}
         unseen = np.array([c for c in HOLDEM.deck if c not in held], dtype=np.uint8)
-        boards = unseen[_index_combinations(len(unseen), 5)]
+        boards = unseen[index_combinations(len(unseen), 5)]
         ranks = rank_hands_of_players(boards, state.hole_cards)
         plain = expected_showdown_values(ranks, state.spent, state.folded)
         assert allin_expected_values(state) == pytest.approx(plain.tolist(), abs=1e-9)

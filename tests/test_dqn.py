@@ -13,7 +13,11 @@ import torch
 from acpc_arena.models import mcts
 from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.checkpoints import FOLDER
-from acpc_arena.models.dqn_training import (
+from acpc_arena.models.encoding import encode, images, num_planes, observe
+from acpc_arena.models.mcts import _representative, hand_class, uct_value
+from acpc_arena.models.networks import DQN, LSTMDQN
+from acpc_arena.models.q_checkpoint import load_network, save_network
+from acpc_arena.models.training.dqn import (
     POOLS,
     EpisodeReplay,
     TrainConfig,
@@ -22,10 +26,6 @@ from acpc_arena.models.dqn_training import (
     config_for,
     mix_monte_carlo,
 )
-from acpc_arena.models.encoding import encode, images, num_planes, observe
-from acpc_arena.models.mcts import _representative, hand_class, uct_value
-from acpc_arena.models.networks import DQN, LSTMDQN
-from acpc_arena.models.q_checkpoint import load_network, save_network
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, LIMIT_RAISE_ACTION
@@ -402,10 +402,10 @@ def test_first_checkpoints_load_by_name(tmp_path: Path, network: str) -> None:
 def test_train_command_passes_the_q_options_to_the_run(tmp_path: Path) -> None:
     """``acpc-train dqn --mc-mix --replay-hands --no-double --strength-weight`` reach the run: the sidecar records them
     and the replay memory held no more hands than asked."""
-    from acpc_arena.models import dqn_training, train
+    from acpc_arena.models.training import cli, dqn
 
     held: list[int] = []
-    real_save = dqn_training.Trainer.save
+    real_save = dqn.Trainer.save
 
     def save(self: Trainer, path: Path, stats: dict[str, Any]) -> Path:
         held.append(self.replay.size)
@@ -414,8 +414,8 @@ def test_train_command_passes_the_q_options_to_the_run(tmp_path: Path) -> None:
     out = tmp_path / "q.pt"
     argv = ["dqn", "--hands", "96", "--mc-mix", "0.25", "--replay-hands", "20", "--no-double"]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(dqn_training.Trainer, "save", save)
-        train.main([*argv, "--strength-weight", "0", "--out", str(out)])
+        patch.setattr(dqn.Trainer, "save", save)
+        cli.main([*argv, "--strength-weight", "0", "--out", str(out)])
     config = json.loads(out.with_suffix(".json").read_text())["config"]
     assert (config["monte_carlo_mix"], config["replay_capacity"], config["double"], config["hands"]) == (
         0.25, 20, False, 96
@@ -429,7 +429,7 @@ def test_train_command_defaults_are_the_shipped_networks_runs(tmp_path: Path, ne
     trained with (``Q_SEED``, ``Q_MC_MIX``, ``Q_REPLAY_HANDS``, ... kept in step with the shipped files)."""
     from dataclasses import asdict
 
-    from acpc_arena.models import dqn_training, train
+    from acpc_arena.models.training import cli, dqn
 
     runs: list[dict[str, Any]] = []
 
@@ -438,8 +438,8 @@ def test_train_command_defaults_are_the_shipped_networks_runs(tmp_path: Path, ne
         return Path(out), {}
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(dqn_training, "train", record)
-        train.main([network, "--out", str(tmp_path / "q.pt")])
+        patch.setattr(dqn, "train", record)
+        cli.main([network, "--out", str(tmp_path / "q.pt")])
     shipped = json.loads((FOLDER / f"{network}.json").read_text())["config"]
     (run,) = runs
     assert {key: run[key] for key in shipped} == shipped

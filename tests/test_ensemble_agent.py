@@ -146,7 +146,7 @@ def test_ensemble_over_tcp_through_acpc_match(tmp_path: Path) -> None:
 def test_the_shipped_base_network_beats_the_tight_passive_style() -> None:
     """The issue's goal for every row, checked where the interval is narrow: o3 folds 90% of its small blinds
     and all but its top 3% to any bet, so a sound player wins chips off it every hand (duplicate, 200 deals)."""
-    from acpc_arena.models.ensemble.tables import in_process
+    from acpc_arena.models.training.ensemble_tables import in_process
 
     result = in_process("--mode a_base", "o3", [5], 200)
     assert result["pairs"] == 200
@@ -154,7 +154,7 @@ def test_the_shipped_base_network_beats_the_tight_passive_style() -> None:
 
 
 def test_the_tables_tool_plays_cells_in_workers_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from acpc_arena.models.ensemble.tables import in_process, main
+    from acpc_arena.models.training.ensemble_tables import in_process, main
 
     command = ["--in-process", "--rows", "a_base", "--columns", "o3,o1", "--seeds", "5", "--hands", "20"]
     main([*command, "--workers", "2", "--out", str(tmp_path)])

@@ -7,15 +7,6 @@ import pytest
 import torch
 
 from acpc_arena.agents.registry import agent_class
-from acpc_arena.models.ensemble.evolution import (
-    crossover,
-    fitness,
-    mutate,
-    next_generation,
-    parents,
-    schedule,
-    survivors,
-)
 from acpc_arena.models.ensemble.network import (
     ALL_IN_OUTPUT,
     CALL_OUTPUT,
@@ -30,7 +21,16 @@ from acpc_arena.models.ensemble.network import (
     output_action,
 )
 from acpc_arena.models.ensemble.opponent_model import OpponentModel
-from acpc_arena.models.ensemble.play import duplicate_deals, play
+from acpc_arena.models.training.ensemble_evolution import (
+    crossover,
+    fitness,
+    mutate,
+    next_generation,
+    parents,
+    schedule,
+    survivors,
+)
+from acpc_arena.models.training.ensemble_play import duplicate_deals, play
 from acpc_arena.protocol.evaluator import rank_hand
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL_ACTION, RAISE, Action, State

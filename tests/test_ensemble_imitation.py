@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from acpc_arena.dealer.arena.fanout import fan_out
-from acpc_arena.models.ensemble.imitation import Records, agreement, fit, output_of, teacher_records
 from acpc_arena.models.ensemble.network import NUM_OUTPUTS, NetConfig
+from acpc_arena.models.training.ensemble_imitation import Records, agreement, fit, output_of, teacher_records
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action
 from acpc_arena.protocol.wire import parse_match_state

@@ -20,7 +20,7 @@ from acpc_arena.models.ensemble.checkpoint import (
 )
 from acpc_arena.models.ensemble.network import SHIPPED, NetConfig, init_population
 from acpc_arena.models.ensemble.opponent_model import OpponentModel
-from acpc_arena.models.ensemble.training import Evolution, EvolutionConfig, train, train_clone
+from acpc_arena.models.training.ensemble import Evolution, EvolutionConfig, train, train_clone
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
 

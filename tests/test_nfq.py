@@ -13,8 +13,8 @@ import torch
 from acpc_arena.agents.nfq import NFQAgent
 from acpc_arena.models.nfq.features import FEATURES, hand_strength, max_loss, observation, window
 from acpc_arena.models.nfq.network import EligibilityTraces, NFQNetwork, q_gradients
-from acpc_arena.models.nfq.training import Trainer, config_for
-from acpc_arena.models.nfq.uct import action_values, ucb_choice
+from acpc_arena.models.training.nfq import Trainer, config_for
+from acpc_arena.models.training.nfq_uct import action_values, ucb_choice
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL_ACTION, LIMIT_RAISE_ACTION, State

@@ -170,7 +170,7 @@ def test_a_neural_agent_without_torch_names_the_extra(tmp_path: Path) -> None:
 
 def test_console_scripts_are_declared() -> None:
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["acpc-train"] == "acpc_arena.models.train:main"
+    assert scripts["acpc-train"] == "acpc_arena.models.training.cli:main"
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     core = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
     assert not [d for d in core if d.split(">")[0].split("=")[0] in OPTIONAL]

@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from acpc_arena.models.networks import PokerCNN
-from acpc_arena.models.poker_cnn.data import Records, decision_records, play_in_process, read_hands
-from acpc_arena.models.poker_cnn.training import (
+from acpc_arena.models.q_checkpoint import load_network
+from acpc_arena.models.training.poker_cnn import (
     Config,
     accuracy_by_round,
     majority_baseline,
@@ -21,7 +21,7 @@ from acpc_arena.models.poker_cnn.training import (
     train,
     whole_hands,
 )
-from acpc_arena.models.q_checkpoint import load_network
+from acpc_arena.models.training.poker_cnn_data import Records, decision_records, play_in_process, read_hands
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import load_game
@@ -87,7 +87,7 @@ def test_a_damaged_log_is_an_error_naming_the_line(tmp_path: Path) -> None:
     damaged = HAND_LOG.replace(":40|-40:", ":50|-50:")
     with pytest.raises(ProtocolError, match="line 3"):
         decision_records(read_hands([write_log(tmp_path, damaged)]), ["bob"])
-    command = [program("python"), "-m", "acpc_arena.models.poker_cnn.data", "--out", str(tmp_path / "out")]
+    command = [program("python"), "-m", "acpc_arena.models.training.poker_cnn_data", "--out", str(tmp_path / "out")]
     done = subprocess.run(
         [*command, "--logs", str(tmp_path / "handmade.log"), "--imitate", "bob"],
         capture_output=True,

@@ -4,7 +4,7 @@ The bots play a few hundred dealt hands against ``call`` and ``raise`` through t
 engine, seats rotating as the dealer rotates them, each seeing only its own cards.
 Their actions are counted here from the hands' records; the frequencies they are held
 to come from the docs' definitions worked out apart from the bots: shares of the 1,326
-starting hands by the pre-flop ranking (``agents.preflop.percentile``, the ranking the
+starting hands by the pre-flop ranking (``models.preflop.percentile``, the ranking the
 docs name), and equities against a random hand from eval7.
 """
 
@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 from acpc_arena.agents.base import Agent
-from acpc_arena.agents.preflop import percentile
 from acpc_arena.agents.registry import agent_class
+from acpc_arena.models.preflop import percentile
 from acpc_arena.protocol.cards import CARD_STRINGS, parse_cards
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import Game, load_game

@@ -31,15 +31,15 @@ import pytest
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.baselines import CallAgent
-from acpc_arena.agents.preflop import EQUITY, class_equity, percentile
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.agents.styles import (
     STYLES,
     SWITCH_EVERY,
     RandomStyleAgent,
     StyleAgent,
-    postflop_strength,
 )
+from acpc_arena.models.postflop import postflop_strength
+from acpc_arena.models.preflop import EQUITY, class_equity, percentile
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.evaluator import rank_hand

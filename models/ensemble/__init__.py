@@ -1,1 +1,2 @@
-"""Seed 001's ensemble exploiter: opponent-model tree, policy networks, evolution, library."""
+"""Seed 001's ensemble exploiter: opponent-model tree, policy networks, library (the evolution is in
+``models.training``)."""

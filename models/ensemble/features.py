@@ -29,9 +29,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from acpc_arena.agents.preflop import percentile
-from acpc_arena.agents.styles import _PAIRS, _PAIRS_WITH_CARD, postflop_strength
 from acpc_arena.models.ensemble.opponent_model import OpponentModel, edge, node_key, replay
+from acpc_arena.models.postflop import HOLDINGS, HOLDINGS_WITH_CARD, postflop_strength
+from acpc_arena.models.preflop import percentile
 from acpc_arena.protocol.cards import rank_of
 from acpc_arena.protocol.evaluator import FLUSH, STRAIGHT, STRAIGHT_FLUSH, category_of_ranks, rank_hands
 from acpc_arena.protocol.state import RAISE, State
@@ -51,7 +51,7 @@ def straight_or_flush_share(board: tuple[int, ...]) -> float:
     """Share of the holdings not using a board card that make a straight, flush or straight flush."""
     if len(board) < 3:
         return 0.0
-    holdings = _PAIRS[~_PAIRS_WITH_CARD[list(board)].any(axis=0)]
+    holdings = HOLDINGS[~HOLDINGS_WITH_CARD[list(board)].any(axis=0)]
     categories = category_of_ranks(rank_hands(holdings, fixed=board))
     return float(np.isin(categories, (STRAIGHT, FLUSH, STRAIGHT_FLUSH)).mean())
 

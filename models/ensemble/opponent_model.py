@@ -18,7 +18,7 @@ Every node keeps, over the finished hands that passed through it:
 - ``showdowns``: how many reached a showdown;
 - ``strength_sum``: the sum of the opponent's hand strength at those showdowns
   (the share of the possible opposing holdings its cards beat on the final
-  board, as ``agents.styles.postflop_strength``);
+  board, as ``models.postflop.postflop_strength``);
 - ``actions``: where the opponent acts, how often it took each of the 9 edges.
 
 From these come the network's 4 opponent features of a node (visit frequency =
@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from acpc_arena.agents.styles import postflop_strength
+from acpc_arena.models.postflop import postflop_strength
 from acpc_arena.protocol.state import FOLD, RAISE, Action, State
 
 EDGES = "fc1234567"

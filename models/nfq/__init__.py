@@ -3,6 +3,6 @@ traces over a window of observations, its reward fused with UCT over determinise
 
 - ``features``: the observation vector and the PN-step window
 - ``network``: the Q-network, closed-form gradients, the eligibility traces
-- ``uct``: the 3-armed-bandit UCT over sampled worlds (the delayed reward)
-- ``training``: the in-process trainer (``make train AGENT=nfq``)
+
+The trainer and its UCT reward are ``models.training.nfq`` and ``models.training.nfq_uct``.
 """

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from acpc_arena.agents.baselines import EXAMPLE_PLAYER_PROBABILITIES
-from acpc_arena.models.mcts import _Node
+from acpc_arena.models.example_player import EXAMPLE_PLAYER_PROBABILITIES
+from acpc_arena.models.mcts import Node
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, ActionKind, State
 
 NUM_ARMS = len(ActionKind)
@@ -81,7 +81,7 @@ def action_values(
     viewer = state.current_player
     known = set(state.hole_cards[viewer]) | set(state.visible_board())
     unseen = [card for card in state.game.deck if card not in known]
-    root = _Node()
+    root = Node()
     for _ in range(worlds):
         world = determinise(state, viewer, unseen, rng)
         node, path = root, []
@@ -96,7 +96,7 @@ def action_values(
                 expanded = kind not in node.children
             else:
                 kind = example_kind(world, rng.random())
-            node = node.children.setdefault(kind, _Node())
+            node = node.children.setdefault(kind, Node())
             path.append(node)
             world.apply(_ACTIONS[kind])
         while not world.finished:  # the rollout: the player checks and calls down, the opponent as above

@@ -1,7 +1,7 @@
 """Training NFQ (seed 003) online, in-process through the engine, many tables at a time.
 
 The learner plays a random seat at each of ``tables`` tables against an opponent drawn
-per hand from a weighted pool (``models.dqn_training``'s ``OPPONENTS`` and ``POOLS``,
+per hand from a weighted pool (``models.training.dqn``'s ``OPPONENTS`` and ``POOLS``,
 shared with seed 000's trainer: ``sound`` is mostly ``cfr-ehs2`` and ``equity``, then
 snapshots of the learner itself, refreshed every ``snapshot_every`` hands, and a little
 of ``rule``, ``call``, ``raise`` and ``random``). The tables' decisions go through the
@@ -14,7 +14,7 @@ At each of the learner's decisions t (state s_t, the window of its last n observ
 2. a_t is epsilon-greedy over the legal actions (epsilon falls linearly over the run);
 3. the traces take the gradient of Q(s_t, a_t) (``network.EligibilityTraces``);
 4. with the UCT reward, U_t = the mean return of a_t over ``uct_worlds`` determinised worlds
-   (``uct.action_values``, chips over the most a hand can lose).
+   (``nfq_uct.action_values``, chips over the most a hand can lose).
 
 At the hand's end the last step's target is (1 - beta) * R + beta * U_{T-1}, R the chips won
 over the most a hand can lose (rewards in [-1, 1], as the tanh outputs), and the traces are
@@ -28,7 +28,7 @@ through the dealer on the limit-checkpoints results page of the docs:
 - lambda = 0.7 (``--lam``; 0 is one-step Q-learning);
 - the UCT reward fused by beta = 0.5 (``--reward chips`` is beta = 0); 16 worlds a
   decision, c = 0.5 in units of the scaled reward, the opponent and the rollouts as the
-  module ``uct`` says;
+  module ``nfq_uct`` says;
 - alpha = 0.01, gamma = 1 (a hand is a short episode: the trace then decays by lambda, as
   the seed writes it), 64 hidden units, epsilon-greedy from 0.2 to 0.02, 32 tables,
   snapshots every 2,000 hands;
@@ -48,11 +48,11 @@ import numpy as np
 import torch
 
 from acpc_arena.agents.base import Agent
-from acpc_arena.models.dqn_training import OPPONENTS, POOLS, advance, build_opponents, legal_mask
 from acpc_arena.models.nfq.features import FEATURES, check_game, hand_strength, max_loss, observation, window
 from acpc_arena.models.nfq.network import EligibilityTraces, NFQNetwork, q_gradients
-from acpc_arena.models.nfq.uct import action_values
 from acpc_arena.models.q_checkpoint import save_network
+from acpc_arena.models.training.dqn import OPPONENTS, POOLS, advance, build_opponents, legal_mask
+from acpc_arena.models.training.nfq_uct import action_values
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.rng import MT19937

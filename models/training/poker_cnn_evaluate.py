@@ -1,6 +1,6 @@
 """Poker-CNN's evaluation as seed 004 did it: duplicate matches through the dealer against each opponent.
 
-    python -m acpc_arena.models.poker_cnn.evaluate [--hands 2000] [--seeds 1,234,6666] [--out runs/poker_cnn-eval]
+    python -m acpc_arena.models.training.poker_cnn_evaluate [--hands 2000] [--seeds 1,234,6666] [--out DIR]
 
 Runs ``acpc-match --a poker_cnn --b OPPONENT`` for every opponent (the ACPC
 example player ``random``, ``call``, ``raise``, ``rule``, ``dqn``, ``lstm_dqn``
@@ -38,7 +38,7 @@ def run(opponent: str, seeds: str, hands: int, out: Path, agent_args: str) -> di
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m acpc_arena.models.poker_cnn.evaluate", description=__doc__.split("\n")[0]
+        prog="python -m acpc_arena.models.training.poker_cnn_evaluate", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--hands", type=int, default=2000, help="hands per match (per seat and seed)")
     parser.add_argument("--seeds", default="1,234,6666", help="deal seeds")

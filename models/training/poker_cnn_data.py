@@ -1,7 +1,7 @@
 """Poker-CNN's training data: the decisions of chosen players, read from ACPC logs.
 
-    python -m acpc_arena.models.poker_cnn.data                    # make data: play the teacher's matches, then extract
-    python -m acpc_arena.models.poker_cnn.data --logs L... --imitate NAME [NAME ...]   # any ACPC logs instead
+    python -m acpc_arena.models.training.poker_cnn_data     # make data: play the teacher's matches, then extract
+    python -m acpc_arena.models.training.poker_cnn_data --logs L... --imitate NAME [NAME ...]   # any ACPC logs instead
 
 Seed 004 learned from the 2017 ACPC competition logs, which cannot be downloaded
 here. By default this plays the teacher (``TEACHER``: ``cfr`` on ``cfr-ehs2``,
@@ -299,7 +299,7 @@ def extract(logs: Sequence[Path], imitate: Sequence[str], out: Path, manifest: d
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m acpc_arena.models.poker_cnn.data", description=__doc__.split("\n")[0]
+        prog="python -m acpc_arena.models.training.poker_cnn_data", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
     parser.add_argument("--teacher", default=TEACHER, help=f"shipped agent to imitate (default {TEACHER})")

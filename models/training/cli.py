@@ -1,6 +1,6 @@
 """``make train AGENT=...``: retrain a shipped checkpoint from scratch with this project's own code.
 
-    acpc-train cfr [--iterations N] [--deals K]          (the same as python -m acpc_arena.models.train)
+    acpc-train cfr [--iterations N] [--deals K]
     acpc-train cfr-nl [--iterations N] [--deals K]
 
 The checkpoints are written under ``--out-dir`` (default ``runs/train``), never over the
@@ -24,7 +24,7 @@ command prints how to install what it wrote.
   buckets and all-in shares are computed once; the abstract-game exploitability
   is estimated every 500 iterations on 1,000 + 1,000 other deals.
 - ``lstm_dqn``, ``dqn``: seed 000's Q-networks on the limit hold'em game
-  (``models/dqn_training.py``; ``--preset tuned`` is what is shipped, ``faithful``
+  (``models/training/dqn.py``; ``--preset tuned`` is what is shipped, ``faithful``
   keeps the seed's learning rate; ``--reward mcts`` or ``chips``; ``--pool sound``,
   the default, is mostly ``cfr-ehs2`` and ``equity``; the defaults (``Q_HANDS``,
   ``Q_SEED``, ``Q_STRENGTH_WEIGHT``, ``Q_DOUBLE``, ``Q_MC_MIX``, ``Q_REPLAY_HANDS``) rebuild the shipped
@@ -36,16 +36,16 @@ command prints how to install what it wrote.
   ``dqn-v2``, ``--strength-weight 0 --seed 1`` ``lstm_dqn-v2`` and ``--pool v1 --strength-weight
   0 --seed 1 --hands 120000`` ``lstm_dqn-v1`` (``dqn-v1`` with ``--no-double --mc-mix 0
   --replay-hands 500000`` too: the seed's targets and its replay capacity), ``--out`` saying where.
-- ``nfq``: seed 003's NFQ agent (``models/nfq/training.py``): online Q(lambda) with
+- ``nfq``: seed 003's NFQ agent (``models/training/nfq.py``): online Q(lambda) with
   traces and the UCT reward against the ``sound`` pool (``--hands``, default
   ``NFQ_HANDS``; ``--reward chips`` drops the UCT reward, ``--lam`` and ``--window``
   set lambda and n: the ablations ``nfq-chips``, ``nfq-lambda0``, ``nfq-n1``; ``--seed``, ``--out``).
 - ``poker_cnn``: seed 004's Poker-CNN on the decision records of ``make data``
-  (``models/poker_cnn/training.py``; ``--data``, ``--epochs``, ``--records``,
+  (``models/training/poker_cnn.py``; ``--data``, ``--epochs``, ``--records``,
   ``--test-records``, ``--seed``, ``--out``).
 - ``ensemble``: seed 001's eight counter networks, the base network and the
   feature library on ``holdem.nolimit.2p.reverse_blinds`` by evolution
-  (``models/ensemble/training.py``; ``--population``, ``--generations``,
+  (``models/training/ensemble.py``; ``--population``, ``--generations``,
   ``--deals``, ``--base-deals``, ``--library-hands``, ``--teacher-hands``;
   ``--workers N`` evolves N networks at once, ``--ray [ADDRESS]`` as Ray tasks).
 """
@@ -156,14 +156,14 @@ Q_SEED = {"lstm_dqn": 3, "dqn": 2}
 """Training seed of each shipped Q-network (``--seed`` overrides; every other training's default is 1)."""
 
 Q_STRENGTH_WEIGHT = {"lstm_dqn": 50.0, "dqn": 50.0}
-"""Default weight of the auxiliary hand-strength loss (``models/dqn_training.py``) for each Q-network: the
+"""Default weight of the auxiliary hand-strength loss (``models/training/dqn.py``) for each Q-network: the
 shipped checkpoints' (``--strength-weight 0`` is the seed's loss alone, as the ``v1`` checkpoints)."""
 
 Q_DOUBLE = {"lstm_dqn": False, "dqn": True}
 """Whether each shipped Q-network was trained with double DQN targets (``--double``/``--no-double`` override)."""
 
 Q_MC_MIX = {"lstm_dqn": 0.0, "dqn": 0.5}
-"""beta of the mixed Monte Carlo targets (``models/dqn_training.py``) each shipped Q-network was trained with
+"""beta of the mixed Monte Carlo targets (``models/training/dqn.py``) each shipped Q-network was trained with
 (``--mc-mix`` overrides; 0: the seed's Q-learning targets). The DQN's go with the short replay memory below."""
 
 Q_REPLAY_HANDS = {"lstm_dqn": 500_000, "dqn": 50_000}
@@ -186,7 +186,7 @@ def train_q(
     mc_mix: float | None = None,
     replay_hands: int | None = None,
 ) -> None:
-    from acpc_arena.models.dqn_training import config_for, train
+    from acpc_arena.models.training.dqn import config_for, train
 
     overrides = {
         "reward": reward,
@@ -211,7 +211,7 @@ NFQ_HANDS = 200_000
 
 
 def train_nfq(args: argparse.Namespace) -> None:
-    from acpc_arena.models.nfq.training import config_for, train
+    from acpc_arena.models.training.nfq import config_for, train
 
     overrides = {
         "hands": args.hands or NFQ_HANDS,
@@ -231,7 +231,7 @@ def train_nfq(args: argparse.Namespace) -> None:
 def train_poker_cnn(
     data: str | None, epochs: int | None, records: int | None, test_records: int | None, seed: int, out: str | None
 ) -> None:
-    from acpc_arena.models.poker_cnn.training import Config, train
+    from acpc_arena.models.training.poker_cnn import Config, train
 
     config = Config(seed=seed)
     config.data = data or config.data
@@ -246,7 +246,7 @@ def train_poker_cnn(
 
 
 def train_ensemble(args: argparse.Namespace) -> None:
-    from acpc_arena.models.ensemble.training import DEFAULTS, EvolutionConfig, main_options
+    from acpc_arena.models.training.ensemble import DEFAULTS, EvolutionConfig, main_options
 
     config = EvolutionConfig(
         population=args.population or DEFAULTS.population,

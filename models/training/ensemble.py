@@ -1,6 +1,6 @@
 """``make train AGENT=ensemble``: evolve the eight counter networks and the base network, build the library.
 
-0. The starting network (``imitation.py``): the policy network fitted to the
+0. The starting network (``ensemble_imitation``): the policy network fitted to the
    no-limit ``cfr`` agent's play against the eight styles (``teacher_hands``
    hands each). Every evolution's first generation is this network and
    ``population - 1`` mutations of it (the first generation's mutation rate and
@@ -18,7 +18,7 @@
 
 Each evaluation plays every individual against every opponent of the stage on
 the same ``deals`` deals twice (seats swapped), all tables in-process at once
-(``play``); the evaluation's deals change every generation. The nine
+(``ensemble_play``); the evaluation's deals change every generation. The nine
 evolutions are independent (each has its own random streams, from the seed and
 its index), so they run ``workers`` at a time in worker processes, or as Ray
 tasks (``--ray``), with the same result however many run at once; the teacher's
@@ -51,11 +51,11 @@ from acpc_arena.agents.base import Agent
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.ensemble.checkpoint import CLONE, NETWORKS, STYLE_NAMES, save_library, save_networks
-from acpc_arena.models.ensemble.evolution import RATE, STRENGTH, fitness, mutate, next_generation
-from acpc_arena.models.ensemble.imitation import Records, fit, teacher_records
 from acpc_arena.models.ensemble.network import SHIPPED, NetConfig, Params, init_population
 from acpc_arena.models.ensemble.opponent_model import OpponentModel
-from acpc_arena.models.ensemble.play import duplicate_deals, play
+from acpc_arena.models.training.ensemble_evolution import RATE, STRENGTH, fitness, mutate, next_generation
+from acpc_arena.models.training.ensemble_imitation import Records, fit, teacher_records
+from acpc_arena.models.training.ensemble_play import duplicate_deals, play
 from acpc_arena.protocol.game import Game, load_game
 
 GAME = "holdem.nolimit.2p.reverse_blinds"

@@ -1,6 +1,6 @@
 """Training Poker-CNN on decision records: imitation weighted by the discounted outcome, 4-fold cross-validation.
 
-    python -m acpc_arena.models.train poker_cnn [--data runs/poker_cnn/records.npz] [--epochs N] [--out FILE.pt]
+    acpc-train poker_cnn [--data runs/poker_cnn/records.npz] [--epochs N] [--out FILE.pt]
 
 Targets. Seed 004 values the end of a hand E(S_n) = 1 if won, 0 if lost, and
 each earlier state E(S_{t-1}) = gamma E(S_t); its reported figure is the
@@ -39,8 +39,8 @@ import torch
 
 from acpc_arena.models.encoding import images, num_planes
 from acpc_arena.models.networks import PokerCNN
-from acpc_arena.models.poker_cnn.data import GAME, Records
 from acpc_arena.models.q_checkpoint import default_device, save_network
+from acpc_arena.models.training.poker_cnn_data import GAME, Records
 from acpc_arena.protocol.game import Game, load_game
 
 ALPHA = 0.5

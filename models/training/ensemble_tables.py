@@ -1,4 +1,4 @@
-"""Tables 3 and 4 of seed 001, redone in duplicate: ``python -m acpc_arena.models.ensemble.tables``.
+"""Tables 3 and 4 of seed 001, redone in duplicate: ``python -m acpc_arena.models.training.ensemble_tables``.
 
 Each cell is one duplicate run of the ``ensemble`` agent (row: ``--mode``)
 against an opponent (column), through ``acpc-match`` (the real dealer and agent
@@ -10,10 +10,10 @@ of the duplicate estimate (the mean of each deal's two results). Results are
 appended to ``OUT/cells.jsonl`` as they come (a rerun skips the cells already
 there) and printed as markdown tables at the end.
 
-    python -m acpc_arena.models.ensemble.tables --rows a_star,a_base --seeds 1,234,6666 --hands 2000
-    python -m acpc_arena.models.ensemble.tables --in-process --workers 2     # both tables, two cells at a time
-    python -m acpc_arena.models.ensemble.tables --rows a_star --columns random,call,raise,rule,cfr
-    python -m acpc_arena.models.ensemble.tables --agent-args '--checkpoint runs/train/ensemble-networks.pt'
+    python -m acpc_arena.models.training.ensemble_tables --rows a_star,a_base --seeds 1,234,6666 --hands 2000
+    python -m acpc_arena.models.training.ensemble_tables --in-process --workers 2     # both tables, two cells at a time
+    python -m acpc_arena.models.training.ensemble_tables --rows a_star --columns random,call,raise,rule,cfr
+    python -m acpc_arena.models.training.ensemble_tables --agent-args '--checkpoint runs/train/ensemble-networks.pt'
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def markdown(cells: dict[tuple[str, str], dict[str, Any]], rows: list[str], colu
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m acpc_arena.models.ensemble.tables", description=__doc__.split("\n\n")[0]
+        prog="python -m acpc_arena.models.training.ensemble_tables", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--rows", default=",".join(ROWS), help=f"ensemble modes ({','.join(ROWS)})")
     parser.add_argument("--columns", default=",".join(COLUMNS), help="opponents (any shipped agent)")

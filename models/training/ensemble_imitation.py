@@ -7,7 +7,7 @@ evolution starts from a network that already plays sound poker: the table-2
 network trained by gradient descent to reproduce the no-limit ``cfr`` agent
 (``cfr-nl``, which beats every style in duplicate) from the network's own
 inputs. This is a departure from the seed, chosen and documented; algorithm 1
-then runs unchanged from there (``training.py``).
+then runs unchanged from there (``ensemble``).
 
 Records: the teacher plays each style ``hands`` hands in-process (each deal of
 the ACPC dealer's sequence for the seed twice, seats swapped), growing the

@@ -5,7 +5,7 @@ The 1,326 two-card starting hands fall into 169 classes (13 pairs, 78 suited and
 against one random hand (the share of the pot it wins at a showdown on a random
 board, ties split), estimated with ``protocol.equity.equity_vs_random`` and the
 project's evaluator. ``EQUITY`` is that table, made by
-``python -m acpc_arena.agents.preflop`` (200,000 samples per class, seed 2022:
+``python -m acpc_arena.models.preflop`` (200,000 samples per class, seed 2022:
 standard error under 0.11 points); it starts 85.2 for AA and ends 32.3 for 32o,
 the figures the usual equity calculators give.
 
