@@ -72,9 +72,10 @@ PACKAGES := protocol dealer agents models
 # The pages whose `>>>` examples mypy checks (pytest runs them all as doctests).
 DOCTEST_PAGES := $(shell grep -l '^>>> ' README.md $$(find docs -name '*.md' -not -path 'docs/_build/*'))
 
-lint: install ## ruff (check, format) and mypy
+lint: install ## ruff (check, format), the import layers (lint-imports) and mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 	@mkdir -p $(TYPECHECK)/acpc_arena
 	@for folder in $(PACKAGES); do ln -sfn $(CURDIR)/$$folder $(TYPECHECK)/acpc_arena/$$folder; done
 	@$(PY) -c 'import doctest, sys; print(*(e.source for f in sys.argv[1:] for e in doctest.DocTestParser().get_examples(open(f).read())), sep="", end="")' \

@@ -1,61 +1,178 @@
-"""The dealer's packages import one way: ``dealer.web`` (the pages, a person's seat) may use
-``dealer.arena`` (runs, reports), which may use the dealer's own modules (``dealer/*.py``: the match
-server, its files, the page process's feed and start), never the other way; and no module of
-``dealer/`` imports another's private (``_name``) names. Read from the source files' imports, those
-inside functions included."""
+"""The layers of ``pyproject.toml``'s ``[tool.importlinter]`` contracts (checked by ``make lint``)
+cover every module, and no module imports another's private (``_name``) names.
+
+The layers contract names the modules of ``models/`` and ``dealer/`` outside their own layers
+(``models.training``, ``dealer.arena``, ``dealer.web``) one by one; a module in no layer would be
+checked by nothing, so here every module of the four folders must fall in one. Imports are read
+from the source files, those inside functions included.
+"""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-DEALER = Path(__file__).parent.parent / "dealer"
-ORDER = ["dealer", "dealer.arena", "dealer.web"]
-"""From the bottom up: a package may import those before it."""
+REPO = Path(__file__).parent.parent
+FOLDERS = ("protocol", "dealer", "agents", "models")
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
+CONTRACTS: list[dict[str, Any]] = PYPROJECT["tool"]["importlinter"]["contracts"]
+(LAYERS_CONTRACT,) = (c for c in CONTRACTS if c["type"] == "layers")
+LAYERS: list[list[str]] = [
+    [name.strip() for name in layer.replace("|", ":").split(":")] for layer in LAYERS_CONTRACT["layers"]
+]
+"""Each layer's modules, the top layer first."""
 
 
-def package_of(module: str) -> str | None:
-    """``dealer``, ``dealer.arena`` or ``dealer.web`` for a module of the dealer, else None."""
-    parts = module.split(".")
-    if parts[:2] != ["acpc_arena", "dealer"]:
-        return None
-    return f"dealer.{parts[2]}" if len(parts) > 2 and parts[2] in ("arena", "web") else "dealer"
+def module_name(path: Path) -> str:
+    """``acpc_arena.dealer.arena.runner`` for ``dealer/arena/runner.py``, ``acpc_arena.models`` for its ``__init__``."""
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return "acpc_arena." + ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports(path: Path) -> list[ast.ImportFrom]:
-    return [node for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.ImportFrom)]
+def layer_of(module: str) -> int | None:
+    """The index in ``LAYERS`` of the layer that holds ``module`` (itself or a package above it)."""
+    for index, layer in enumerate(LAYERS):
+        if any(module == name or module.startswith(name + ".") for name in layer):
+            return index
+    return None
 
 
-SOURCES = sorted(DEALER.rglob("*.py"))
+SOURCES = sorted(path for folder in FOLDERS for path in (REPO / folder).rglob("*.py"))
+CONTAINERS = {"acpc_arena.models", "acpc_arena.dealer"}
+"""The packages whose modules the layers list one by one: their own ``__init__`` is in no layer."""
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(DEALER)))
-def test_no_module_imports_a_package_above_its_own(path: Path) -> None:
-    folder = path.relative_to(DEALER).parts[:-1]
-    own = f"dealer.{folder[0]}" if folder else "dealer"
-    above = ORDER[ORDER.index(own) + 1 :]
-    wrong = [node.module for node in imports(path) if node.module and package_of(node.module) in above]
-    assert wrong == []
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_module_is_in_a_layer(path: Path) -> None:
+    module = module_name(path)
+    if module in CONTAINERS:
+        # In no layer, so checked by no contract: it must import nothing (a docstring).
+        nodes = ast.walk(ast.parse(path.read_text()))
+        assert not [node for node in nodes if isinstance(node, ast.Import | ast.ImportFrom)]
+    else:
+        assert layer_of(module) is not None, f"{module} is in no layer of [tool.importlinter] in pyproject.toml"
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(DEALER)))
+def test_the_layers_read_as_the_architecture_page_says() -> None:
+    assert layer_of("acpc_arena.models.training.cli") == layer_of("acpc_arena.dealer.web.app") == 0
+    assert layer_of("acpc_arena.dealer.arena.runner") == 1
+    assert layer_of("acpc_arena.agents.registry") == 2
+    assert layer_of("acpc_arena.models.cfr.solver") == layer_of("acpc_arena.models.mcts") == 3
+    assert layer_of("acpc_arena.dealer.match") == layer_of("acpc_arena.dealer.seat") == 4
+    assert layer_of("acpc_arena.protocol.state") == 5
+    assert layer_of("acpc_arena.dealer.arenas") is None  # a prefix of a name is not the name
+    assert len(SOURCES) > 120
+
+
+def test_the_contracts_cover_the_installed_packages() -> None:
+    package_dir = PYPROJECT["tool"]["setuptools"]["package-dir"]
+    assert sorted(PYPROJECT["tool"]["importlinter"]["root_packages"]) == sorted(package_dir)
+    assert sorted(package_dir.values()) == sorted(FOLDERS)
+    assert all("ignore_imports" not in contract for contract in CONTRACTS)
+
+
+def test_the_contracts_hold() -> None:
+    lint = Path(sys.executable).parent / "lint-imports"
+    done = subprocess.run([str(lint), "--no-cache"], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert f"Contracts: {len(CONTRACTS)} kept, 0 broken." in done.stdout
+
+
+def is_command(module: str) -> bool:
+    """Whether ``module`` holds a command line (``cli``, ``*_cli``; ``[project.scripts]`` names them)."""
+    last = module.rsplit(".", 1)[-1]
+    return last == "cli" or last.endswith("_cli")
+
+
+def imported_modules(source: str) -> set[str]:
+    """The project's modules that ``source`` imports, ``from package import module`` counted as the module."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("acpc_arena"):
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names if alias.name.startswith("acpc_arena"))
+    return names
+
+
+def test_the_commands_are_the_scripts_modules() -> None:
+    scripts = {target.split(":")[0] for target in PYPROJECT["project"]["scripts"].values()}
+    commands = {module_name(path) for path in SOURCES if is_command(module_name(path))}
+    assert commands == scripts
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(REPO)))
+def test_only_a_command_imports_a_command(path: Path) -> None:
+    """A match runs command -> arena -> dealer -> seats, never back into a command module."""
+    importer = module_name(path)
+    commands = {module for module in imported_modules(path.read_text()) if is_command(module)}
+    if importer == "acpc_arena.models.training.cli":
+        assert commands == {"acpc_arena.models.cfr.cli"}  # acpc-train cfr runs acpc-cfr's training
+    else:
+        assert commands == set()
+
+
+def private_imports(source: str) -> list[str]:
+    """The private names that ``source`` takes from modules of the project: ``from acpc_arena.x import _y``,
+    and ``m._y`` where ``m`` is a project module it imported (``import acpc_arena.x as m``,
+    ``from acpc_arena import x``)."""
+    tree = ast.parse(source)
+    found: list[str] = []
+    modules: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("acpc_arena"):
+            for alias in node.names:
+                if alias.name.startswith("_"):
+                    found.append(f"{node.module}.{alias.name}")
+                else:
+                    modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("acpc_arena.") and alias.asname:
+                    modules[alias.asname] = alias.name
+                elif alias.name.startswith("acpc_arena."):
+                    modules["acpc_arena"] = "acpc_arena"  # used as acpc_arena.x.y
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            chain = [node.attr]
+            base = node.value
+            while isinstance(base, ast.Attribute):
+                chain.append(base.attr)
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in modules:
+                found.append(".".join([modules[base.id], *reversed(chain)]))
+    return found
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(REPO)))
 def test_no_module_imports_a_private_name_of_another(path: Path) -> None:
-    private = [
-        f"{node.module}.{alias.name}"
-        for node in imports(path)
-        if node.module and node.module.startswith("acpc_arena.")
-        for alias in node.names
-        if alias.name.startswith("_")
+    assert private_imports(path.read_text()) == []
+
+
+def test_private_imports_are_found_in_each_form() -> None:
+    source = """
+import acpc_arena.protocol.equity
+import acpc_arena.protocol.evaluator as evaluator
+from acpc_arena.models import mcts
+from acpc_arena.agents.dqn import _decision_states, resolve_checkpoint
+
+def f(self):
+    acpc_arena.protocol.equity._suit_canonical(1)
+    evaluator._classes()
+    mcts._Node()
+    self._strength()  # an attribute of an object, not of a module
+    return mcts.__file__, resolve_checkpoint
+"""
+    assert sorted(private_imports(source)) == [
+        "acpc_arena.agents.dqn._decision_states",
+        "acpc_arena.models.mcts._Node",
+        "acpc_arena.protocol.equity._suit_canonical",
+        "acpc_arena.protocol.evaluator._classes",
     ]
-    assert private == []
-
-
-def test_the_packages_are_where_the_order_says() -> None:
-    assert package_of("acpc_arena.dealer.match") == "dealer"
-    assert package_of("acpc_arena.dealer.arena.runner") == "dealer.arena"
-    assert package_of("acpc_arena.dealer.arena") == "dealer.arena"  # from acpc_arena.dealer.arena import options
-    assert package_of("acpc_arena.dealer.web.side") == "dealer.web"
-    assert package_of("acpc_arena.protocol.game") is None
-    assert len(SOURCES) > 30
