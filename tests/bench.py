@@ -711,7 +711,7 @@ def bench_dqn() -> Iterator[Row]:
     import torch
 
     from acpc_arena.agents.dqn import DQNAgent, LSTMDQNAgent
-    from acpc_arena.models.dqn_training import Trainer, config_for
+    from acpc_arena.models.training.dqn import Trainer, config_for
     from acpc_arena.protocol.game import load_game
 
     game = load_game("holdem.limit.2p.reverse_blinds")
@@ -802,10 +802,10 @@ def _allin_valuation(cache: Path) -> Row:
         for deal in deals:
             holes = [deal[:2], deal[2:]]
             unseen = np.array([c for c in game.deck if c not in deal], dtype=np.uint8)
-            boards = unseen[equity._index_combinations(len(unseen), 5)]
+            boards = unseen[equity.index_combinations(len(unseen), 5)]
             equity.expected_showdown_values(rank_hands_of_players(boards, holes), [20000, 20000], [False, False])
 
-    equity._index_combinations(48, 5)  # built once per process, in neither figure
+    equity.index_combinations(48, 5)  # built once per process, in neither figure
     t_plain = _best_of(1, enumerate_boards) / len(deals)
     t_first = _best_of(1, lambda: [equity.PreflopTable(game).equity(d[:2], d[2:]) for d in deals]) / len(deals)
     t_table = _best_of(3, lambda: [equity.PreflopTable(game).equity(d[:2], d[2:]) for d in deals]) / len(deals)
@@ -908,7 +908,7 @@ def bench_ensemble() -> Iterator[Row]:
     from acpc_arena.agents.registry import agent_class
     from acpc_arena.models.ensemble.network import SHIPPED, TABLE_2, count_weights, forward, init_population
     from acpc_arena.models.ensemble.opponent_model import OpponentModel
-    from acpc_arena.models.ensemble.play import duplicate_deals, play
+    from acpc_arena.models.training.ensemble_play import duplicate_deals, play
     from acpc_arena.protocol.game import load_game
 
     device = "GPU" if torch.cuda.is_available() else "CPU"
