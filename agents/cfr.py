@@ -3,13 +3,16 @@
 It finds its decision node from the betting so far and its information set key
 from its cards (the checkpoint's card abstraction: for hold'em seed 002's
 improved or traditional nine buckets, or 169 starting hands and E[HS^2]
-buckets), then samples an action from the average
-strategy, or, with ``--argmax``, takes the most likely one (the seed's table 3.3,
-"without the roulette wheel"); ``--threshold T`` drops the actions it gives less
-than ``T`` of the legal actions' total and renormalises the rest (Ganzfried,
-Sandholm and Waugh 2012, "Strategy purification and thresholding"). Actions the
-position does not allow never come out: the probabilities are restricted to the
-legal actions.
+buckets), then samples an action from the average strategy (``--sample``), or
+takes the most likely one (``--argmax``: purification, the seed's table 3.3
+"without the roulette wheel"); ``--threshold T`` samples without the actions the
+strategy gives less than ``T`` of the legal actions' total, the rest renormalised
+(Ganzfried, Sandholm and Waugh 2012, "Strategy purification and thresholding").
+The default is ``--argmax`` for the limit hold'em default checkpoint
+(``PURIFIED``: chosen by duplicate matches against the sparring suite on deal
+seeds no table uses, where it won more than sampling against every bot) and
+``--sample`` for every other. Actions the position does not allow never come
+out: the probabilities are restricted to the legal actions.
 
 No-limit games (``models/cfr/nolimit.py``): the betting so far is followed
 through the checkpoint's abstract tree, the opponent's raise sizes translated by
@@ -79,6 +82,10 @@ DEFAULT_CHECKPOINTS = {
     "kuhn.limit.2p": "cfr-kuhn",
     "kuhn.limit.3p": "cfr-kuhn3p",
 }
+PURIFIED = frozenset({"cfr-ehs2-exact"})
+"""Checkpoints (by file name) played by their most likely action unless ``--sample`` or ``--threshold`` is
+given: purification (Ganzfried, Sandholm and Waugh 2012), which measured stronger against the sparring suite
+than sampling the average strategy (``docs/agents/seed-002-cfr.md``)."""
 
 
 def default_checkpoint(game: Game) -> Path:
@@ -120,10 +127,14 @@ class CFRAgent(Agent):
         if self.checkpoint.game != game:
             trained = game_name(self.checkpoint.game)
             raise ValueError(f"checkpoint {path.stem} is for {trained}, not for {game_name(game)}")
-        self.argmax = bool(options.get("argmax", False))
         self.threshold = float(options.get("threshold") or 0.0)
         if not 0.0 <= self.threshold < 1.0:
             raise ValueError(f"--threshold must be at least 0 and below 1, not {self.threshold}")
+        argmax, sample = bool(options.get("argmax")), bool(options.get("sample"))
+        if argmax and (sample or self.threshold > 0):
+            raise ValueError("--argmax plays one action: give it without --sample or --threshold")
+        self.argmax = argmax or (path.stem in PURIFIED and not sample and self.threshold == 0)
+        """Whether the agent plays the most likely action (else it samples the average strategy)."""
         self.rng = np.random.default_rng(seed)
         self.translations: dict[tuple[int, int], int] = {}
         """The current hand's translated opponent raises, by (round, action index)."""
@@ -147,7 +158,14 @@ class CFRAgent(Agent):
         parser.add_argument(
             "--checkpoint", type=Path, default=None, help="a CFR checkpoint (.npz), or a shipped one's name"
         )
-        parser.add_argument("--argmax", action="store_true", help="always take the most likely action")
+        parser.add_argument(
+            "--argmax",
+            action="store_true",
+            help="always take the most likely action (the default of " + ", ".join(sorted(PURIFIED)) + ")",
+        )
+        parser.add_argument(
+            "--sample", action="store_true", help="sample the average strategy (the default of the others)"
+        )
         parser.add_argument(
             "--threshold",
             type=float,

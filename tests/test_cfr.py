@@ -337,3 +337,24 @@ def test_threshold_drops_the_unlikely_actions_and_renormalises_the_rest() -> Non
     assert dropped > 0  # the case is exercised: some first decision mixes in an action under 0.3
     with pytest.raises(ValueError, match="--threshold"):
         CFRAgent(game, threshold=1.0)
+
+
+def test_the_limit_default_plays_its_most_likely_action_and_sample_plays_the_average() -> None:
+    """``cfr-ehs2-exact`` is purified by default: at every first decision of a few pre-flop hands its policy is
+    the single action the average strategy (``--sample``) gives the most; other checkpoints sample."""
+    from acpc_arena.agents.cfr import CFRAgent
+    from acpc_arena.protocol.wire import parse_match_state
+
+    game = load_game("holdem.limit.2p.reverse_blinds")
+    default, sampled = CFRAgent(game, seed=1), CFRAgent(game, seed=1, sample=True)
+    mixed = 0
+    for hole in ("AsAh", "7c2d", "KhQh", "9s8s", "Td4c", "5h5d"):
+        for line in (f"MATCHSTATE:1:0::|{hole}", f"MATCHSTATE:0:0:r:{hole}|"):
+            view = parse_match_state(line, game)
+            average = sampled.policy(view)
+            mixed += len(average) > 1
+            assert default.policy(view) == {max(average, key=average.__getitem__): 1.0}
+    assert mixed > 0  # the average strategy mixes somewhere here, so the two differ
+    assert not CFRAgent(game, checkpoint="cfr-ehs2").argmax
+    with pytest.raises(ValueError, match="--argmax"):
+        CFRAgent(game, argmax=True, sample=True)

@@ -122,6 +122,8 @@ class Lbr:
     """Each agent with the number of deals of its run (each played in both positions)."""
     game: str = LIMIT
     seeds: tuple[int, ...] = (1,)
+    lbr_args: str = ""
+    """``acpc-lbr``'s own options for every row (e.g. ``--first-round lbr``)."""
 
 
 @dataclass(frozen=True)
@@ -209,7 +211,7 @@ def round_robin_run(page: str, section: RoundRobin) -> Run:
 
 def lbr_run(page: str, section: Lbr, row: Side, deals: int) -> Run:
     folder = RUNS / page / section.slug / _slug(row.label)
-    command = [str(BIN / "acpc-lbr"), row.agent, *shlex.split(row.args)]
+    command = [str(BIN / "acpc-lbr"), row.agent, *shlex.split(row.args), *shlex.split(section.lbr_args)]
     command += ["--game", section.game, "--hands", str(deals), "--seeds", _seeds(section.seeds), "--seed", "1"]
     command += ["--quiet", "--json", str(folder / "lbr.json")]
     return Run(folder, tuple(command))
@@ -662,7 +664,7 @@ def cfr_checkpoints(folder: Path) -> list[str]:
             "abstraction",
             "algorithm",
             "iterations",
-            "deals a pass",
+            "sampled an iteration",
             "information sets",
             "seconds",
             "exploitability (exact, chips/hand)",
@@ -680,7 +682,7 @@ def cfr_checkpoints(folder: Path) -> list[str]:
                     d["abstraction"],
                     d["algorithm"],
                     f"{d['iterations']:,}",
-                    f"{d['deals_per_iteration']:,}",
+                    f"{d['deals_per_iteration']:,} deals" if "deals_per_iteration" in d else "1 board, every hand",
                     f"{d['infosets']:,}",
                     f"{d['seconds']:,.0f}",
                     exploitability,
@@ -863,19 +865,42 @@ PAGES: tuple[Page, ...] = (
     ),
     Page(
         "limit-sparring",
-        "Limit hold'em: the default CFR against the sparring suite",
+        "Limit hold'em: the default CFR and every limit agent against the sparring suite",
         "Heads-up limit hold'em against the limit sparring suite (`agents/sparring/`, heuristic bots nobody "
-        "tuned an agent on) and `equity`, in duplicate, 3,000 hands a seat on deal seeds 9101, 9102 and "
-        "9103, which no table and no choice of a checkpoint used.",
+        "tuned an agent on) and `equity`, in duplicate on deal seeds 9101, 9102 and 9103, which no table and "
+        "no choice of a checkpoint used: the default CFR 3,000 hands a seat, every limit agent 1,000.",
         (
             Matches(
                 "cfr",
                 "The default CFR",
-                "`cfr` is `cfr-ehs2-exact`: public chance sampling, exact E[HS²] buckets.",
+                "`cfr` is `cfr-ehs2-exact` (public chance sampling, exact E[HS²] buckets), played by its most likely "
+                "action (purified).",
                 (Side("cfr (default)", "cfr"),),
                 _sides("spar_equity", "spar_tag", "spar_lag", "spar_station", "spar_rock", "spar_bluffer", "equity"),
                 seeds=SPARRING_SEEDS,
                 hands=3000,
+            ),
+            Matches(
+                "every-agent",
+                "Every limit agent against the suite",
+                "Each shipped limit agent (its default checkpoint; `cfr --sample`, the default CFR sampling its "
+                "average strategy instead of playing its most likely action; and the earlier CFR checkpoints: "
+                "`cfr-ehs2`, the previous default, and seed 002's `cfr-improved` and `cfr-traditional`) against "
+                "the same bots, "
+                "1,000 hands a seat on the same deal seeds (the default CFR's row is the first 1,000 hands of "
+                "its table above).",
+                (
+                    Side("cfr (default)", "cfr"),
+                    Side("cfr --sample", "cfr", "--sample"),
+                    Side("cfr-ehs2", "cfr", "--checkpoint cfr-ehs2"),
+                    Side("cfr-improved", "cfr", "--checkpoint cfr-improved"),
+                    Side("cfr-traditional", "cfr", "--checkpoint cfr-traditional"),
+                    *_sides("dqn", "lstm_dqn", "poker_cnn", "nfq", "equity", "rule"),
+                ),
+                _sides("spar_equity", "spar_tag", "spar_lag", "spar_station", "spar_rock", "spar_bluffer", "equity"),
+                seeds=SPARRING_SEEDS,
+                hands=1000,
+                skip=frozenset({("equity", "equity")}),
             ),
         ),
     ),
@@ -965,14 +990,16 @@ PAGES: tuple[Page, ...] = (
         "by the best immediate response to the agent's range (from the agent's own policy), assuming the "
         "agent then checks or calls to the end. Its winnings are a lower bound on the agent's exploitability: "
         "a high figure shows a weakness; a figure near or below zero says LBR found none, not that there is "
-        "none. In limit hold'em LBR only checks or calls before the flop.",
+        "none. In limit hold'em, LBR's first table only checks or calls before the flop (as in Lisý and "
+        "Bowling's limit runs); the second lets it bet and raise there too.",
         (
             Lbr(
                 "limit",
                 "Limit hold'em",
-                "Deal seed 1.",
+                "Deal seed 1; LBR checks or calls before the flop.",
                 (
                     (Side("cfr", "cfr"), 250),
+                    (Side("cfr --sample", "cfr", "--sample"), 250),
                     (Side("cfr-improved", "cfr", "--checkpoint cfr-improved"), 250),
                     (Side("cfr-traditional", "cfr", "--checkpoint cfr-traditional"), 250),
                     (Side("poker_cnn", "poker_cnn"), 250),
@@ -985,6 +1012,30 @@ PAGES: tuple[Page, ...] = (
                     (Side("raise", "raise"), 250),
                     (Side("random", "random"), 250),
                 ),
+            ),
+            Lbr(
+                "limit-preflop",
+                "Limit hold'em, LBR betting before the flop",
+                "Deal seed 1; before the flop LBR chooses among fold, call and raise as on the later rounds, "
+                "by its equity against the agent's range (`--first-round lbr`). `cfr-ehs2` is the previous "
+                "default checkpoint.",
+                (
+                    (Side("cfr", "cfr"), 500),
+                    (Side("cfr --sample", "cfr", "--sample"), 500),
+                    (Side("cfr-ehs2", "cfr", "--checkpoint cfr-ehs2"), 500),
+                    (Side("cfr-improved", "cfr", "--checkpoint cfr-improved"), 500),
+                    (Side("cfr-traditional", "cfr", "--checkpoint cfr-traditional"), 500),
+                    (Side("poker_cnn", "poker_cnn"), 500),
+                    (Side("nfq", "nfq"), 500),
+                    (Side("dqn", "dqn"), 500),
+                    (Side("lstm_dqn", "lstm_dqn"), 500),
+                    (Side("rule", "rule"), 200),
+                    (Side("equity", "equity"), 200),
+                    (Side("call", "call"), 500),
+                    (Side("raise", "raise"), 500),
+                    (Side("random", "random"), 500),
+                ),
+                lbr_args="--first-round lbr",
             ),
             Lbr(
                 "nolimit",
