@@ -80,7 +80,7 @@ lint: install ## ruff (check, format), the import layers (lint-imports) and mypy
 	@for folder in $(PACKAGES); do ln -sfn $(CURDIR)/$$folder $(TYPECHECK)/acpc_arena/$$folder; done
 	@$(PY) -c 'import doctest, sys; print(*(e.source for f in sys.argv[1:] for e in doctest.DocTestParser().get_examples(open(f).read())), sep="", end="")' \
 		$(DOCTEST_PAGES) > $(TYPECHECK)/docs_doctests.py
-	MYPYPATH=$(TYPECHECK) $(VENV)/bin/mypy --explicit-package-bases $(TYPECHECK)/acpc_arena tests $(TYPECHECK)/docs_doctests.py
+	MYPYPATH=$(TYPECHECK) $(VENV)/bin/mypy --explicit-package-bases $(TYPECHECK)/acpc_arena tests benchmarks $(TYPECHECK)/docs_doctests.py
 
 match: install ## a short duplicate run: A=cfr B=rule SEEDS=1,234 HANDS=500 GAME=... OUT=...
 	$(VENV)/bin/acpc-match --a $(A) --b $(B) --seeds $(SEEDS) --hands $(HANDS) --game $(GAME) \
@@ -141,7 +141,7 @@ results: install ## regenerate docs/results pages from their runs: PAGES=name,..
 	$(PY) docs/results/regenerate.py $(if $(PAGES),--pages $(PAGES)) --verify $(VERIFY)
 
 bench: install ## benchmarks: SECTIONS='dealer runner ...' (default all)
-	$(PY) -m tests.bench $(SECTIONS)
+	$(PY) -m benchmarks $(SECTIONS)
 
 clean: ## remove .venv and the caches
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache docs/_build

@@ -172,7 +172,7 @@ def test_make_help_lists_every_target() -> None:
 
 
 def test_bench_names_its_sections_for_an_unknown_one() -> None:
-    done = _run(sys.executable, "-m", "tests.bench", "nosuch", cwd=REPO)
+    done = _run(sys.executable, "-m", "benchmarks", "nosuch", cwd=REPO)
     assert done.returncode == 1
     assert done.stderr.startswith("bench: no section nosuch; the sections: evaluator engine dealer runner")
 

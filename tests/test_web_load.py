@@ -5,7 +5,8 @@
 is) keeps 100 live-event clients connected, 16 scrapers on ``/metrics`` and a client
 pulling 20,000-hand logs in a loop. The logs are written by the project's engine
 (``write_log``: dealt as the dealer deals, random legal actions, valued by the rules).
-``tests/bench.py``'s ``web`` section uses the same load to measure the dealer's rate.
+``benchmarks/dealer.py``'s ``web`` section (``make bench SECTIONS=web``) uses the same load to
+measure the dealer's rate.
 
     python -m tests.test_web_load PAGES_URL METRICS_URL --sse N --scrapers N --logs ID,ID
 

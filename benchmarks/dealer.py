@@ -1,0 +1,224 @@
+"""acpc-dealer's rate over TCP (beside the C dealer where there is one), and with its pages and metrics served."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from benchmarks.timing import PURE, Row
+
+
+def _timed_match(
+    dealer: list[str], players: list[list[str]], game_file: str, hands: int, env: dict[str, str] | None = None
+) -> float:
+    """Wall seconds of one quiet match: the dealer command (run with ``env``) and one command per seat
+    ({port} filled in)."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as cwd:
+        start = time.perf_counter()
+        process = subprocess.Popen(
+            [*dealer, "bench", game_file, str(hands), "7", "A", "B", "-q"],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+        assert process.stdout is not None
+        ports = process.stdout.readline().split()
+        seats = [
+            subprocess.Popen([part.replace("{port}", port) for part in player], cwd=cwd, stderr=subprocess.DEVNULL)
+            for player, port in zip(players, ports, strict=True)
+        ]
+        process.communicate(timeout=600)
+        for seat in seats:
+            seat.wait(timeout=60)
+        elapsed = time.perf_counter() - start
+        if process.returncode != 0:
+            raise RuntimeError(f"the match failed: {dealer}")
+    return elapsed
+
+
+def bench_dealer() -> Iterator[Row]:
+    """acpc-dealer with two fast agents over TCP; the C dealer beside it if ACPC_SERVER_DIR has one.
+
+    ACPC_SERVER_DIR may name a folder where the ACPC server was built (``dealer`` and
+    ``example_player``); nothing of it is part of this project.
+    """
+    import os
+    from pathlib import Path
+
+    from acpc_arena.protocol.game import resolve_game_path
+
+    bin_dir = Path(sys.executable).parent
+    ours = [str(bin_dir / "acpc-dealer")]
+    hands = 10_000
+    c_dir = os.environ.get("ACPC_SERVER_DIR")
+    for name in ("holdem.limit.2p.reverse_blinds", "holdem.nolimit.2p.reverse_blinds"):
+        path = str(resolve_game_path(name))
+        agent = [str(bin_dir / "acpc-agent"), "random", "127.0.0.1", "{port}", "--game", path]
+        best = min(_timed_match(ours, [agent, agent], path, hands) for _ in range(2))
+        batched = min(_timed_match([*ours, "--batch-messages"], [agent, agent], path, hands) for _ in range(2))
+        yield (f"acpc-dealer + 2 acpc-agent random, {name}", f"{hands / best:,.0f} hands/s", f"{hands} hands, quiet")
+        yield (
+            f"  the same with --batch-messages, {name}",
+            f"{hands / batched:,.0f} hands/s",
+            f"{best / batched:.2f}x the rate of sending each message at once (the default)",
+        )
+        if c_dir:
+            c_dealer = [str(Path(c_dir) / "dealer")]
+            c_player = [str(Path(c_dir) / "example_player"), path, "127.0.0.1", "{port}"]
+            runs: dict[str, list[float]] = {"ours": [], "batched": [], "pure": [], "C": []}
+            for _ in range(3):  # alternating, the best of each
+                runs["ours"].append(_timed_match(ours, [c_player, c_player], path, hands))
+                runs["batched"].append(_timed_match([*ours, "--batch-messages"], [c_player, c_player], path, hands))
+                runs["pure"].append(_timed_match(ours, [c_player, c_player], path, hands, env=PURE))
+                runs["C"].append(_timed_match(c_dealer, [c_player, c_player], path, hands))
+            ours_c, batched_c, pure_c, theirs = (min(runs[key]) for key in ("ours", "batched", "pure", "C"))
+            yield (
+                f"acpc-dealer + 2 C example players, {name}",
+                f"{hands / ours_c:,.0f} hands/s",
+                f"C dealer {hands / theirs:,.0f} hands/s: ours {theirs / ours_c:.2f}x its rate (goal 1x)",
+            )
+            yield (
+                f"  the same with --batch-messages, {name}",
+                f"{hands / batched_c:,.0f} hands/s",
+                f"{ours_c / batched_c:.2f}x the default's rate, {theirs / batched_c:.2f}x the C dealer's",
+            )
+            yield (
+                f"  the same, the engine from its sources, {name}",
+                f"{hands / pure_c:,.0f} hands/s",
+                f"the engine in use {pure_c / ours_c:.2f}x its rate, {theirs / pure_c:.2f}x the C dealer's",
+            )
+
+
+def _web_rate(folder: Path, player: list[str], game_path: str, hands: int, mode: str) -> tuple[float, float]:
+    """Hands/s of one match of ``acpc-dealer`` in ``folder`` (from the players' start to its ``SCORE`` line)
+    and the dealer process's own processor seconds by then. ``mode``: "plain" (no pages, no metrics),
+    "alone" (``--web 0 --metrics-port``, nobody asking), "loaded" (the same under ``tests.test_web_load``'s
+    load) or "busy" (alone, beside two niced busy loops: what sharing the processors costs by itself)."""
+    import subprocess
+    import urllib.request
+
+    from tests.test_web_load import free_port, page_url, start_load, stop_load
+
+    metrics_port = free_port()
+    served = [] if mode == "plain" else ["--web", "0", "--metrics-port", str(metrics_port)]
+    command = [str(Path(sys.executable).parent / "acpc-dealer"), "bench", game_path, str(hands), "7", "A", "B", "-q"]
+    dealer = subprocess.Popen(
+        [*command, *served], cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert dealer.stdout is not None
+    ports = dealer.stdout.readline().split()
+    load = None
+    busy = [
+        subprocess.Popen([sys.executable, "-c", "import os\nos.nice(10)\nwhile True: pass"])
+        for _ in range(2 if mode == "busy" else 0)
+    ]
+    if served:
+        url = page_url(dealer.stderr)
+        urllib.request.urlopen(url + "api/live", timeout=60).read()  # the page process is up, as under load
+        if mode == "loaded":
+            metrics = f"http://127.0.0.1:{metrics_port}/metrics"
+            load = start_load(url, metrics, 200, ["0/bigA.log", "0/bigB.log"])
+    try:
+        start = time.perf_counter()
+        seats = [
+            subprocess.Popen([part.replace("{port}", port) for part in player], cwd=folder, stderr=subprocess.DEVNULL)
+            for port in ports
+        ]
+        score = dealer.stdout.readline()
+        elapsed = time.perf_counter() - start
+        fields = Path(f"/proc/{dealer.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # its utime and stime, not its children's
+        _, err = dealer.communicate(timeout=600)
+        for seat in seats:
+            seat.wait(timeout=60)
+    finally:
+        if load is not None:
+            stop_load(load)
+        for loop in busy:
+            loop.kill()
+            loop.wait()
+    if dealer.returncode != 0 or not score.startswith("SCORE:"):
+        raise RuntimeError(f"the match failed: {err}")
+    return hands / elapsed, cpu
+
+
+def bench_web() -> Iterator[Row]:
+    """The dealer's rate with its pages and metrics served, alone and under load: 200 live-event clients,
+    16 scrapers on /metrics, a client pulling 20,000-hand logs (``tests.test_web_load``, niced as the page
+    process is). Runs interleaved for 5 rounds: the plain dealer, served with nobody asking, under load, and
+    beside two niced busy loops (what sharing the processors with busy processes costs by itself); the
+    median of the rounds' ratios (goal under load >= 0.90), in hands/s and in the dealer process's own
+    processor time. The players are ACPC_SERVER_DIR's C ``example_player`` when there is one, else
+    ``acpc-agent random``."""
+    import statistics
+    import tempfile
+
+    from acpc_arena.protocol.game import resolve_game_path
+    from tests.test_web_load import GAME, LOG_HANDS, write_log
+
+    game_path = str(resolve_game_path(GAME))
+    c_dir = os.environ.get("ACPC_SERVER_DIR")
+    if c_dir:
+        player, who = [str(Path(c_dir) / "example_player"), game_path, "127.0.0.1", "{port}"], "2 C example players"
+    else:
+        agent = str(Path(sys.executable).parent / "acpc-agent")
+        player, who = [agent, "random", "127.0.0.1", "{port}", "--game", game_path], "2 acpc-agent random"
+    hands, rounds = 10_000, 5
+    runs: dict[str, list[tuple[float, float]]] = {"plain": [], "alone": [], "loaded": [], "busy": []}
+    with tempfile.TemporaryDirectory() as folder:
+        for seed, name in enumerate(("bigA.log", "bigB.log"), start=1):
+            write_log(Path(folder) / name, LOG_HANDS, seed)
+        for _ in range(rounds):
+            for mode, measured in runs.items():
+                measured.append(_web_rate(Path(folder), player, game_path, hands, mode))
+
+    def ratios(top: str, bottom: str, index: int) -> list[float]:
+        return [a[index] / b[index] for a, b in zip(runs[top], runs[bottom], strict=True)]
+
+    def rates(mode: str) -> str:
+        return ", ".join(f"{rate:,.0f}" for rate, _ in runs[mode])
+
+    def told(values: list[float]) -> str:
+        return f"{statistics.median(values):.2f}x (rounds: {', '.join(f'{v:.2f}' for v in values)})"
+
+    def cpu(mode: str) -> float:
+        return statistics.median(1e6 * seconds / hands for _, seconds in runs[mode])
+
+    yield (
+        f"acpc-dealer + {who}, {GAME}",
+        f"{statistics.median(r for r, _ in runs['plain']):,.0f} hands/s",
+        f"{hands} hands a run, {rounds} rounds: {rates('plain')}; its process {cpu('plain'):.0f} ms per 1000 hands",
+    )
+    yield (
+        "  the same with --web and --metrics-port, nobody asking",
+        f"{statistics.median(r for r, _ in runs['alone']):,.0f} hands/s",
+        f"{told(ratios('alone', 'plain', 0))} the plain rate; {rates('alone')}",
+    )
+    yield (
+        "  the same under load (200 live clients, 16 scrapers, 20,000-hand logs pulled)",
+        f"{statistics.median(r for r, _ in runs['loaded']):,.0f} hands/s",
+        f"{told(ratios('loaded', 'alone', 0))} the rate nobody asking (goal >= 0.90); {rates('loaded')}",
+    )
+    yield (
+        "  the same beside two niced busy loops instead (no client)",
+        f"{statistics.median(r for r, _ in runs['busy']):,.0f} hands/s",
+        f"{told(ratios('busy', 'alone', 0))} the rate nobody asking: sharing the processors, by itself",
+    )
+    yield (
+        "  the dealer's own processor time, served alone / plain",
+        f"{cpu('alone'):.0f} ms/1000 hands",
+        f"{told(ratios('alone', 'plain', 1))}",
+    )
+    yield (
+        "  the dealer's own processor time, under load / alone",
+        f"{cpu('loaded'):.0f} ms/1000 hands",
+        f"{told(ratios('loaded', 'alone', 1))}",
+    )
