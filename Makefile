@@ -61,7 +61,7 @@ test-slow: install ## the long exhaustive tests, and the property fuzzing with 2
 	$(PY) -m pytest -q -m slow
 	$(PY) -m pytest -q --hypothesis-profile=slow tests/test_fuzz_properties.py
 
-# `make lint` also type-checks (mypy, settings in pyproject.toml) the four packages, tests/
+# `make lint` also type-checks (mypy, settings in pyproject.toml) the four packages, tests/, benchmarks/
 # and the docs' doctests. Installed, the repository folders are `acpc_arena.protocol`,
 # `acpc_arena.dealer`, ... (pyproject.toml package-dir); the editable install finds them
 # through an import hook that mypy cannot follow. So lint builds a link farm,
