@@ -1,0 +1,575 @@
+"""The results pages: each one's sections and the runs they name (``regenerate.py``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from results_render import copy_image, table_header, table_row
+from results_sections import (
+    LIMIT_SELECTION_SEEDS,
+    NOLIMIT,
+    NOLIMIT_SEEDS,
+    SPARRING_SEEDS,
+    Differences,
+    Lbr,
+    Matches,
+    Page,
+    RoundRobin,
+    Side,
+    Sidecars,
+)
+
+# --- the pages -----------------------------------------------------------------------------
+
+
+def _sides(*names: str) -> tuple[Side, ...]:
+    return tuple(Side(n, n) for n in names)
+
+
+STYLES = _sides("o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8", "o_random")
+NOLIMIT_SUITE = _sides(
+    "spar_shove10",
+    "spar_shove30",
+    "spar_shove60",
+    "spar_overbet",
+    "spar_minraise",
+    "spar_limper",
+    "spar_fractions",
+    "spar_oddsize",
+)
+
+
+def cfr_checkpoints(folder: Path) -> list[str]:
+    """The CFR checkpoints' training records."""
+    lines = table_header(
+        [
+            "checkpoint",
+            "game",
+            "abstraction",
+            "algorithm",
+            "iterations",
+            "sampled an iteration",
+            "information sets",
+            "seconds",
+            "exploitability (exact, chips/hand)",
+        ],
+        numeric_from=4,
+    )
+    for path in sorted(folder.glob("cfr-*.json")):
+        d = json.loads(path.read_text())
+        exploitability = f"{d['exploitability']:.2e}" if d.get("exploitability") is not None else "-"
+        lines.append(
+            table_row(
+                [
+                    f"`{path.stem}`",
+                    d["game_name"],
+                    d["abstraction"],
+                    d["algorithm"],
+                    f"{d['iterations']:,}",
+                    f"{d['deals_per_iteration']:,} deals" if "deals_per_iteration" in d else "1 board, every hand",
+                    f"{d['infosets']:,}",
+                    f"{d['seconds']:,.0f}",
+                    exploitability,
+                ]
+            )
+        )
+    lines += [
+        "",
+        "Kuhn and Leduc are solved over every deal, so their exploitability is exact; hold'em's is not "
+        "computable exactly (see the LBR page for a lower bound).",
+    ]
+    return lines
+
+
+def poker_cnn_folds(folder: Path) -> list[str]:
+    """Poker-CNN's cross-validation: accuracy per fold and round, beside always predicting the commonest action."""
+    d = json.loads((folder / "poker_cnn.json").read_text())
+    rounds = ["all", "preflop", "flop", "turn", "river"]
+    lines = [
+        f"Training: `acpc-train poker_cnn` with {d['config']['records']:,} records ({d['config']['test_records']:,} "
+        f"of them the test set), {d['config']['folds']} folds, {d['config']['epochs']} epochs, seed "
+        f"{d['config']['seed']}; teacher `{d['data']['teacher']} {d['data']['teacher_args']}`. Accuracy on each "
+        "fold's held-out records, in brackets always predicting the most common action of that round:",
+        "",
+    ]
+    lines += table_header(["fold", "held out", *rounds, "test set, all"])
+    for fold in d["training"]["folds"]:
+        acc, base = fold["held_out_accuracy"], fold["held_out_majority"]
+        cells = [f"{acc[r]:.1%} ({base[r]:.1%})" for r in rounds]
+        lines.append(
+            table_row(
+                [
+                    str(fold["fold"]),
+                    f"{fold['held_out_records']:,}",
+                    *cells,
+                    f"{fold['test_accuracy']['all']:.1%} ({fold['test_majority']['all']:.1%})",
+                ]
+            )
+        )
+    return lines
+
+
+def network_trainings(folder: Path) -> list[str]:
+    """The Q-networks' and NFQ's training records."""
+    lines = table_header(
+        ["checkpoint", "pool", "hands trained", "seconds", "created", "commit"],
+        numeric_from=2,
+    )
+    for path in sorted(
+        [
+            *folder.glob("dqn*.json"),
+            *folder.glob("lstm_dqn*.json"),
+            *folder.glob("nfq*.json"),
+        ]
+    ):
+        d = json.loads(path.read_text())
+        pool = d.get("config", {}).get("pool") or "v1 (" + ", ".join(d.get("opponents") or []) + ")"
+        lines.append(
+            table_row(
+                [
+                    f"`{path.stem}`",
+                    pool,
+                    f"{d['stats']['hands']:,}",
+                    f"{d['stats']['seconds']:,.0f}",
+                    d["created"][:10],
+                    d["git_commit"][:10],
+                ]
+            )
+        )
+    return lines
+
+
+def ensemble_evolution(folder: Path) -> list[str]:
+    d = json.loads((folder / "ensemble-networks.json").read_text())
+    return [
+        f"`acpc-train ensemble`: {d['hands']:,} hands of evolution in {d['wall_seconds']:,.0f} s of wall time "
+        f"({d['workers']} workers, {d['hands_per_second']:,.0f} hands/s of play). Fitness of the best individual "
+        "per generation, each network's evolution:",
+        "",
+        f"![fitness]({copy_image(folder / 'ensemble-fitness.png', 'training', 'ensemble')})",
+    ]
+
+
+NOLIMIT_TABLE_3 = Matches(
+    "table-3",
+    "Seed 001, table 3: the ensemble's parts against the styles and the suite",
+    "A_tar is the counter network evolved against the column's style; A_base the network evolved "
+    "against all eight; A_ave the counters' plain average; A_int their similarity-weighted mixture; "
+    "A* (the default) A_int where the opponent model has seen the betting line, A_base elsewhere; "
+    "`clone` the network evolution started from (the `cfr-nl` teacher cloned), so A_base and A* "
+    "against it is what evolution adds. Every row plays with the all-in guard except the last, "
+    "A* as seed 001 has it.",
+    (
+        Side("A_tar", "ensemble", "--mode a_tar --style {column}"),
+        Side("A_base", "ensemble", "--mode a_base"),
+        Side("A_ave", "ensemble", "--mode a_ave"),
+        Side("A_int", "ensemble", "--mode a_int"),
+        Side("A*", "ensemble"),
+        Side("clone", "ensemble", "--mode clone"),
+        Side("A*, no guard", "ensemble", "--allin-guard off"),
+    ),
+    (*STYLES, *NOLIMIT_SUITE),
+    game=NOLIMIT,
+    seeds=NOLIMIT_SEEDS,
+    allin=True,
+    skip=frozenset({("A_tar", side.label) for side in (STYLES[-1], *NOLIMIT_SUITE)}),
+)
+
+
+PAGES: tuple[Page, ...] = (
+    Page(
+        "limit-round-robin",
+        "Limit hold'em: every shipped agent against every other",
+        "Heads-up limit hold'em (`holdem.limit.2p.reverse_blinds`), the default checkpoint of every agent that "
+        "plays it, on the tables' deal seeds 1, 234 and 6666.",
+        (
+            RoundRobin(
+                "round-robin",
+                "Round robin",
+                "Every pair in duplicate, 2,000 hands a seat and seed (6,000 hand pairs a cell).",
+                _sides(
+                    "random",
+                    "call",
+                    "raise",
+                    "rule",
+                    "equity",
+                    "cfr",
+                    "lstm_dqn",
+                    "dqn",
+                    "nfq",
+                    "poker_cnn",
+                ),
+            ),
+        ),
+    ),
+    Page(
+        "limit-checkpoints",
+        "Limit hold'em: the seed systems' tables and their checkpoints",
+        "The tables of the seed systems on heads-up limit hold'em, redone in duplicate through the dealer on "
+        "the tables' deal seeds 1, 234 and 6666. `cfr` is the default checkpoint unless the row names another.",
+        (
+            Matches(
+                "seed-002",
+                "Seed 002: CFR's card abstractions against the baselines",
+                "The seed's traditional and improved nine-bucket abstractions, the improved one played by its "
+                "most likely action, the E[HS²] abstraction of 50 buckets a round, and the default exact E[HS²] one.",
+                (
+                    Side("traditional 9 buckets", "cfr", "--checkpoint cfr-traditional"),
+                    Side("improved 9 buckets", "cfr", "--checkpoint cfr-improved"),
+                    Side("improved, argmax", "cfr", "--checkpoint cfr-improved --argmax"),
+                    Side("cfr-ehs2", "cfr", "--checkpoint cfr-ehs2"),
+                    Side("cfr-ehs2-exact (default)", "cfr"),
+                ),
+                _sides("call", "raise", "random", "rule", "equity"),
+            ),
+            Matches(
+                "table-4-2",
+                "Seed 000, table 4-2: LSTM-DQN against DQN",
+                "The shipped pair head to head, 3,000 hands a seat and seed.",
+                _sides("lstm_dqn"),
+                _sides("dqn"),
+                hands=3000,
+                by_seed=True,
+            ),
+            Matches(
+                "networks",
+                "The networks against the baselines and CFR",
+                "Each learned agent's default checkpoint; `cfr-improved` is seed 002's improved nine buckets.",
+                _sides("lstm_dqn", "dqn", "nfq", "poker_cnn"),
+                (
+                    *_sides("equity", "rule", "cfr"),
+                    Side("cfr-improved", "cfr", "--checkpoint cfr-improved"),
+                    *_sides("random", "call", "raise"),
+                ),
+            ),
+            Matches(
+                "nfq-ablations",
+                "Seed 003: NFQ and its ablations",
+                "`nfq` (a window of 3 observations, lambda 0.7, the UCT reward mixed in with beta 0.5) and the "
+                "same training with one part removed: no UCT reward (`nfq-chips`), no eligibility traces "
+                "(`nfq-lambda0`), one observation (`nfq-n1`).",
+                (
+                    Side("nfq", "nfq"),
+                    Side("nfq-chips", "nfq", "--checkpoint nfq-chips"),
+                    Side("nfq-lambda0", "nfq", "--checkpoint nfq-lambda0"),
+                    Side("nfq-n1", "nfq", "--checkpoint nfq-n1"),
+                ),
+                (
+                    *_sides("random", "call", "raise", "rule", "dqn", "lstm_dqn", "cfr"),
+                    Side("nfq (shipped)", "nfq"),
+                ),
+                skip=frozenset({("nfq", "nfq (shipped)")}),
+            ),
+            Matches(
+                "poker-cnn-teacher",
+                "Seed 004: Poker-CNN against its teacher",
+                "The imitation network against the CFR strategy whose decisions it was trained on, played by "
+                "its most likely action as when it made the training data.",
+                _sides("poker_cnn"),
+                (
+                    Side(
+                        "teacher (cfr-ehs2, argmax)",
+                        "cfr",
+                        "--checkpoint cfr-ehs2 --argmax",
+                    ),
+                ),
+            ),
+        ),
+    ),
+    Page(
+        "limit-sparring",
+        "Limit hold'em: the default CFR and every limit agent against the sparring suite",
+        "Heads-up limit hold'em against the limit sparring suite (`agents/sparring/`, heuristic bots nobody "
+        "tuned an agent on) and `equity`, in duplicate on deal seeds 9101, 9102 and 9103, which no table and "
+        "no choice of a checkpoint used: the default CFR 3,000 hands a seat, every limit agent 1,000.",
+        (
+            Matches(
+                "cfr",
+                "The default CFR",
+                "`cfr` is `cfr-ehs2-exact` (public chance sampling, exact E[HS²] buckets), played by its most likely "
+                "action (purified).",
+                (Side("cfr (default)", "cfr"),),
+                _sides(
+                    "spar_equity",
+                    "spar_tag",
+                    "spar_lag",
+                    "spar_station",
+                    "spar_rock",
+                    "spar_bluffer",
+                    "equity",
+                ),
+                seeds=SPARRING_SEEDS,
+                hands=3000,
+            ),
+            Matches(
+                "selection",
+                "How the default CFR's way of playing was chosen",
+                "The same checkpoint played by its most likely action (the default) and by sampling its average "
+                "strategy (`--sample`), against the suite on deal seeds 8501, 8502 and 8503, 2,000 hands a seat: the "
+                "matches on which the default was chosen (replayed here), played before the tables above.",
+                (
+                    Side("cfr (most likely action)", "cfr", "--argmax"),
+                    Side("cfr --sample", "cfr", "--sample"),
+                ),
+                _sides(
+                    "spar_equity",
+                    "spar_tag",
+                    "spar_lag",
+                    "spar_station",
+                    "spar_rock",
+                    "spar_bluffer",
+                    "equity",
+                ),
+                seeds=LIMIT_SELECTION_SEEDS,
+            ),
+            Matches(
+                "every-agent",
+                "Every limit agent against the suite",
+                "Each shipped limit agent (its default checkpoint; `cfr --sample`, the default CFR sampling its "
+                "average strategy instead of playing its most likely action; and the earlier CFR checkpoints: "
+                "`cfr-ehs2`, the previous default, and seed 002's `cfr-improved` and `cfr-traditional`) against "
+                "the same bots, "
+                "1,000 hands a seat on the same deal seeds (the default CFR's row is the first 1,000 hands of "
+                "its table above).",
+                (
+                    Side("cfr (default)", "cfr"),
+                    Side("cfr --sample", "cfr", "--sample"),
+                    Side("cfr-ehs2", "cfr", "--checkpoint cfr-ehs2"),
+                    Side("cfr-improved", "cfr", "--checkpoint cfr-improved"),
+                    Side("cfr-traditional", "cfr", "--checkpoint cfr-traditional"),
+                    *_sides("dqn", "lstm_dqn", "poker_cnn", "nfq", "equity", "rule"),
+                ),
+                _sides(
+                    "spar_equity",
+                    "spar_tag",
+                    "spar_lag",
+                    "spar_station",
+                    "spar_rock",
+                    "spar_bluffer",
+                    "equity",
+                ),
+                seeds=SPARRING_SEEDS,
+                hands=1000,
+                skip=frozenset({("equity", "equity")}),
+            ),
+        ),
+    ),
+    Page(
+        "limit-superseded-checkpoints",
+        "Limit hold'em: the earlier networks kept for comparison",
+        "The seed's own configuration of the Q-networks (`lstm_dqn-v1`, `dqn-v1`: the seed's pool and loss) "
+        "and the intermediate networks shipped for comparison, against the yardsticks, on the tables' seeds.",
+        (
+            Matches(
+                "q-networks",
+                "Earlier Q-networks",
+                "`--checkpoint NAME` selects each; the defaults are on the limit-checkpoints page.",
+                tuple(
+                    Side(name, name.split("-")[0], f"--checkpoint {name}")
+                    for name in (
+                        "lstm_dqn-v1",
+                        "lstm_dqn-v2",
+                        "dqn-v1",
+                        "dqn-v2",
+                        "dqn-v3",
+                    )
+                ),
+                _sides("equity", "rule", "cfr", "random", "call", "raise"),
+            ),
+        ),
+    ),
+    Page(
+        "nolimit-agents",
+        "No-limit hold'em: CFR, the ensemble, the styles and the sparring suite",
+        "Heads-up no-limit hold'em (`holdem.nolimit.2p.reverse_blinds`: stacks of 200 big blinds), 2,000 hands "
+        "a seat and seed. The agents' tables are played on deal seeds 7301, 7302 and 7303, which no table and no "
+        "choice of a setting used, against seed 001's styles, the baselines and the no-limit sparring suite "
+        "(`agents/sparring/nolimit.py`: shovers of their top 10%, 30% and 60%, an overbettor, a min-raiser, a "
+        "limp-caller, a pot-fraction equity bot and an odd-size bot, none tuned against an agent here). "
+        "No-limit results swing with all-ins; the all-in-adjusted figure values each hand that ended all in "
+        "before the river at its expectation over the boards still to come.",
+        (
+            Matches(
+                "cfr-nl",
+                "`cfr` (the `cfr-nl` checkpoint) against the styles, the baselines and the suite",
+                "The abstract no-limit strategy (pot-fraction bets, all-in, E[HS²] buckets) with the all-in guard.",
+                (Side("cfr", "cfr"),),
+                (
+                    *STYLES,
+                    *_sides("call", "raise", "random", "rule", "equity"),
+                    *NOLIMIT_SUITE,
+                ),
+                game=NOLIMIT,
+                seeds=NOLIMIT_SEEDS,
+                allin=True,
+            ),
+            NOLIMIT_TABLE_3,
+            Differences(
+                "table-3-parts",
+                "What each part of the ensemble adds",
+                "The rows of table 3 compared on the same deals: what evolution adds (A_base and A* against the "
+                "clone it started from), what the opponent model's integration adds over the base network (A* "
+                "against A_base), what the similarity weighting adds over the plain average of the counters "
+                "(A_int and A* against A_ave), and what the all-in guard changes (A* against A* without it).",
+                NOLIMIT_TABLE_3,
+                (
+                    ("A_base", "clone"),
+                    ("A*", "clone"),
+                    ("A*", "A_base"),
+                    ("A_int", "A_ave"),
+                    ("A*", "A_ave"),
+                    ("A*", "A*, no guard"),
+                ),
+            ),
+            Matches(
+                "table-4",
+                "Seed 001, table 4: the ensemble against the other agents",
+                "A* against the baselines and the other shipped agents (the Q-networks play no-limit with "
+                "pot-sized raises; they were trained on limit hold'em).",
+                (Side("A*", "ensemble"),),
+                _sides(
+                    "random",
+                    "call",
+                    "raise",
+                    "rule",
+                    "equity",
+                    "cfr",
+                    "lstm_dqn",
+                    "dqn",
+                ),
+                game=NOLIMIT,
+                seeds=NOLIMIT_SEEDS,
+                allin=True,
+            ),
+            RoundRobin(
+                "styles",
+                "Seed 001's styles against each other",
+                "The eight styles, O_random and two baselines, 1,000 hands a seat on the tables' deal seeds 1, 234 "
+                "and 6666.",
+                (*STYLES, *_sides("raise", "random")),
+                game=NOLIMIT,
+                hands=1000,
+            ),
+        ),
+    ),
+    Page(
+        "lbr",
+        "Local best response against every agent",
+        "LBR (`acpc-lbr`) plays each deal in both positions against the agent, choosing each of its actions "
+        "by the best immediate response to the agent's range (from the agent's own policy), assuming the "
+        "agent then checks or calls to the end. Its winnings are a lower bound on the agent's exploitability: "
+        "a high figure shows a weakness; a figure near or below zero says LBR found none, not that there is "
+        "none. In limit hold'em, LBR's first table only checks or calls before the flop (as in Lisý and "
+        "Bowling's limit runs); the second lets it bet and raise there too.",
+        (
+            Lbr(
+                "limit",
+                "Limit hold'em",
+                "Deal seed 1; LBR checks or calls before the flop.",
+                (
+                    (Side("cfr", "cfr"), 250),
+                    (Side("cfr --sample", "cfr", "--sample"), 250),
+                    (Side("cfr-improved", "cfr", "--checkpoint cfr-improved"), 250),
+                    (
+                        Side("cfr-traditional", "cfr", "--checkpoint cfr-traditional"),
+                        250,
+                    ),
+                    (Side("poker_cnn", "poker_cnn"), 250),
+                    (Side("nfq", "nfq"), 250),
+                    (Side("dqn", "dqn"), 250),
+                    (Side("lstm_dqn", "lstm_dqn"), 250),
+                    (Side("rule", "rule"), 100),
+                    (Side("equity", "equity"), 100),
+                    (Side("call", "call"), 250),
+                    (Side("raise", "raise"), 250),
+                    (Side("random", "random"), 250),
+                ),
+            ),
+            Lbr(
+                "limit-preflop",
+                "Limit hold'em, LBR betting before the flop",
+                "Deal seed 1; before the flop LBR chooses among fold, call and raise as on the later rounds, "
+                "by its equity against the agent's range (`--first-round lbr`). `cfr-ehs2` is the previous "
+                "default checkpoint.",
+                (
+                    (Side("cfr", "cfr"), 500),
+                    (Side("cfr --sample", "cfr", "--sample"), 500),
+                    (Side("cfr-ehs2", "cfr", "--checkpoint cfr-ehs2"), 500),
+                    (Side("cfr-improved", "cfr", "--checkpoint cfr-improved"), 500),
+                    (
+                        Side("cfr-traditional", "cfr", "--checkpoint cfr-traditional"),
+                        500,
+                    ),
+                    (Side("poker_cnn", "poker_cnn"), 500),
+                    (Side("nfq", "nfq"), 500),
+                    (Side("dqn", "dqn"), 500),
+                    (Side("lstm_dqn", "lstm_dqn"), 500),
+                    (Side("rule", "rule"), 200),
+                    (Side("equity", "equity"), 200),
+                    (Side("call", "call"), 500),
+                    (Side("raise", "raise"), 500),
+                    (Side("random", "random"), 500),
+                ),
+                lbr_args="--first-round lbr",
+            ),
+            Lbr(
+                "nolimit",
+                "No-limit hold'em",
+                "Deal seed 1; LBR bets half the pot, the pot or all in.",
+                (
+                    (Side("cfr", "cfr"), 250),
+                    (Side("ensemble", "ensemble"), 250),
+                    (
+                        Side(
+                            "ensemble, no all-in guard (seed 001's A*)",
+                            "ensemble",
+                            "--allin-guard off",
+                        ),
+                        250,
+                    ),
+                    *((s, 250) for s in STYLES[:-1]),
+                    (Side("equity", "equity"), 100),
+                    (Side("rule", "rule"), 100),
+                    (Side("call", "call"), 250),
+                    (Side("raise", "raise"), 250),
+                    (Side("random", "random"), 250),
+                ),
+                game=NOLIMIT,
+            ),
+        ),
+    ),
+    Page(
+        "training",
+        "What the shipped checkpoints' training runs recorded",
+        "Read from the JSON sidecar written beside each checkpoint in `models/checkpoints/` by the training "
+        "command that made it (`make train AGENT=...`; the sidecar records the options, the commit and the "
+        "figures the run measured).",
+        (
+            Sidecars(
+                "cfr",
+                "CFR",
+                "`acpc-cfr solve` runs (`make train AGENT=cfr`, `AGENT=cfr-nl`).",
+                cfr_checkpoints,
+            ),
+            Sidecars(
+                "poker-cnn",
+                "Poker-CNN's cross-validation",
+                "`make data`, then `make train AGENT=poker_cnn`.",
+                poker_cnn_folds,
+            ),
+            Sidecars(
+                "networks",
+                "The Q-networks and NFQ",
+                "`make train AGENT=lstm_dqn|dqn|nfq`.",
+                network_trainings,
+            ),
+            Sidecars(
+                "ensemble",
+                "The ensemble's evolution",
+                "`make train AGENT=ensemble`.",
+                ensemble_evolution,
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,407 @@
+"""Writing a page from its runs' files: the tables of each kind of section, the replay check and the
+page's header (``regenerate.py``)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import shlex
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from results_runs import (
+    Run,
+    git,
+    lbr_run,
+    match_command,
+    match_run,
+    play,
+    plays_code,
+    record,
+    round_robin_run,
+    runs_of,
+)
+from results_sections import (
+    REPO,
+    RESULTS,
+    RUNS,
+    Differences,
+    Lbr,
+    Matches,
+    Page,
+    RoundRobin,
+    Side,
+)
+
+from acpc_arena.dealer.arena.estimates import estimate
+from acpc_arena.dealer.arena.logreading import read_log
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def _signed(value: float) -> str:
+    """``+157``, ``-12``, ``0``: a whole number of mbb/h with its sign."""
+    return "0" if round(value) == 0 else f"{value:+,.0f}"
+
+
+def _chips(value: float) -> str:
+    """``+4,085``, ``-9,275.5``: chips, whole unless a pot was split into half chips."""
+    return f"{value:+,.0f}" if float(value).is_integer() else f"{value:+,.1f}"
+
+
+def interval(estimate: dict[str, Any]) -> str:
+    """``+157 [+96, +218]``: mbb/h with its 95% interval."""
+    low, high = estimate["ci95"]
+    return f"{_signed(estimate['mbb_per_hand'])} [{_signed(low)}, {_signed(high)}]"
+
+
+def plus_minus(estimate: dict[str, Any] | None) -> str:
+    """``+157 ±61``: mbb/h with the half-width of its 95% interval."""
+    if estimate is None:
+        return "-"
+    low, high = estimate["ci95"]
+    return f"{_signed(estimate['mbb_per_hand'])} ±{(high - low) / 2:,.0f}"
+
+
+def table_row(cells: Iterable[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def table_header(cells: list[str], numeric_from: int = 1) -> list[str]:
+    return [
+        table_row(cells),
+        table_row(["---" if i < numeric_from else "---:" for i in range(len(cells))]),
+    ]
+
+
+def render_matches(page: str, section: Matches) -> list[str]:
+    folder = f"runs/results/{page}/{section.slug}/ROW-vs-COLUMN"
+    template = shlex.join(match_command(section, "ROW", "", "COLUMN", "", folder))
+    options = [
+        side for side in dict.fromkeys((*section.rows, *section.columns)) if side.args or side.label != side.agent
+    ]
+    lines = [
+        f"Each cell is `{template}`"
+        + (" (with `--a-args` and `--b-args` giving the options below)" if options else "")
+        + f": the row's duplicate mbb/h against the column with its 95% interval, over "
+        f"{len(section.seeds) * section.hands:,} hand pairs"
+        + ("; beside it or below it, the all-in-adjusted figure" if section.allin else "")
+        + ".",
+        "",
+    ]
+
+    def cell(row: Side, column: Side) -> str:
+        if (row.label, column.label) in section.skip:
+            return ""
+        report = _report(match_run(page, section, row, column))
+        return interval(report["duplicate"])
+
+    def adjusted(row: Side, column: Side) -> str:
+        report = _report(match_run(page, section, row, column))
+        return interval(report["allin_adjusted_duplicate"])
+
+    if len(section.rows) == 1:  # one agent against many: a line per opponent
+        row = section.rows[0]
+        lines += table_header(
+            [
+                f"{row.label} against",
+                "duplicate mbb/h",
+                *(["all-in adjusted"] if section.allin else []),
+            ]
+        )
+        for column in section.columns:
+            lines.append(
+                table_row(
+                    [
+                        column.label,
+                        cell(row, column),
+                        *([adjusted(row, column)] if section.allin else []),
+                    ]
+                )
+            )
+    else:
+        lines += table_header(["agent", *[f"vs {c.label}" for c in section.columns]])
+        for row in section.rows:
+            cells = [
+                cell(row, c) + (f"<br>{adjusted(row, c)}" if section.allin and cell(row, c) else "")
+                for c in section.columns
+            ]
+            lines.append(table_row([row.label, *cells]))
+    if options:
+        lines += ["", "The agents:", ""]
+        for side in options:
+            lines.append(f"- {side.label}: {_agent(side).replace('{column}', 'COLUMN')}")
+    if section.by_seed:
+        for row in section.rows:
+            for column in section.columns:
+                report = _report(match_run(page, section, row, column))
+                lines += [
+                    "",
+                    f"{row.label} against {column.label}, seed by seed (chips won by {row.label}):",
+                    "",
+                ]
+                lines += table_header(
+                    [
+                        "seed",
+                        f"{row.label} in seat 1",
+                        f"{row.label} in seat 2",
+                        "duplicate mbb/h",
+                    ]
+                )
+                for seed in section.seeds:
+                    seats = {m["a_seat"]: m["chips_a"] for m in report["matches"] if m["seed"] == seed}
+                    per_seed = next(s for s in report["per_seed"] if s["seed"] == seed)
+                    lines.append(
+                        table_row(
+                            [
+                                str(seed),
+                                _chips(seats[1]),
+                                _chips(seats[2]),
+                                interval(per_seed["duplicate"]),
+                            ]
+                        )
+                    )
+                lines.append(table_row(["all", "", "", interval(report["duplicate"])]))
+    return lines
+
+
+def _report(run: Run) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads((run.folder / "report.json").read_text())
+    return report
+
+
+def render_round_robin(page: str, section: RoundRobin) -> list[str]:
+    run = round_robin_run(page, section)
+    table = json.loads((run.folder / "crosstable.json").read_text())
+    order = table["entrants"]
+    lines = [
+        f"`{run.shown()}`: {len(order) * (len(order) - 1) // 2} pairs, each seed in both seatings. "
+        "A cell is the row's duplicate mbb/h against the column ± the half-width of its 95% interval; "
+        "the last column is the row's mean against the field, ranked by it.",
+        "",
+    ]
+    lines += table_header(["agent", *[f"`{n}`" for n in order], "average"])
+    for name in order:
+        cells = [f"`{name}`"]
+        cells += ["" if other == name else plus_minus(table["crosstable"][name][other]) for other in order]
+        cells.append(f"**{plus_minus(table['average'][name])}**")
+        lines.append(table_row(cells))
+    lines += [
+        "",
+        f"![the crosstable as a heatmap]({copy_image(run.folder / 'crosstable.png', page, section.slug)})",
+    ]
+    return lines
+
+
+def duplicate_pairs(run: Run) -> tuple[np.ndarray, int]:
+    """The row agent's duplicate samples of a match run (chips, one per deal: the mean of its two seatings),
+    seed by seed in order, read from the run's logs; and the game's big blind."""
+    name = _report(run)["a"]
+    by_seed: dict[int, dict[int, np.ndarray]] = {}
+    big_blind = 0
+    for path in sorted(run.folder.glob("*.log")):
+        match = read_log(path)
+        big_blind = match.game.big_blind
+        by_seed.setdefault(match.seed, {})[match.seat_of(name)] = match.values_of(name)
+    pairs = []
+    for seed in sorted(by_seed):
+        seats = by_seed[seed]
+        n = min(len(seats[0]), len(seats[1]))
+        pairs.append((seats[0][:n] + seats[1][:n]) / 2)
+    return np.concatenate(pairs), big_blind
+
+
+def render_differences(page: str, section: Differences) -> list[str]:
+    table = section.matches
+    rows = {row.label: row for row in table.rows}
+    lines = [
+        f"From the runs of the table above (`{table.slug}`): each cell is the first agent's duplicate mbb/h "
+        "minus the second's against the column, deal by deal over the same deals, with its 95% interval "
+        "(plain results, not all-in adjusted). An interval that includes zero does not tell the two apart.",
+        "",
+    ]
+    lines += table_header(["difference", *[f"vs {c.label}" for c in table.columns]])
+    for first, second in section.pairs:
+        cells = [f"{first} − {second}"]
+        for column in table.columns:
+            if (first, column.label) in table.skip or (
+                second,
+                column.label,
+            ) in table.skip:
+                cells.append("")
+                continue
+            a, big_blind = duplicate_pairs(match_run(page, table, rows[first], column))
+            b, _ = duplicate_pairs(match_run(page, table, rows[second], column))
+            if len(a) != len(b):
+                raise RuntimeError(f"{first} and {second} against {column.label} played different deals")
+            cells.append(interval(estimate(a - b, big_blind).to_json()))
+        lines.append(table_row(cells))
+    return lines
+
+
+def _agent(side: Side) -> str:
+    return f"`{side.agent} {side.args}`" if side.args else f"`{side.agent}`"
+
+
+def render_lbr(page: str, section: Lbr) -> list[str]:
+    command = lbr_run(page, section, Side("AGENT", "AGENT"), 0).command
+    words = ["acpc-lbr", "AGENT [options]", *command[2:]]
+    words[words.index("--hands") + 1] = "DEALS"
+    lines = [
+        f"Each row is `{' '.join(words).replace(str(REPO) + '/', '')}`: LBR's winnings against the agent in "
+        "mbb/h with the 95% interval, over both positions of each deal.",
+        "",
+    ]
+    lines += table_header(["agent", "LBR mbb/h [95% CI]", "hands"])
+    for row, deals in section.rows:
+        result = json.loads((lbr_run(page, section, row, deals).folder / "lbr.json").read_text())
+        half = result["ci95"]  # the half-width of the 95% interval
+        estimate = {
+            "mbb_per_hand": result["mbb_per_hand"],
+            "ci95": [result["mbb_per_hand"] - half, result["mbb_per_hand"] + half],
+        }
+        label = row.label if row.label == row.agent and not row.args else f"{row.label} ({_agent(row)})"
+        lines.append(table_row([label, interval(estimate), f"{result['hands']:,}"]))
+    return lines
+
+
+def copy_image(source: Path, page: str, slug: str) -> str:
+    """Copy a run's image beside the page; the link the page uses."""
+    target = RESULTS / "images" / f"{page}-{slug}{source.suffix}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    return f"images/{target.name}"
+
+
+FIGURES = ("duplicate", "allin_adjusted_duplicate", "per_hand")
+"""The estimates of ``report.json`` a replay must give again, to the last bit."""
+
+
+def verify(page: Page, count: int) -> dict[str, Any]:
+    """Replay ``count`` of the page's match runs, spread over it, at the current commit into scratch folders,
+    and compare their estimates with the recorded ones; written to ``runs/results/<page>/verify.json``."""
+    runs = [run for run in runs_of(page) if Path(run.command[0]).name == "acpc-match" and record(run)]
+    chosen = runs[:: max(1, len(runs) // count)][:count]
+    if not chosen:  # a page of tournaments, LBR runs or sidecars
+        return {}
+    changed = [line[3:] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()]
+    results = []
+    for run in chosen:
+        scratch = run.folder.parent / (run.folder.name + ".verify")
+        replay = play(Run(scratch, (*run.command[:-1], str(scratch))))
+        same = all(_report(run)[key] == _report(Run(scratch, ()))[key] for key in FIGURES)
+        results.append(
+            {
+                "command": run.shown(),
+                "same": same,
+                "wall_seconds": replay["wall_seconds"],
+            }
+        )
+        shutil.rmtree(scratch)
+    verified = {
+        "commit": git("rev-parse", "HEAD").strip(),
+        "date": datetime.date.today().isoformat(),
+        "uncommitted_changes": [path for path in changed if plays_code(path)],
+        "runs": results,
+    }
+    (RUNS / page.name / "verify.json").write_text(json.dumps(verified, indent=2) + "\n")
+    return verified
+
+
+def _played_before(run: Run, moment: float) -> bool:
+    path = run.folder / "run.json"
+    return path.exists() and path.stat().st_mtime < moment
+
+
+def _verification(page: Page) -> list[str]:
+    """The page's line on its last replay (``verify``), if any."""
+    path = RUNS / page.name / "verify.json"
+    if not path.exists():
+        return []
+    verified = json.loads(path.read_text())
+    replayed_at = path.stat().st_mtime
+    current = {run.shown(): run for run in runs_of(page)}
+    verified["runs"] = [  # the replays of runs the page still shows, as they were recorded when replayed
+        r for r in verified["runs"] if r["command"] in current and _played_before(current[r["command"]], replayed_at)
+    ]
+    if not verified["runs"]:
+        return []
+    same = sum(r["same"] for r in verified["runs"])
+    line = (
+        f"- Replayed on {verified['date']} at commit {verified['commit'][:10]}"
+        + (" with uncommitted changes to the code that plays" if verified["uncommitted_changes"] else "")
+        + f": {same} of {len(verified['runs'])} of these runs, chosen across the page, gave the same estimates "
+        "to the last bit"
+    )
+    differ = [f"`{r['command']}`" for r in verified["runs"] if not r["same"]]
+    return [line + (f"; these did not: {', '.join(differ)}." if differ else ".")]
+
+
+def render(page: Page) -> str:
+    records = [r for r in (record(run) for run in runs_of(page)) if r is not None]
+    date = max((r["date"] for r in records), default=datetime.date.today().isoformat())
+    lines = [f"(results-{page.name}-{date})=", f"# {page.title} ({date})", ""]
+    lines += [
+        f"<!-- Written by `python docs/results/regenerate.py --pages {page.name}` from the runs it names; "
+        "do not edit by hand. -->",
+        "",
+        page.about,
+        "",
+    ]
+    if records:
+        history = git("rev-list", "HEAD").split()
+        commits = sorted(
+            {r["commit"] for r in records},
+            key=lambda c: -history.index(c) if c in history else 0,
+        )
+        changed = sorted({path for r in records for path in r["uncommitted_changes"] if plays_code(path)})
+        machines = sorted({r["machine"] for r in records})
+        hours = sum(r["wall_seconds"] for r in records) / 3600
+        resumed = any(r.get("resumed") for r in records)
+        lines += [
+            f"- Played: {min(r['date'] for r in records)} to {date}, at commit"
+            + ("s " if len(commits) > 1 else " ")
+            + ", ".join(c[:10] for c in commits)
+            + (
+                f"; some runs with uncommitted changes to the code that plays: {', '.join(f'`{p}`' for p in changed)}"
+                if changed
+                else ""
+            )
+            + ".",
+            f"- Machine: {'; '.join(machines)}.",
+            f"- Wall time of the runs: {hours:.1f} hours"
+            + (" (a run resumed after a stop counts its last part only)" if resumed else "")
+            + f". Regenerate: `make results PAGES={page.name}`.",
+            *_verification(page),
+            "",
+        ]
+    for section in page.sections:
+        lines += [f"## {section.title}", "", section.about, ""]
+        if isinstance(section, Matches):
+            lines += render_matches(page.name, section)
+        elif isinstance(section, RoundRobin):
+            lines += render_round_robin(page.name, section)
+        elif isinstance(section, Lbr):
+            lines += render_lbr(page.name, section)
+        elif isinstance(section, Differences):
+            lines += render_differences(page.name, section)
+        else:
+            lines += section.render(REPO / "models" / "checkpoints")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write(page: Page) -> Path:
+    """Write the page under its date; the newest page of its name gets the name's label."""
+    text = render(page)
+    date = text.split("\n", 1)[0].removeprefix(f"(results-{page.name}-").removesuffix(")=")
+    path = RESULTS / f"{date}-{page.name}.md"
+    label = f"(results-{page.name})=\n"
+    for older in RESULTS.glob(f"*-{page.name}.md"):
+        if older != path and older.read_text().startswith(label):
+            older.write_text(older.read_text().removeprefix(label))
+    path.write_text(label + text)
+    return path

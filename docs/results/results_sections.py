@@ -1,0 +1,127 @@
+"""What a results page is made of: its sections (tables of matches, a round robin, LBR runs, training
+records, deal-by-deal differences) and the deal seeds and games they use (``regenerate.py``)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+RESULTS = REPO / "docs" / "results"
+RUNS = REPO / "runs" / "results"
+BIN = Path(sys.executable).parent
+
+LIMIT = "holdem.limit.2p.reverse_blinds"
+NOLIMIT = "holdem.nolimit.2p.reverse_blinds"
+TABLE_SEEDS = (1, 234, 6666)
+"""The deal seeds of the tables (no agent's selection or tuning used them)."""
+SPARRING_SEEDS = (9101, 9102, 9103)
+"""The deal seeds of the sparring tables (no table, no agent's selection or tuning used them)."""
+LIMIT_SELECTION_SEEDS = (8501, 8502, 8503)
+"""The deal seeds on which the limit default CFR's way of playing was chosen (no table uses them)."""
+NOLIMIT_SEEDS = (7301, 7302, 7303)
+"""The deal seeds of the no-limit tables with the sparring suite (no table, no agent's selection or tuning
+used them; the all-in guard's settings were chosen on 7101 to 7103)."""
+
+
+# --- what a page is made of -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Side:
+    """An agent with its options, and the label a table shows for it.
+
+    ``{column}`` in ``args`` is replaced by the column's agent (a counter chosen per opponent)."""
+
+    label: str
+    agent: str
+    args: str = ""
+
+    def options(self, column: Side | None = None) -> str:
+        return self.args.replace("{column}", column.agent) if column else self.args
+
+
+@dataclass(frozen=True)
+class Matches:
+    """A table of duplicate ``acpc-match`` runs: each row agent against each column agent."""
+
+    slug: str
+    title: str
+    about: str
+    rows: tuple[Side, ...]
+    columns: tuple[Side, ...]
+    game: str = LIMIT
+    seeds: tuple[int, ...] = TABLE_SEEDS
+    hands: int = 2000
+    allin: bool = False
+    """Also show the all-in-adjusted figures (no-limit)."""
+    by_seed: bool = False
+    """One line per seed as well (for a table of one cell)."""
+    skip: frozenset[tuple[str, str]] = frozenset()
+    """(row label, column label) cells not played."""
+
+
+@dataclass(frozen=True)
+class RoundRobin:
+    """An ``acpc-tournament``: every pair of entrants in duplicate, and the crosstable."""
+
+    slug: str
+    title: str
+    about: str
+    entrants: tuple[Side, ...]
+    game: str = LIMIT
+    seeds: tuple[int, ...] = TABLE_SEEDS
+    hands: int = 2000
+
+
+@dataclass(frozen=True)
+class Lbr:
+    """``acpc-lbr`` for each row agent: local best response's winnings against it."""
+
+    slug: str
+    title: str
+    about: str
+    rows: tuple[tuple[Side, int], ...]
+    """Each agent with the number of deals of its run (each played in both positions)."""
+    game: str = LIMIT
+    seeds: tuple[int, ...] = (1,)
+    lbr_args: str = ""
+    """``acpc-lbr``'s own options for every row (e.g. ``--first-round lbr``)."""
+
+
+@dataclass(frozen=True)
+class Sidecars:
+    """Figures recorded by training runs, read from the shipped checkpoints' JSON sidecars."""
+
+    slug: str
+    title: str
+    about: str
+    render: Callable[[Path], list[str]]
+    """Markdown lines from the checkpoints folder."""
+
+
+@dataclass(frozen=True)
+class Differences:
+    """Rows of a ``Matches`` table compared on the same deals: for each pair of rows and each column, the
+    first row's duplicate result minus the second's, deal by deal, with its 95% interval (the luck of the
+    cards mostly cancels, so the interval is narrower than either cell's)."""
+
+    slug: str
+    title: str
+    about: str
+    matches: Matches
+    pairs: tuple[tuple[str, str], ...]
+    """(row label, row label) pairs: the first minus the second."""
+
+
+Section = Matches | RoundRobin | Lbr | Sidecars | Differences
+
+
+@dataclass(frozen=True)
+class Page:
+    name: str
+    title: str
+    about: str
+    sections: tuple[Section, ...] = field(default_factory=tuple)
