@@ -327,17 +327,14 @@ PAGES: tuple[Page, ...] = (
                 "every-agent",
                 "Every limit agent against the suite",
                 "Each shipped limit agent (its default checkpoint; `cfr --sample`, the default CFR sampling its "
-                "average strategy instead of playing its most likely action; and the earlier CFR checkpoints: "
-                "`cfr-ehs2`, the previous default, and seed 002's `cfr-improved` and `cfr-traditional`) against "
-                "the same bots, "
+                "average strategy instead of playing its most likely action; and `cfr-ehs2`, the previous "
+                "default checkpoint) against the same bots, "
                 "1,000 hands a seat on the same deal seeds (the default CFR's row is the first 1,000 hands of "
                 "its table above).",
                 (
                     Side("cfr (default)", "cfr"),
                     Side("cfr --sample", "cfr", "--sample"),
                     Side("cfr-ehs2", "cfr", "--checkpoint cfr-ehs2"),
-                    Side("cfr-improved", "cfr", "--checkpoint cfr-improved"),
-                    Side("cfr-traditional", "cfr", "--checkpoint cfr-traditional"),
                     *_sides("dqn", "lstm_dqn", "poker_cnn", "nfq", "equity", "rule"),
                 ),
                 _sides(
