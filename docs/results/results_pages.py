@@ -490,8 +490,8 @@ PAGES: tuple[Page, ...] = (
                 "by its equity against the agent's range (`--first-round lbr`). `cfr-ehs2` is the previous "
                 "default checkpoint.",
                 (
-                    (Side("cfr", "cfr"), 500),
-                    (Side("cfr --sample", "cfr", "--sample"), 500),
+                    (Side("cfr", "cfr"), 2000),
+                    (Side("cfr --sample", "cfr", "--sample"), 2000),
                     (Side("cfr-ehs2", "cfr", "--checkpoint cfr-ehs2"), 500),
                     (Side("cfr-improved", "cfr", "--checkpoint cfr-improved"), 500),
                     (
