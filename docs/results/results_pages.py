@@ -7,7 +7,6 @@ from pathlib import Path
 
 from results_render import copy_image, table_header, table_row
 from results_sections import (
-    LIMIT_SELECTION_SEEDS,
     NOLIMIT,
     NOLIMIT_SEEDS,
     SPARRING_SEEDS,
@@ -301,27 +300,6 @@ PAGES: tuple[Page, ...] = (
                 ),
                 seeds=SPARRING_SEEDS,
                 hands=3000,
-            ),
-            Matches(
-                "selection",
-                "How the default CFR's way of playing was chosen",
-                "The same checkpoint played by its most likely action (the default) and by sampling its average "
-                "strategy (`--sample`), against the suite on deal seeds 8501, 8502 and 8503, 2,000 hands a seat: the "
-                "matches on which the default was chosen (replayed here), played before the tables above.",
-                (
-                    Side("cfr (most likely action)", "cfr", "--argmax"),
-                    Side("cfr --sample", "cfr", "--sample"),
-                ),
-                _sides(
-                    "spar_equity",
-                    "spar_tag",
-                    "spar_lag",
-                    "spar_station",
-                    "spar_rock",
-                    "spar_bluffer",
-                    "equity",
-                ),
-                seeds=LIMIT_SELECTION_SEEDS,
             ),
             Matches(
                 "every-agent",

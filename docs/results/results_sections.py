@@ -19,8 +19,6 @@ TABLE_SEEDS = (1, 234, 6666)
 """The deal seeds of the tables (no agent's selection or tuning used them)."""
 SPARRING_SEEDS = (9101, 9102, 9103)
 """The deal seeds of the sparring tables (no table, no agent's selection or tuning used them)."""
-LIMIT_SELECTION_SEEDS = (8501, 8502, 8503)
-"""The deal seeds on which the limit default CFR's way of playing was chosen (no table uses them)."""
 NOLIMIT_SEEDS = (7301, 7302, 7303)
 """The deal seeds of the no-limit tables with the sparring suite (no table, no agent's selection or tuning
 used them; the all-in guard's settings were chosen on 7101 to 7103)."""
