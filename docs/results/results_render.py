@@ -263,7 +263,7 @@ def render_lbr(page: str, section: Lbr) -> list[str]:
             "mbb_per_hand": result["mbb_per_hand"],
             "ci95": [result["mbb_per_hand"] - half, result["mbb_per_hand"] + half],
         }
-        label = row.label if row.label == row.agent and not row.args else f"{row.label} ({_agent(row)})"
+        label = row.label if _agent(row) in (row.label, f"`{row.label}`") else f"{row.label} ({_agent(row)})"
         lines.append(table_row([label, interval(estimate), f"{result['hands']:,}"]))
     return lines
 
