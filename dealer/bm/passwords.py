@@ -1,0 +1,67 @@
+"""Passwords stored as argon2id hashes (``argon2-cffi``), checked the same way whether the user exists or not,
+and failed logons counted per address and per name (``LogonLimiter``)."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections import OrderedDict, deque
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+_HASHER = PasswordHasher()
+_DUMMY_HASH = _HASHER.hash(secrets.token_hex(16))
+"""Checked against when the user does not exist, so that an unknown name costs what a wrong password costs."""
+
+
+def hash_password(password: str) -> str:
+    """The argon2id hash of ``password`` (with its own salt and parameters), as stored."""
+    return _HASHER.hash(password)
+
+
+def check_password(stored: str | None, password: str) -> bool:
+    """Whether ``password`` is the one ``stored`` hashes; ``stored`` None (no such user) takes the same time and
+    says no. Blocking (tens of milliseconds): call it in a thread."""
+    try:
+        _HASHER.verify(stored or _DUMMY_HASH, password)
+    except (VerificationError, InvalidHashError):
+        return False
+    return stored is not None
+
+
+class LogonLimiter:
+    """At most ``failures`` failed logons in ``window`` seconds from one address and for one name; past that,
+    logons are refused without a password check until the oldest failure leaves the window.
+
+    It remembers at most ``keys`` addresses and names (the oldest forgotten first), so a flood of names
+    cannot grow it without bound.
+    """
+
+    def __init__(self, failures: int = 5, window: float = 60.0, keys: int = 10_000) -> None:
+        self.failures = failures
+        self.window = window
+        self.keys = keys
+        self._seen: OrderedDict[str, deque[float]] = OrderedDict()
+
+    def _recent(self, key: str, now: float) -> deque[float]:
+        stamps = self._seen.get(key)
+        if stamps is None:
+            return deque()
+        while stamps and stamps[0] <= now - self.window:
+            stamps.popleft()
+        return stamps
+
+    def allowed(self, address: str, name: str) -> bool:
+        now = time.monotonic()
+        return all(len(self._recent(key, now)) < self.failures for key in (f"a:{address}", f"n:{name}"))
+
+    def failed(self, address: str, name: str) -> None:
+        now = time.monotonic()
+        for key in (f"a:{address}", f"n:{name}"):
+            stamps = self._recent(key, now)
+            stamps.append(now)
+            self._seen[key] = stamps
+            self._seen.move_to_end(key)
+        while len(self._seen) > self.keys:
+            self._seen.popitem(last=False)

@@ -1,0 +1,88 @@
+"""``acpc-bm-server CONFIG``: the benchmark server of a C ``bm_server.config``, its jobs kept in a database."""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from pathlib import Path
+
+import trio
+
+from acpc_arena.dealer.bm.config import BmConfig, read_config
+from acpc_arena.dealer.bm.passwords import check_password, hash_password
+from acpc_arena.dealer.bm.server import BmServer, ServerOptions
+from acpc_arena.dealer.bm.store import DEFAULT_DB, Store
+from acpc_arena.protocol.commands import number, run_command, usage_error
+from acpc_arena.protocol.files import InputError
+
+
+def main(argv: list[str] | None = None) -> None:
+    run_command("acpc-bm-server", lambda: serve(sys.argv[1:] if argv is None else argv))
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="acpc-bm-server", description=__doc__.split("\n\n")[0].strip("`"))
+    positive = number(int, lambda n: n > 0, "a whole number above 0")
+    seconds = number(float, lambda s: s > 0, "a number of seconds above 0")
+    p.add_argument("config", type=Path, help="the bm_server.config (the C server's format)")
+    p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"the SQLite database (default {DEFAULT_DB})")
+    p.add_argument("--logs", type=Path, default=Path("logs"), help="the folder of the runs' logs (default logs)")
+    p.add_argument("--host", default="0.0.0.0", help="the address to listen on (default all)")
+    p.add_argument("--announce", default=None, help="the host name sent in RUN lines (default this machine's)")
+    p.add_argument("--max-connections", type=positive, default=256, help="connections at once (default 256)")
+    p.add_argument("--max-user-connections", type=positive, default=8, help="one user's connections (default 8)")
+    p.add_argument("--max-pending-jobs", type=positive, default=16, help="one user's unfinished jobs (default 16)")
+    p.add_argument("--login-timeout", type=seconds, default=30.0, help="seconds to send the first line (default 30)")
+    p.add_argument("--logon-failures", type=positive, default=5, help="failed logons per address or name (default 5)")
+    p.add_argument("--logon-window", type=seconds, default=60.0, help="... in this many seconds (default 60)")
+    return p
+
+
+def add_config_users(store: Store, config: BmConfig) -> None:
+    """The config's ``user`` lines into the database: a new user added, a changed password stored."""
+    for name, password in config.users.items():
+        stored = store.password_hash(name)
+        if stored is None:
+            store.add_user(name, hash_password(password))
+        elif not check_password(stored, password):
+            store.set_password(name, hash_password(password))
+
+
+def serve(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    try:
+        config = read_config(args.config)
+    except InputError as exc:
+        usage_error(f"acpc-bm-server: {exc}")
+    try:
+        store = Store(args.db)
+        add_config_users(store, config)
+    except sqlite3.Error as exc:
+        usage_error(f"acpc-bm-server: database {args.db}: {exc}")
+    options = ServerOptions(
+        host=args.host,
+        announce=args.announce,
+        logs=args.logs,
+        max_connections=args.max_connections,
+        max_user_connections=args.max_user_connections,
+        max_pending_jobs=args.max_pending_jobs,
+        login_timeout=args.login_timeout,
+        logon_failures=args.logon_failures,
+        logon_window=args.logon_window,
+    )
+    server = BmServer(config, store, options)
+
+    async def run() -> None:
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(server.serve)
+            print(f"starting server on port {port}", flush=True)
+
+    try:
+        trio.run(run)
+    except OSError as exc:
+        print(f"acpc-bm-server: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    return 0

@@ -1,0 +1,118 @@
+"""Helpers of the benchmark server's tests: the server as a process, and a client speaking the C tools' lines
+over a plain socket."""
+
+from __future__ import annotations
+
+import socket
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.processes import default_sigint, program, spawn
+
+LIMIT = "holdem.limit.2p.reverse_blinds"
+NOLIMIT = "holdem.nolimit.2p.reverse_blinds"
+
+
+def write_config(folder: Path, hands: int = 20, startup: int = 60, runs: int = 5, jobs: int = 1) -> Path:
+    """A config of the two heads-up games, hosted ``random`` and ``cfr``, user ``neil`` (password ``test``)."""
+    config = folder / "bm.config"
+    config.write_text(
+        f"""# a test server
+port 0
+startupTimeoutSecs {startup}
+game {LIMIT}.game {{
+    maxMatchRuns {runs}
+    maxRunningJobs {jobs}
+    matchHands {hands}
+    bot random random
+    bot cfr cfr
+}}
+game {NOLIMIT}.game {{
+    maxMatchRuns {runs}
+    maxRunningJobs {jobs}
+    matchHands {hands}
+    bot random random
+}}
+user neil test
+user ann secret
+"""
+    )
+    return config
+
+
+def start_server(folder: Path, *args: str) -> tuple[subprocess.Popen[str], int]:
+    """``acpc-bm-server bm.config`` in ``folder`` on 127.0.0.1 (its database and logs there); the process and
+    the port of its ``starting server on port N`` line."""
+    process = spawn(
+        [program("acpc-bm-server"), "bm.config", "--host", "127.0.0.1", *args],
+        cwd=folder,
+        stdout=subprocess.PIPE,
+        stderr=open(folder / "server.err", "a"),  # noqa: SIM115 (the child holds it)
+        text=True,
+        preexec_fn=default_sigint,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert line.startswith("starting server on port "), (line, (folder / "server.err").read_text())
+    return process, int(line.split()[-1])
+
+
+class Line:
+    """A connection that sends and reads lines as ``bm_widget`` and ``bm_run_matches`` do."""
+
+    def __init__(self, port: int, timeout: float = 60) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.reader = self.sock.makefile("rb")
+
+    def send(self, data: str | bytes) -> None:
+        self.sock.sendall(data if isinstance(data, bytes) else data.encode())
+
+    def read(self) -> str:
+        """The next line with its newline ('' at the end of the stream)."""
+        return self.reader.readline().decode("ascii")
+
+    def read_until(self, prefix: str) -> list[str]:
+        """Lines up to and including the first that starts with ``prefix``."""
+        lines: list[str] = []
+        while True:
+            line = self.read()
+            assert line, f"the server closed the connection before {prefix!r}: {lines}"
+            lines.append(line)
+            if line.startswith(prefix):
+                return lines
+
+    def rest(self) -> bytes:
+        return self.reader.read()
+
+    def close(self) -> None:
+        self.reader.close()
+        self.sock.close()
+
+
+def start_local_bot(line: str, game: str, cwd: Path) -> subprocess.Popen[Any]:
+    """What ``bm_widget`` does with a ``RUN HOST PORT`` line: start the user's bot (here ``acpc-agent random``)."""
+    assert line.lower().startswith("run "), line
+    host, port = line[4:].split()
+    return spawn(
+        [program("acpc-agent"), "random", host, port, "--game", game],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def query(db: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    """Rows of the server's database, read apart from the server's code."""
+    with sqlite3.connect(db, timeout=30) as connection:
+        return connection.execute(sql, args).fetchall()
+
+
+def wait_for(condition: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} did not happen within {timeout:g} s"
+        time.sleep(0.1)
