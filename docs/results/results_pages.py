@@ -26,6 +26,22 @@ def _sides(*names: str) -> tuple[Side, ...]:
     return tuple(Side(n, n) for n in names)
 
 
+LIMIT_CFR = (Side("cfr", "cfr"), Side("cfr --sample", "cfr", "--sample"))
+"""The limit default CFR (purified) and the same strategy sampled."""
+CFR_EHS2 = Side("cfr-ehs2", "cfr", "--checkpoint cfr-ehs2")
+LIMIT_LBR_AGENTS = (
+    Side("cfr-improved", "cfr", "--checkpoint cfr-improved"),
+    Side("cfr-traditional", "cfr", "--checkpoint cfr-traditional"),
+    *_sides("poker_cnn", "nfq", "dqn", "lstm_dqn", "rule", "equity", "call", "raise", "random"),
+)
+SLOW_FOR_LBR = frozenset({"rule", "equity"})
+"""Agents whose policy over a range costs most (Monte Carlo equities): LBR plays them 2/5 of the deals."""
+
+
+def _lbr_rows(sides: tuple[Side, ...], deals: int) -> tuple[tuple[Side, int], ...]:
+    return tuple((side, deals * 2 // 5 if side.agent in SLOW_FOR_LBR else deals) for side in sides)
+
+
 STYLES = _sides("o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8", "o_random")
 NOLIMIT_SUITE = _sides(
     "spar_shove10",
@@ -442,24 +458,7 @@ PAGES: tuple[Page, ...] = (
                 "limit",
                 "Limit hold'em",
                 "Deal seed 1; LBR checks or calls before the flop.",
-                (
-                    (Side("cfr", "cfr"), 250),
-                    (Side("cfr --sample", "cfr", "--sample"), 250),
-                    (Side("cfr-improved", "cfr", "--checkpoint cfr-improved"), 250),
-                    (
-                        Side("cfr-traditional", "cfr", "--checkpoint cfr-traditional"),
-                        250,
-                    ),
-                    (Side("poker_cnn", "poker_cnn"), 250),
-                    (Side("nfq", "nfq"), 250),
-                    (Side("dqn", "dqn"), 250),
-                    (Side("lstm_dqn", "lstm_dqn"), 250),
-                    (Side("rule", "rule"), 100),
-                    (Side("equity", "equity"), 100),
-                    (Side("call", "call"), 250),
-                    (Side("raise", "raise"), 250),
-                    (Side("random", "random"), 250),
-                ),
+                _lbr_rows((*LIMIT_CFR, *LIMIT_LBR_AGENTS), 250),
             ),
             Lbr(
                 "limit-preflop",
@@ -467,25 +466,7 @@ PAGES: tuple[Page, ...] = (
                 "Deal seed 1; before the flop LBR chooses among fold, call and raise as on the later rounds, "
                 "by its equity against the agent's range (`--first-round lbr`). `cfr-ehs2` is the previous "
                 "default checkpoint.",
-                (
-                    (Side("cfr", "cfr"), 2000),
-                    (Side("cfr --sample", "cfr", "--sample"), 2000),
-                    (Side("cfr-ehs2", "cfr", "--checkpoint cfr-ehs2"), 500),
-                    (Side("cfr-improved", "cfr", "--checkpoint cfr-improved"), 500),
-                    (
-                        Side("cfr-traditional", "cfr", "--checkpoint cfr-traditional"),
-                        500,
-                    ),
-                    (Side("poker_cnn", "poker_cnn"), 500),
-                    (Side("nfq", "nfq"), 500),
-                    (Side("dqn", "dqn"), 500),
-                    (Side("lstm_dqn", "lstm_dqn"), 500),
-                    (Side("rule", "rule"), 200),
-                    (Side("equity", "equity"), 200),
-                    (Side("call", "call"), 500),
-                    (Side("raise", "raise"), 500),
-                    (Side("random", "random"), 500),
-                ),
+                (*_lbr_rows(LIMIT_CFR, 2000), *_lbr_rows((CFR_EHS2, *LIMIT_LBR_AGENTS), 500)),
                 lbr_args="--first-round lbr",
             ),
             Lbr(
