@@ -26,6 +26,8 @@ def _sides(*names: str) -> tuple[Side, ...]:
     return tuple(Side(n, n) for n in names)
 
 
+LIMIT_SUITE = _sides("spar_equity", "spar_tag", "spar_lag", "spar_station", "spar_rock", "spar_bluffer", "equity")
+"""The limit sparring suite and ``equity``."""
 LIMIT_CFR = (Side("cfr", "cfr"), Side("cfr --sample", "cfr", "--sample"))
 """The limit default CFR (purified) and the same strategy sampled."""
 CFR_EHS2 = Side("cfr-ehs2", "cfr", "--checkpoint cfr-ehs2")
@@ -305,15 +307,7 @@ PAGES: tuple[Page, ...] = (
                 "`cfr` is `cfr-ehs2-exact` (public chance sampling, exact E[HS²] buckets), played by its most likely "
                 "action (purified).",
                 (Side("cfr (default)", "cfr"),),
-                _sides(
-                    "spar_equity",
-                    "spar_tag",
-                    "spar_lag",
-                    "spar_station",
-                    "spar_rock",
-                    "spar_bluffer",
-                    "equity",
-                ),
+                LIMIT_SUITE,
                 seeds=SPARRING_SEEDS,
                 hands=3000,
             ),
@@ -328,18 +322,10 @@ PAGES: tuple[Page, ...] = (
                 (
                     Side("cfr (default)", "cfr"),
                     Side("cfr --sample", "cfr", "--sample"),
-                    Side("cfr-ehs2", "cfr", "--checkpoint cfr-ehs2"),
+                    CFR_EHS2,
                     *_sides("dqn", "lstm_dqn", "poker_cnn", "nfq", "equity", "rule"),
                 ),
-                _sides(
-                    "spar_equity",
-                    "spar_tag",
-                    "spar_lag",
-                    "spar_station",
-                    "spar_rock",
-                    "spar_bluffer",
-                    "equity",
-                ),
+                LIMIT_SUITE,
                 seeds=SPARRING_SEEDS,
                 hands=1000,
                 skip=frozenset({("equity", "equity")}),
