@@ -9,9 +9,8 @@ takes the most likely one (``--argmax``: purification, the seed's table 3.3
 strategy gives less than ``T`` of the legal actions' total, the rest renormalised
 (Ganzfried, Sandholm and Waugh 2012, "Strategy purification and thresholding").
 The default is ``--argmax`` for the limit hold'em default checkpoint
-(``PURIFIED``: chosen by duplicate matches against the sparring suite on deal
-seeds no table uses, where it won more than sampling against every bot) and
-``--sample`` for every other. Actions the position does not allow never come
+(``PURIFIED``: it wins more than the sampled strategy against every bot of the
+sparring suite) and ``--sample`` for every other. Actions the position does not allow never come
 out: the probabilities are restricted to the legal actions.
 
 No-limit games (``models/cfr/nolimit.py``): the betting so far is followed
@@ -84,8 +83,7 @@ DEFAULT_CHECKPOINTS = {
 }
 PURIFIED = frozenset({"cfr-ehs2-exact"})
 """Checkpoints (by file name) played by their most likely action unless ``--sample`` or ``--threshold`` is
-given: purification (Ganzfried, Sandholm and Waugh 2012), which measured stronger against the sparring suite
-than sampling the average strategy (``docs/agents/seed-002-cfr.md``)."""
+given: purification (Ganzfried, Sandholm and Waugh 2012; ``docs/agents/seed-002-cfr.md`` says why)."""
 
 
 def default_checkpoint(game: Game) -> Path:
