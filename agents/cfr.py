@@ -10,8 +10,8 @@ strategy gives less than ``T`` of the legal actions' total, the rest renormalise
 (Ganzfried, Sandholm and Waugh 2012, "Strategy purification and thresholding").
 The default is ``--argmax`` for the limit hold'em default checkpoint
 (``PURIFIED``: it wins more than the sampled strategy against every bot of the
-sparring suite) and ``--sample`` for every other. Actions the position does not allow never come
-out: the probabilities are restricted to the legal actions.
+sparring suite) and ``--sample`` for every other. Actions the position does not
+allow never come out: the probabilities are restricted to the legal actions.
 
 No-limit games (``models/cfr/nolimit.py``): the betting so far is followed
 through the checkpoint's abstract tree, the opponent's raise sizes translated by
@@ -168,8 +168,8 @@ class CFRAgent(Agent):
             "--threshold",
             type=float,
             default=0.0,
-            help="drop the actions the strategy gives less than this probability, renormalising the rest "
-            "(default 0: play the average strategy as it is)",
+            help="sample without the actions the strategy gives less than this probability, renormalising "
+            "the rest (default 0: none dropped)",
         )
 
     def act(self, view: MatchState) -> Action:
