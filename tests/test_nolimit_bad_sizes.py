@@ -1,7 +1,8 @@
-"""Every agent that plays heads-up no-limit hold'em against opponents that bet badly: ``spar_fuzz`` (asks
-for raises over its stack and under the minimum, all in 30% of the time; the dealer's corrections made, as
-``acpc-dealer`` makes them) and ``spar_shove10`` (all in before the flop). Played in process under the
-dealer's time limits: every match ends with every hand played and no agent error or time-out.
+"""Every agent that plays heads-up no-limit hold'em against opponents that bet badly or oddly: ``spar_fuzz``
+(asks for raises over its stack and under the minimum, all in 30% of the time; the dealer's corrections made,
+as ``acpc-dealer`` makes them) and every bot of the no-limit sparring suite (shovers, overbets of two or three
+pots, min-raise chains, limps, pot fractions, odd sizes). Played in process under the dealer's time limits:
+every match ends with every hand played and no agent error or time-out.
 The same over TCP, with the raw fuzzing client, for ``ensemble`` and ``cfr``: ``test_nolimit_guard_dealer.py``."""
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from acpc_arena.protocol.game import load_game
 
 GAME = "holdem.nolimit.2p.reverse_blinds"
 HANDS = 30
+BAD_SIZERS = ["spar_fuzz", "spar_shove10", "spar_shove30", "spar_shove60", "spar_overbet", "spar_minraise"]
+BAD_SIZERS += ["spar_limper", "spar_fractions", "spar_oddsize"]
 
 
 def plays_nolimit(name: str) -> bool:
@@ -36,7 +39,7 @@ def test_the_nolimit_agents_are_the_ones_expected() -> None:
     assert set(NOLIMIT_AGENTS) == expected
 
 
-@pytest.mark.parametrize("opponent", ["spar_fuzz", "spar_shove10"])
+@pytest.mark.parametrize("opponent", BAD_SIZERS)
 @pytest.mark.parametrize("agent", NOLIMIT_AGENTS)
 def test_every_nolimit_agent_plays_out_a_bad_sizing_opponent(agent: str, opponent: str) -> None:
     report = play((agent, opponent), GAME, seeds=(17,), hands=HANDS, t_response_ms=10000, t_hand_ms=60000)
