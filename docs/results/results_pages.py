@@ -403,8 +403,14 @@ PAGES: tuple[Page, ...] = (
                 "table-4",
                 "Seed 001, table 4: the ensemble against the other agents",
                 "A* against the baselines and the other shipped agents (the Q-networks play no-limit with "
-                "pot-sized raises; they were trained on limit hold'em).",
-                (Side("A*", "ensemble"),),
+                "pot-sized raises; they were trained on limit hold'em), beside the counters' plain average A_ave "
+                "and the clone evolution started from. The same three rows against the sparring suite are in "
+                "table 3, on the same deals.",
+                (
+                    Side("A*", "ensemble"),
+                    Side("A_ave", "ensemble", "--mode a_ave"),
+                    Side("clone", "ensemble", "--mode clone"),
+                ),
                 _sides(
                     "random",
                     "call",
