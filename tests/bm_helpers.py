@@ -3,6 +3,7 @@ over a plain socket."""
 
 from __future__ import annotations
 
+import select
 import socket
 import sqlite3
 import subprocess
@@ -116,3 +117,41 @@ def wait_for(condition: Any, timeout: float, what: str) -> None:
     while not condition():
         assert time.monotonic() < deadline, f"{what} did not happen within {timeout:g} s"
         time.sleep(0.1)
+
+
+READBUF_LEN = 4096
+"""``net.h``'s buffer: the C clients read at most this many bytes at once, and lines of up to one less."""
+
+
+def read_as_bm_run_matches(sock: socket.socket) -> bytes:
+    """What ``bm_run_matches`` prints of what the server sends, read as its C code reads (``bm_run_matches.c``'s
+    loop over ``net.c``'s ``getLine(fromServer, READBUF_LEN, line, 0)``): after ``select`` says the socket is
+    readable, lines are taken with a zero timeout, so a line whose rest has not arrived when the buffer runs out
+    is dropped; it stops at the end of the stream or at ``Matches finished``."""
+    printed: list[bytes] = []
+    buffer = b""
+    while True:
+        select.select([sock], [], [])
+        while True:  # getLine until it returns -1 (nothing ready) or 0 (the end)
+            line = b""
+            ended = False
+            while len(line) < READBUF_LEN - 1 and not line.endswith(b"\n"):
+                if not buffer:
+                    if not select.select([sock], [], [], 0)[0]:
+                        break
+                    buffer = sock.recv(READBUF_LEN)
+                    if not buffer:
+                        ended = True
+                        break
+                take = min(len(buffer), READBUF_LEN - 1 - len(line))
+                newline = buffer.find(b"\n", 0, take)
+                take = take if newline < 0 else newline + 1
+                line, buffer = line + buffer[:take], buffer[take:]
+            if not line.endswith(b"\n") and len(line) < READBUF_LEN - 1 and not ended:
+                break  # -1: what was read of this line is lost
+            if not line:
+                return b"".join(printed)
+            if not line.lower().startswith(b"run "):
+                printed.append(line)
+            if line == b"Matches finished\n":
+                return b"".join(printed)

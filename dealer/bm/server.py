@@ -50,6 +50,7 @@ from acpc_arena.dealer.bm.protocol import (
     parse_runmatches,
 )
 from acpc_arena.dealer.bm.store import QueuedRun, Store, StoreError
+from acpc_arena.dealer.bm.wholelines import send_whole_lines
 
 DRAIN_S = 1.0
 """How long a connection refused mid-line is read (and what it sends dropped) before it is closed, so that
@@ -360,7 +361,7 @@ class BmServer:
                 await client.send(f"NO LOG: run {name}: {exc.strerror or exc}")
                 continue
             async with client.lock:
-                await client.stream.send_all(data)
+                await send_whole_lines(client.stream, data)
 
     # -- the queue ----------------------------------------------------------
 
