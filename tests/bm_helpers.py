@@ -47,6 +47,12 @@ user ann secret
 def start_server(folder: Path, *args: str) -> tuple[subprocess.Popen[str], int]:
     """``acpc-bm-server bm.config`` in ``folder`` on 127.0.0.1 (its database and logs there); the process and
     the port of its ``starting server on port N`` line."""
+    process, port, _ = start_web_server(folder, *args)
+    return process, port
+
+
+def start_web_server(folder: Path, *args: str) -> tuple[subprocess.Popen[str], int, str]:
+    """``start_server``, and the URL of its ``web page on URL`` line ('' without ``--web``)."""
     process = spawn(
         [program("acpc-bm-server"), "bm.config", "--host", "127.0.0.1", *args],
         cwd=folder,
@@ -57,9 +63,13 @@ def start_server(folder: Path, *args: str) -> tuple[subprocess.Popen[str], int]:
         start_new_session=True,
     )
     assert process.stdout is not None
+    url = ""
     line = process.stdout.readline()
+    if line.startswith("web page on "):
+        url = line.split()[-1]
+        line = process.stdout.readline()
     assert line.startswith("starting server on port "), (line, (folder / "server.err").read_text())
-    return process, int(line.split()[-1])
+    return process, int(line.split()[-1]), url
 
 
 class Line:

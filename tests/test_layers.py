@@ -60,12 +60,13 @@ def test_every_module_is_in_a_layer(path: Path) -> None:
 
 
 def test_the_layers_read_as_the_architecture_page_says() -> None:
-    assert layer_of("acpc_arena.models.training.cli") == layer_of("acpc_arena.dealer.web.app") == 0
-    assert layer_of("acpc_arena.dealer.arena.runner") == 1
-    assert layer_of("acpc_arena.agents.registry") == 2
-    assert layer_of("acpc_arena.models.cfr.solver") == layer_of("acpc_arena.models.mcts") == 3
-    assert layer_of("acpc_arena.dealer.match") == layer_of("acpc_arena.dealer.seat") == 4
-    assert layer_of("acpc_arena.protocol.state") == 5
+    assert layer_of("acpc_arena.models.training.cli") == layer_of("acpc_arena.dealer.bm.server") == 0
+    assert layer_of("acpc_arena.dealer.web.app") == 1
+    assert layer_of("acpc_arena.dealer.arena.runner") == 2
+    assert layer_of("acpc_arena.agents.registry") == 3
+    assert layer_of("acpc_arena.models.cfr.solver") == layer_of("acpc_arena.models.mcts") == 4
+    assert layer_of("acpc_arena.dealer.match") == layer_of("acpc_arena.dealer.seat") == 5
+    assert layer_of("acpc_arena.protocol.state") == 6
     assert layer_of("acpc_arena.dealer.arenas") is None  # a prefix of a name is not the name
     assert len(SOURCES) > 120
 

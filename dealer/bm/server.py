@@ -9,12 +9,16 @@ connection is closed.
 
 The queue is the database's (``store.py``): a scheduler starts the runs it can, the oldest job of the user
 who waited longest first (as ``bm_server.c``), one run of a job at a time, within each game's
-``maxRunningJobs`` and the server's ``maxRunningBots``. A run with a ``LOCAL`` seat starts when its
-requesting connection is there, or (its server restarted since) a session of its user.
+``maxRunningJobs`` and the server's ``maxRunningBots`` (bounds of this server: several servers sharing a
+database each hold their own). A run with a ``LOCAL`` seat starts when its requesting connection is there,
+or (its server restarted since) a session of its user. The server renews the leases of the runs it plays;
+runs left by a stopped server are queued again once their lease runs out.
 """
 
 from __future__ import annotations
 
+import os
+import secrets
 import socket
 import time
 from collections import Counter
@@ -49,7 +53,7 @@ from acpc_arena.dealer.bm.protocol import (
     parse_run,
     parse_runmatches,
 )
-from acpc_arena.dealer.bm.store import QueuedRun, Store, StoreError
+from acpc_arena.dealer.bm.store import RENEW_S, QueuedRun, Store, StoreError
 from acpc_arena.dealer.bm.wholelines import send_whole_lines
 
 DRAIN_S = 1.0
@@ -167,20 +171,36 @@ class BmServer:
         host = self.options.host
         self.announce = self.options.announce or (host if host not in ("", "0.0.0.0", "::") else this_host())
         self.logs = self.options.logs.resolve()
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        """This server among those sharing the database (the runs it plays are leased to it)."""
+        self.refused: Counter[str] = Counter()
+        """Logons refused, by reason (``BAD LOGON``, ``LOGON TIMEOUT``, ...)."""
 
     async def serve(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         """Listen on the config's port (0: any free one), run the queue; ``task_status`` gets the port."""
         listeners = await trio.open_tcp_listeners(self.config.port, host=self.options.host or None)
         port = int(listeners[0].socket.getsockname()[1])
-        self.store.requeue_running()
+        self.store.requeue_stale()
         async with trio.open_nursery() as nursery:
             self.nursery = nursery
             nursery.start_soon(self.schedule)
+            nursery.start_soon(self.keep_leases)
             task_status.started(port)
             await trio.serve_listeners(self.handle, listeners, handler_nursery=nursery)
 
     def wake_up(self) -> None:
         self.wake.set()
+
+    async def keep_leases(self) -> None:
+        """Every ``RENEW_S``: renew this server's runs, queue again those other servers left, and tell the
+        requests waiting here of jobs that other servers finished."""
+        while True:
+            await trio.sleep(RENEW_S)
+            self.store.renew(self.owner)
+            if self.store.requeue_stale():
+                self.wake_up()
+            for job in list(self.finished):
+                self._check_finished(job)
 
     # -- connections --------------------------------------------------------
 
@@ -192,7 +212,7 @@ class BmServer:
             return
         try:
             if len(self.clients) >= self.options.max_connections:
-                await client.refuse(SERVER_BUSY)
+                await self.refuse_logon(client, SERVER_BUSY)
                 return
             self.clients.add(client)
             try:
@@ -212,26 +232,26 @@ class BmServer:
         with trio.move_on_after(self.options.login_timeout) as waiting:
             raw = await client.line()
         if waiting.cancelled_caught:
-            await client.refuse(LOGON_TIMEOUT)
+            await self.refuse_logon(client, LOGON_TIMEOUT)
             return
         if raw is None:
             return
         words = login_words(raw.decode("ascii")) if raw.isascii() else None
         if words is None:
-            await client.refuse(BAD_LOGON)
+            await self.refuse_logon(client, BAD_LOGON)
             return
         name, password = words[0], words[1]
         if not self.logons.allowed(client.address, name):
-            await client.refuse(RATE_LIMITED)
+            await self.refuse_logon(client, RATE_LIMITED)
             return
         stored = self.store.password_hash(name)
         if not await trio.to_thread.run_sync(check_password, stored, password, limiter=self.checks):
             self.logons.failed(client.address, name)
             await trio.sleep(self.options.failure_delay)
-            await client.refuse(BAD_LOGON)
+            await self.refuse_logon(client, BAD_LOGON)
             return
         if len(self.sessions.get(name, [])) >= self.options.max_user_connections:
-            await client.refuse(TOO_MANY_CONNECTIONS)
+            await self.refuse_logon(client, TOO_MANY_CONNECTIONS)
             return
         client.user = name
         self.sessions.setdefault(name, []).append(client)
@@ -239,6 +259,11 @@ class BmServer:
             await self.session(client, name)
         else:
             await self.request(client, name, words[2:])
+
+    async def refuse_logon(self, client: Client, line: str) -> None:
+        """Refuse a connection before or at its logon with ``line``, counted in ``refused``."""
+        self.refused[line] += 1
+        await client.refuse(line)
 
     def left(self, client: Client) -> None:
         """Forget a connection; cancel the queued runs of its jobs that needed its bot (as ``bm_server.c``)."""
@@ -399,7 +424,7 @@ class BmServer:
         player = self._player(run) if run.has_local else None
         if run.has_local and player is None:
             return False
-        if not self.store.start_run(run.match_id):
+        if not self.store.start_run(run.match_id, run.job_id, self.owner):
             return False
         self.running_jobs.add(run.job_id)
         self.per_game[run.game] += 1
@@ -430,7 +455,7 @@ class BmServer:
             self.per_game[run.game] -= 1
             self.running_bots -= bots
         log = None if played.log is None else str(played.log)
-        self.store.finish_run(run.match_id, played.ok, log, played.error, played.results)
+        self.store.finish_run(run.match_id, self.owner, played.ok, log, played.error, played.results)
         if told is not None:
             if played.ok:
                 scores = " ".join(f"{r.player} {r.chips:g}" for r in played.results)

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 from pathlib import Path
 
 import trio
 
 from acpc_arena.dealer.bm.config import BmConfig, read_config
+from acpc_arena.dealer.bm.database import DATABASE_ERRORS
 from acpc_arena.dealer.bm.passwords import check_password, hash_password
 from acpc_arena.dealer.bm.server import BmServer, ServerOptions
 from acpc_arena.dealer.bm.store import DEFAULT_DB, Store
+from acpc_arena.dealer.bm.web import refused_page, start_web
 from acpc_arena.protocol.commands import number, run_command, usage_error
 from acpc_arena.protocol.files import InputError
 
@@ -26,7 +27,7 @@ def parser() -> argparse.ArgumentParser:
     positive = number(int, lambda n: n > 0, "a whole number above 0")
     seconds = number(float, lambda s: s > 0, "a number of seconds above 0")
     p.add_argument("config", type=Path, help="the bm_server.config (the C server's format)")
-    p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"the SQLite database (default {DEFAULT_DB})")
+    p.add_argument("--db", default=str(DEFAULT_DB), help=f"a SQLite file or a postgresql:// URL (default {DEFAULT_DB})")
     p.add_argument("--logs", type=Path, default=Path("logs"), help="the folder of the runs' logs (default logs)")
     p.add_argument("--host", default="0.0.0.0", help="the address to listen on (default all)")
     p.add_argument("--announce", default=None, help="the host name sent in RUN lines (default this machine's)")
@@ -36,6 +37,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--login-timeout", type=seconds, default=30.0, help="seconds to send the first line (default 30)")
     p.add_argument("--logon-failures", type=positive, default=5, help="failed logons per address or name (default 5)")
     p.add_argument("--logon-window", type=seconds, default=60.0, help="... in this many seconds (default 60)")
+    port = number(int, lambda n: 0 <= n < 65536, "a port from 0 to 65535")
+    p.add_argument("--web", type=port, metavar="PORT", help="serve the queue, results and /metrics on PORT (0: any)")
+    p.add_argument("--web-host", default="127.0.0.1", help="the web page's address (default 127.0.0.1)")
     return p
 
 
@@ -58,8 +62,8 @@ def serve(argv: list[str]) -> int:
     try:
         store = Store(args.db)
         add_config_users(store, config)
-    except sqlite3.Error as exc:
-        usage_error(f"acpc-bm-server: database {args.db}: {exc}")
+    except DATABASE_ERRORS as exc:
+        usage_error(f"acpc-bm-server: database {args.db}: {str(exc).strip().splitlines()[0]}")
     options = ServerOptions(
         host=args.host,
         announce=args.announce,
@@ -72,6 +76,14 @@ def serve(argv: list[str]) -> int:
         logon_window=args.logon_window,
     )
     server = BmServer(config, store, options)
+    pages = None
+    if args.web is not None:
+        try:
+            pages = start_web(args.db, args.web_host, args.web, lambda: refused_page(server.refused))
+        except OSError as exc:
+            store.close()
+            usage_error(f"acpc-bm-server: --web {args.web_host}:{args.web}: {exc.strerror or exc}")
+        print(f"web page on {pages.url}", flush=True)
 
     async def run() -> None:
         async with trio.open_nursery() as nursery:
@@ -83,6 +95,11 @@ def serve(argv: list[str]) -> int:
     except OSError as exc:
         print(f"acpc-bm-server: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    except DATABASE_ERRORS as exc:
+        print(f"acpc-bm-server: database {args.db}: {str(exc).strip().splitlines()[0]}", file=sys.stderr)
+        return 1
     finally:
+        if pages is not None:
+            pages.close()
         store.close()
     return 0

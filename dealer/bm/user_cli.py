@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import sqlite3
 import sys
 from pathlib import Path
 
 from acpc_arena.dealer.bm.config import check_name
+from acpc_arena.dealer.bm.database import DATABASE_ERRORS, is_url
 from acpc_arena.dealer.bm.passwords import hash_password
 from acpc_arena.dealer.bm.store import DEFAULT_DB, Store, StoreError
 from acpc_arena.protocol.commands import FAILED, number, run_command, usage_error
@@ -40,7 +40,9 @@ def quota(text: str) -> int | None:
 
 def manage(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="acpc-bm-user", description=__doc__.split("\n\n")[0].strip("`"))
-    p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"the server's database (default {DEFAULT_DB})")
+    p.add_argument(
+        "--db", default=str(DEFAULT_DB), help=f"the server's SQLite file or postgresql:// URL (default {DEFAULT_DB})"
+    )
     commands = p.add_subparsers(dest="command", required=True)
     add = commands.add_parser("add", help="add a user")
     add.add_argument("name")
@@ -51,12 +53,12 @@ def manage(argv: list[str]) -> int:
     limit.add_argument("runs", type=quota, help="a whole number, or none")
     commands.add_parser("list", help="the users, their quotas and the runs they asked for")
     args = p.parse_args(argv)
-    if args.command == "list" and not args.db.exists():
+    if args.command == "list" and not is_url(args.db) and not Path(args.db).exists():
         usage_error(f"acpc-bm-user: no database {args.db}")
     try:
         store = Store(args.db)
-    except sqlite3.Error as exc:
-        usage_error(f"acpc-bm-user: database {args.db}: {exc}")
+    except DATABASE_ERRORS as exc:
+        usage_error(f"acpc-bm-user: database {args.db}: {str(exc).strip().splitlines()[0]}")
     try:
         if args.command == "list":
             for name, runs, used in store.users():
@@ -77,8 +79,8 @@ def manage(argv: list[str]) -> int:
     except StoreError as exc:
         print(f"acpc-bm-user: {exc}", file=sys.stderr)
         return FAILED
-    except sqlite3.Error as exc:
-        print(f"acpc-bm-user: database {args.db}: {exc}", file=sys.stderr)
+    except DATABASE_ERRORS as exc:
+        print(f"acpc-bm-user: database {args.db}: {str(exc).strip().splitlines()[0]}", file=sys.stderr)
         return FAILED
     finally:
         store.close()

@@ -1,0 +1,398 @@
+"""The benchmark server's web page and ``/metrics`` (``acpc-bm-server --web PORT``), served by a process of
+its own that reads the database with a read-only connection: no observer can slow the server's loop.
+
+    python -m acpc_arena.dealer.bm.web --feed FD --sock FD --host H --port P --db TARGET
+
+``/`` (refreshed every few seconds) and ``/api/bm`` (JSON) show the queue, the runs being played, and each
+user's results against each hosted bot: chips won per hand in mbb/h with a 95% interval (``estimate``) over
+the hands of the logs this host can read. ``/metrics`` (Prometheus, any ``Host``) gives the runs queued and
+running, the active jobs, the runs finished and failed and their durations (a histogram, by game), and the
+connections refused at logon (counted by the server and sent through the feed, as ``web.side`` takes them).
+A thread of this process reads the database every ``REFRESH_S`` seconds; the pages answer from its last
+reading. The HTTP bounds are ``web.http``'s; the process ends when the feed's pipe does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import html
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import trio
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from prometheus_client.metrics_core import Metric
+
+from acpc_arena.dealer.arena.estimates import estimate
+from acpc_arena.dealer.arena.logreading import read_log
+from acpc_arena.dealer.bm.config import LOCAL
+from acpc_arena.dealer.bm.database import DATABASE_ERRORS
+from acpc_arena.dealer.bm.protocol import BAD_LOGON, LOGON_TIMEOUT, RATE_LIMITED, SERVER_BUSY, TOO_MANY_CONNECTIONS
+from acpc_arena.dealer.bm.store import JobStatus, RunRow, Store
+from acpc_arena.dealer.feed import Feed
+from acpc_arena.dealer.pages import NICENESS, READY_SECONDS, SideServer, bind
+from acpc_arena.dealer.web.http import Guard, HttpError, Request, Response, guard_for, json_response, serve
+from acpc_arena.dealer.web.side import METRICS_CONTENT_TYPE, READY, MetricsPage, read_feed
+
+REFRESH_S = 1.0
+PAGE_REFRESH_S = 5
+"""The HTML page reloads itself this often."""
+FINISHED_MARGIN_S = 120.0
+"""Runs are read again from this long before the last finish seen (finishes written out of order)."""
+DURATION_BUCKETS = (1.0, 5.0, 15.0, 60.0, 300.0, 900.0, 3600.0, 4 * 3600.0, 24 * 3600.0, float("inf"))
+REFUSALS = {
+    BAD_LOGON: "bad_logon",
+    LOGON_TIMEOUT: "logon_timeout",
+    RATE_LIMITED: "rate_limited",
+    SERVER_BUSY: "server_busy",
+    TOO_MANY_CONNECTIONS: "too_many_connections",
+}
+"""The server's refusals at logon and their ``reason`` labels."""
+
+
+class _Families:
+    """A collector of families made elsewhere (``prometheus_client`` renders registries, not families)."""
+
+    def __init__(self, families: Callable[[], Sequence[Metric]]) -> None:
+        self.families = families
+
+    def collect(self) -> Iterator[Metric]:
+        yield from self.families()
+
+
+def render(families: Sequence[Metric]) -> bytes:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Families(lambda: families))
+    return generate_latest(registry)
+
+
+def refused_page(refused: Counter[str]) -> bytes:
+    """The server's part of ``/metrics``: connections refused at logon, by reason (each from 0)."""
+    family = CounterMetricFamily("acpc_bm_logons_refused", "Connections refused at logon", labels=["reason"])
+    for line, reason in REFUSALS.items():
+        family.add_metric([reason], refused[line])
+    return render([family])
+
+
+@dataclass
+class Pairing:
+    """A user's bot against a hosted side in a game: the hands of the runs read so far."""
+
+    values: list[np.ndarray] = field(default_factory=list)
+    big_blind: int = 0
+    runs: int = 0
+    unread: int = 0
+    """Runs whose log this host could not read (another host's, or removed)."""
+
+
+def opponents(players: Sequence[str]) -> str | None:
+    """The hosted side of a run with one ``LOCAL`` seat (its bots joined by ``+``); None for other runs."""
+    if sum(player == LOCAL for player in players) != 1:
+        return None
+    return " + ".join(player for player in players if player != LOCAL)
+
+
+@dataclass
+class Reading:
+    """What the database held at ``taken``."""
+
+    taken: float = 0.0
+    counts: dict[str, int] = field(default_factory=dict)
+    jobs: list[JobStatus] = field(default_factory=list)
+    running: list[RunRow] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    finished: dict[tuple[str, str], int] = field(default_factory=dict)
+    """Runs ended, by (game, ``done`` or ``failed``)."""
+    durations: dict[str, list[float]] = field(default_factory=dict)
+    error: str | None = None
+
+
+class Watcher:
+    """Reads the database every ``REFRESH_S`` seconds in a thread of its own; ``reading`` is the last."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.reading = Reading()
+        self.seen: set[int] = set()
+        self.since: float | None = None
+        self.pairings: dict[tuple[str, str, str], Pairing] = {}
+        self.finished: Counter[tuple[str, str]] = Counter()
+        self.durations: dict[str, list[float]] = {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="acpc-bm-web", daemon=True)
+
+    def _run(self) -> None:
+        store: Store | None = None
+        while not self.stop.is_set():
+            try:
+                store = store or Store(self.target, read_only=True)
+                self.reading = self.read(store)
+            except DATABASE_ERRORS as exc:
+                self.reading = Reading(time.time(), error=f"database: {exc}".splitlines()[0])
+                if store is not None:
+                    with contextlib.suppress(*DATABASE_ERRORS):
+                        store.close()
+                store = None
+            self.stop.wait(REFRESH_S)
+
+    def read(self, store: Store) -> Reading:
+        taken = time.time()
+        for run in store.runs(("done", "failed"), self.since):
+            if run.match_id in self.seen:
+                continue
+            self.seen.add(run.match_id)
+            self.finished[(run.game, run.state)] += 1
+            if run.started is not None and run.finished is not None:
+                self.durations.setdefault(run.game, []).append(max(0.0, run.finished - run.started))
+            if run.finished is not None:
+                self.since = max(self.since or 0.0, run.finished - FINISHED_MARGIN_S)
+            if run.state == "done":
+                self._add_result(store, run)
+        return Reading(
+            taken=taken,
+            counts=store.state_counts(),
+            jobs=store.job_statuses(),
+            running=store.runs(("running",)),
+            results=self._results(),
+            finished=dict(self.finished),
+            durations={game: list(values) for game, values in self.durations.items()},
+        )
+
+    def _add_result(self, store: Store, run: RunRow) -> None:
+        side = opponents(run.players)
+        if side is None:
+            return
+        pairing = self.pairings.setdefault((run.game, run.user, side), Pairing())
+        pairing.runs += 1
+        seat = run.players.index(LOCAL)
+        names = {result.seat: result.player for result in store.results(run.match_id)}
+        try:
+            if run.log is None or seat not in names:
+                raise OSError("no log")
+            match = read_log(run.log)
+            pairing.values.append(match.values_of(names[seat]))
+            pairing.big_blind = match.game.big_blind
+        except (OSError, ValueError):
+            pairing.unread += 1
+
+    def _results(self) -> list[dict[str, Any]]:
+        rows = []
+        for (game, user, side), pairing in sorted(self.pairings.items()):
+            values = np.concatenate(pairing.values) if pairing.values else np.zeros(0)
+            est = estimate(values, pairing.big_blind or 1)
+            rows.append({
+                "game": game, "user": user, "opponent": side, "runs": pairing.runs, "hands": est.samples,
+                "unread_runs": pairing.unread, "mbb_per_hand": est.mbb_per_hand, "ci95": list(est.ci95),
+            })  # fmt: skip
+        return rows
+
+
+def metric_families(reading: Reading) -> list[Metric]:
+    """``/metrics``' families from the database's reading."""
+    counts = reading.counts
+    families: list[Metric] = [
+        GaugeMetricFamily("acpc_bm_runs_queued", "Runs waiting to be played", value=counts.get("queued", 0)),
+        GaugeMetricFamily("acpc_bm_runs_running", "Runs being played", value=counts.get("running", 0)),
+        GaugeMetricFamily("acpc_bm_jobs_active", "Jobs with runs left to play", value=len(reading.jobs)),
+        GaugeMetricFamily(
+            "acpc_bm_jobs_running", "Jobs with a run being played", value=sum(job.running for job in reading.jobs)
+        ),
+    ]
+    ended = CounterMetricFamily("acpc_bm_runs_finished", "Runs played to their end", labels=["game"])
+    failed = CounterMetricFamily("acpc_bm_runs_failed", "Runs that failed", labels=["game"])
+    for (game, state), count in sorted(reading.finished.items()):
+        (ended if state == "done" else failed).add_metric([game], count)
+    seconds = HistogramMetricFamily("acpc_bm_run_seconds", "Seconds each run took", labels=["game"])
+    for game, values in sorted(reading.durations.items()):
+        ordered = np.sort(np.asarray(values))
+        buckets = [(_le(bound), float(np.searchsorted(ordered, bound, side="right"))) for bound in DURATION_BUCKETS]
+        seconds.add_metric([game], buckets, sum_value=float(ordered.sum()))
+    return [*families, ended, failed, seconds]
+
+
+def _le(bound: float) -> str:
+    return "+Inf" if bound == float("inf") else f"{bound:g}"
+
+
+def reading_json(reading: Reading) -> dict[str, Any]:
+    return {
+        "taken": reading.taken,
+        "error": reading.error,
+        "counts": reading.counts,
+        "queue": [
+            {"job": job.job_id, "user": job.user, "tag": job.tag, "game": job.game, "runs_left": job.runs_left,
+             "running": job.running}
+            for job in reading.jobs
+        ],
+        "running": [
+            {"run": f"{run.job_id}.{run.run_index}", "user": run.user, "tag": run.tag, "game": run.game,
+             "players": list(run.players), "started": run.started}
+            for run in reading.running
+        ],
+        "results": reading.results,
+    }  # fmt: skip
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[object]], empty: str) -> str:
+    if not rows:
+        return f"<p>{html.escape(empty)}</p>"
+    cells = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _interval(row: dict[str, Any]) -> str:
+    low, high = row["ci95"]
+    if not row["hands"]:
+        return "no hands read"
+    if not np.isfinite(low):
+        return f"{row['mbb_per_hand']:+.1f} (one hand)"
+    return f"{row['mbb_per_hand']:+.1f} [{low:+.1f}, {high:+.1f}]"
+
+
+def page_html(reading: Reading) -> str:
+    """The page: the queue, the runs being played, the results (every value escaped)."""
+    now = time.time()
+    queue = [(j.job_id, j.user, j.tag, j.game, j.runs_left, "R" if j.running else "Q") for j in reading.jobs]
+    running = [
+        (f"{r.job_id}.{r.run_index}", r.user, r.tag, r.game, " ".join(r.players),
+         f"{now - r.started:.0f} s" if r.started else "")
+        for r in reading.running
+    ]  # fmt: skip
+    results = [
+        (r["game"], r["user"], r["opponent"], r["runs"], r["hands"], _interval(r), r["unread_runs"])
+        for r in reading.results
+    ]
+    counts = ", ".join(f"{state} {count}" for state, count in sorted(reading.counts.items())) or "no runs yet"
+    error = f"<p><strong>{html.escape(reading.error)}</strong></p>" if reading.error else ""
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="{PAGE_REFRESH_S}">
+<title>Benchmark server</title></head><body>
+<h1>Benchmark server</h1>{error}
+<p>Runs: {html.escape(counts)}. Read {time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(reading.taken))}.</p>
+<h2>Queue</h2>
+{_table(("job", "user", "tag", "game", "runs left", "state"), queue, "Queue empty")}
+<h2>Running</h2>
+{_table(("run", "user", "tag", "game", "seats", "for"), running, "No run is being played.")}
+<h2>Results</h2>
+<p>The user's bot against each hosted side: chips won per hand in mbb/h (1000 x chips / big blind) with its 95%
+interval, over the hands of the finished runs' logs.</p>
+{
+        _table(
+            ("game", "user", "against", "runs", "hands", "mbb/h [95% interval]", "logs unread"),
+            results,
+            "No finished run of a user's bot yet.",
+        )
+    }
+<p><a href="/metrics">metrics</a> · <a href="/api/bm">JSON</a></p>
+</body></html>
+"""
+
+
+class PagesGuard(Guard):
+    """The page's guard, but ``/metrics`` answers any ``Host`` (Prometheus scrapes by name)."""
+
+    def check(self, request: Request) -> None:
+        if request.path == "/metrics":
+            Guard(None).check(request)
+        else:
+            super().check(request)
+
+
+class BmPages:
+    def __init__(self, watcher: Watcher, metrics: MetricsPage) -> None:
+        self.watcher = watcher
+        self.metrics = metrics
+
+    async def handle(self, request: Request) -> Response:
+        if request.method != "GET":
+            raise HttpError(405, f"{request.method} is not answered here: GET /, /api/bm or /metrics")
+        reading = self.watcher.reading
+        if request.path == "/":
+            return Response(200, page_html(reading).encode(), "text/html; charset=utf-8")
+        if request.path == "/api/bm":
+            return json_response(reading_json(reading))
+        if request.path == "/metrics":
+            return Response(200, render(metric_families(reading)) + self.metrics.page, METRICS_CONTENT_TYPE)
+        raise HttpError(404, f"nothing at {request.path}: the page is at /, the metrics at /metrics")
+
+
+async def _serve(args: argparse.Namespace) -> None:
+    watcher = Watcher(args.db)
+    watcher.thread.start()
+    metrics = MetricsPage()
+    pages = BmPages(watcher, metrics)
+    base = guard_for(args.host, args.port)
+    guard = PagesGuard(base.hosts, base.any_address_port)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(serve, pages.handle, socket.socket(fileno=args.sock), guard)
+        await trio.sleep(0)
+        with contextlib.suppress(OSError), open(sys.stdout.fileno(), "wb", closefd=False) as ready:
+            ready.write(READY)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        await read_feed(args.feed, None, metrics)
+        nursery.cancel_scope.cancel()
+    watcher.stop.set()
+
+
+def start_web(target: str | Path, host: str, port: int, server_page: Callable[[], bytes]) -> SideServer:
+    """Serve the page and ``/metrics`` of the database ``target`` on ``host:port`` (0: any free port) from a
+    process of its own, ``server_page()`` (the server's own metrics) sent to it at most once a second;
+    ``OSError`` when the port cannot be had."""
+    sock = bind(host, port)
+    port = sock.getsockname()[1]
+    read, write = os.pipe()
+    feed = Feed(write, server_page)
+    feed.flush(0)
+    command = [sys.executable, "-m", "acpc_arena.dealer.bm.web", "--feed", str(read), "--sock", str(sock.fileno())]
+    try:
+        process = subprocess.Popen(
+            [*command, "--host", host, "--port", str(port), "--db", str(target)],
+            pass_fds=[read, sock.fileno()],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            process_group=0,
+        )
+    except OSError:
+        feed.close()
+        raise
+    finally:
+        os.close(read)
+        sock.close()
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, process.pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS))
+    feed.start()
+    assert process.stdout is not None
+    with process.stdout:
+        select.select([process.stdout], [], [], READY_SECONDS)
+    shown = f"[{host}]" if ":" in host else host
+    return SideServer(process, feed, f"http://{shown}:{port}/")
+
+
+def main(argv: list[str] | None = None) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server is told of a Ctrl-C, and stops this
+    parser = argparse.ArgumentParser(prog="acpc_arena.dealer.bm.web")
+    parser.add_argument("--feed", type=int, required=True)
+    parser.add_argument("--sock", type=int, required=True)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--db", required=True)
+    trio.run(_serve, parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    main()
