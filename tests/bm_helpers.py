@@ -3,13 +3,20 @@ over a plain socket."""
 
 from __future__ import annotations
 
+import os
 import select
+import shutil
 import socket
 import sqlite3
 import subprocess
+import tempfile
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.processes import default_sigint, program, spawn
 
@@ -165,3 +172,60 @@ def read_as_bm_run_matches(sock: socket.socket) -> bytes:
                 printed.append(line)
             if line == b"Matches finished\n":
                 return b"".join(printed)
+
+
+@dataclass
+class Postgres:
+    """A throw-away PostgreSQL cluster listening on a Unix socket in ``folder`` only."""
+
+    folder: Path
+    port: int
+    user: str | None
+    """The unprivileged account that runs it when the tests run as root (``initdb`` refuses root)."""
+
+    def url(self, database: str) -> str:
+        return f"postgresql://bm@/{database}?host={self.folder}&port={self.port}"
+
+    def create(self, database: str) -> str:
+        """A new database of the cluster; its URL."""
+        import psycopg
+
+        with psycopg.connect(self.url("postgres"), autocommit=True) as connection:
+            connection.execute(f"CREATE DATABASE {database}")
+        return self.url(database)
+
+    def pg_ctl(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(shutil.which("pg_ctl")), "-D", str(self.folder / "data"), *args],
+            user=self.user, cwd=self.folder, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+
+
+def postgres_cluster() -> Iterator[Postgres]:
+    """``initdb`` a cluster in a new folder of the system's temporary folder (short enough for a socket's name;
+    owned by ``nobody`` when run as root), start it with ``pg_ctl`` (no TCP, a socket in the folder), yield it,
+    then stop it and remove the folder. Skips the test without ``initdb`` or psycopg."""
+    initdb = shutil.which("initdb")
+    if initdb is None or shutil.which("pg_ctl") is None:
+        pytest.skip("no PostgreSQL here: initdb and pg_ctl are not on the PATH")
+    pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'acpc-arena[postgres]')")
+    user = "nobody" if os.geteuid() == 0 else None
+    folder = Path(tempfile.mkdtemp(prefix="acpc-bm-pg-"))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # a port number for the socket's name (nothing listens on TCP)
+    cluster = Postgres(folder, port, user)
+    try:
+        if user is not None:
+            shutil.chown(folder, user)
+        done = subprocess.run(
+            [initdb, "-D", str(folder / "data"), "-A", "trust", "-U", "bm", "--no-sync"],
+            user=user, cwd=folder, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        started = cluster.pg_ctl("-l", str(folder / "log"), "-w", "-o", f"-k {folder} -p {port} -h '' -F", "start")
+        assert started.returncode == 0, started.stderr + (folder / "log").read_text()
+        yield cluster
+    finally:
+        cluster.pg_ctl("-m", "immediate", "-w", "stop")
+        shutil.rmtree(folder, ignore_errors=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from acpc_arena.dealer.bm.config import BmConfig, read_config
 from acpc_arena.dealer.bm.database import DATABASE_ERRORS
 from acpc_arena.dealer.bm.passwords import check_password, hash_password
 from acpc_arena.dealer.bm.server import BmServer, ServerOptions
-from acpc_arena.dealer.bm.store import DEFAULT_DB, Store
+from acpc_arena.dealer.bm.store import DEFAULT_DB, Store, StoreError
 from acpc_arena.dealer.bm.web import refused_page, start_web
 from acpc_arena.protocol.commands import number, run_command, usage_error
 from acpc_arena.protocol.files import InputError
@@ -48,7 +49,8 @@ def add_config_users(store: Store, config: BmConfig) -> None:
     for name, password in config.users.items():
         stored = store.password_hash(name)
         if stored is None:
-            store.add_user(name, hash_password(password))
+            with contextlib.suppress(StoreError):  # another server sharing the database added it meanwhile
+                store.add_user(name, hash_password(password))
         elif not check_password(stored, password):
             store.set_password(name, hash_password(password))
 

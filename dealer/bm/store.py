@@ -176,9 +176,12 @@ class Store:
 
     def add_user(self, name: str, hashed: str, quota: int | None = None) -> None:
         with self.transaction() as db:
-            if db.execute("SELECT 1 FROM users WHERE name = ?", (name,)).fetchone():
+            added = db.execute(
+                "INSERT INTO users VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
+                (name, hashed, quota, time.time()),
+            ).rowcount
+            if added != 1:
                 raise StoreError(f"user {name} exists already (change the password with passwd)")
-            db.execute("INSERT INTO users VALUES (?, ?, ?, ?)", (name, hashed, quota, time.time()))
 
     def set_password(self, name: str, hashed: str) -> None:
         with self.transaction() as db:
