@@ -13,7 +13,8 @@ unknown until a showdown), and returns an ``Action``. ``begin_hand`` and
             return Action(CALL)
 
 Register it in ``agents/registry.py`` and ``acpc-agent mine HOST PORT`` plays it.
-Options: override ``add_arguments`` (argparse) and read them from ``options``.
+Options: a frozen dataclass, the class's ``Options`` (``agents.options``: its fields are the
+command-line options), taken by the constructor as ``options`` or as keywords.
 
 ``policy(view)`` gives the probability of every action ``act`` could take at
 ``view`` (a ``Policy``: legal actions, no-limit raises by their raise-to size,
@@ -32,8 +33,9 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Hashable, Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
+from acpc_arena.agents.options import AgentOptions, add_options
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, LIMIT_RAISE_ACTION, Action, State
 from acpc_arena.protocol.wire import MatchState
@@ -48,15 +50,19 @@ class Agent:
     name: ClassVar[str] = "agent"
     default_game: ClassVar[str] = "holdem.limit.2p.reverse_blinds"
     """The game file used when ``--game`` is not given."""
+    Options: ClassVar[type[AgentOptions]] = AgentOptions
+    """The agent's options: their command-line options are its fields (``agents.options``)."""
 
-    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
+    def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
+        """``options``: taken by an agent that reads its options itself (one without ``Options``)."""
         self.game = game
         self.seed = seed
-        self.options = options
 
     @classmethod
     def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
-        """Declare the agent's own command-line options on ``parser`` (a parser or an argument group)."""
+        """Declare the agent's own command-line options on ``parser`` (a parser or an argument group):
+        the fields of ``Options``."""
+        add_options(parser, cls.Options)
 
     def begin_hand(self, view: MatchState) -> None:
         """Called with the first state of each hand."""

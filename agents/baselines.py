@@ -29,12 +29,13 @@ equity is all it looks at, which makes it a fixed, hand-strength-only opponent.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from math import comb
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated
 
 from acpc_arena.agents.base import Agent, Policy, limit_policy, merge, pot_size_raise_to, valid_or_call
+from acpc_arena.agents.options import AgentOptions, options_from
 from acpc_arena.models.example_player import EXAMPLE_PLAYER_PROBABILITIES
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.rng import MT19937
@@ -81,8 +82,8 @@ class RandomAgent(Agent):
 
     name = "random"
 
-    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
-        super().__init__(game, seed, **options)
+    def __init__(self, game: Game, seed: int | None = None) -> None:
+        super().__init__(game, seed)
         if seed is None:
             import time
 
@@ -165,24 +166,27 @@ class RaiseAgent(Agent):
         return {self.act(view): 1.0}
 
 
+@dataclass(frozen=True)
+class RuleOptions(AgentOptions):
+    threshold: Annotated[float, "equity that counts as a strong hand"] = 0.6
+    samples: Annotated[int, "Monte Carlo samples per decision"] = 400
+
+
 class RuleAgent(Agent):
     """Seed 000's rule opponent (see the module docstring for the choices made)."""
 
     name = "rule"
+    Options = RuleOptions
 
-    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
+    def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
         import numpy as np
 
-        super().__init__(game, seed, **options)
+        super().__init__(game, seed)
+        given = options_from(RuleOptions, options)
         self.rng = np.random.default_rng(seed)
-        self.threshold = float(options.get("threshold", 0.6))
-        self.samples = int(options.get("samples", 400))
+        self.threshold = given.threshold
+        self.samples = given.samples
         self.strengths = CardMemo()
-
-    @classmethod
-    def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
-        parser.add_argument("--threshold", type=float, default=0.6, help="equity that counts as a strong hand")
-        parser.add_argument("--samples", type=int, default=400, help="Monte Carlo samples per decision")
 
     def hand_strength(self, view: MatchState) -> float:
         from acpc_arena.protocol.equity import equity_vs_random
@@ -217,25 +221,26 @@ class RuleAgent(Agent):
         return merge(self.choices(view))
 
 
+@dataclass(frozen=True)
+class EquityOptions(AgentOptions):
+    raise_at: Annotated[float, "raise at this equity or more"] = 0.65
+    call_at: Annotated[float, "check or call at this equity or more"] = 0.45
+    samples: Annotated[int, "Monte Carlo samples where not exact"] = 1000
+
+
 class EquityAgent(Agent):
     """Acts on its equity against random hands alone (see the module docstring)."""
 
     name = "equity"
+    Options = EquityOptions
 
-    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
-        super().__init__(game, seed, **options)
-        self.raise_at = float(options.get("raise_at", 0.65))
-        self.call_at = float(options.get("call_at", 0.45))
-        self.samples = int(options.get("samples", 1000))
+    def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
+        super().__init__(game, seed)
+        given = options_from(EquityOptions, options)
+        self.raise_at, self.call_at, self.samples = given.raise_at, given.call_at, given.samples
         if not 0 <= self.call_at <= self.raise_at <= 1:
             raise ValueError(f"need 0 <= --call-at <= --raise-at <= 1, not {self.call_at} and {self.raise_at}")
         self.equities = CardMemo()
-
-    @classmethod
-    def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
-        parser.add_argument("--raise-at", type=float, default=0.65, help="raise at this equity or more")
-        parser.add_argument("--call-at", type=float, default=0.45, help="check or call at this equity or more")
-        parser.add_argument("--samples", type=int, default=1000, help="Monte Carlo samples where not exact")
 
     def equity(self, view: MatchState) -> float:
         """Share of the pot this hand wins at a showdown against a random hand per opponent still in."""

@@ -49,15 +49,16 @@ translations already drawn are kept, as ``act`` keeps them).
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated
 
 import numpy as np
 
 from acpc_arena.agents.allin_guard import AllInGuard, large_bet, supports
 from acpc_arena.agents.base import Agent, Policy, merge
+from acpc_arena.agents.options import AgentOptions, options_from
 from acpc_arena.models.cfr.abstraction import Worlds
 from acpc_arena.models.cfr.checkpoint import CheckpointError, load_policy
 from acpc_arena.models.cfr.nolimit import (
@@ -111,12 +112,29 @@ class _Undrawn(Exception):
         self.where, self.choices = where, choices
 
 
+_ARGMAX_HELP = f"always take the most likely action (the default of {', '.join(sorted(PURIFIED))})"
+
+
+@dataclass(frozen=True)
+class CFROptions(AgentOptions):
+    checkpoint: Annotated[Path | None, "a CFR checkpoint (.npz), or a shipped one's name"] = None
+    argmax: Annotated[bool, _ARGMAX_HELP] = False
+    sample: Annotated[bool, "sample the average strategy (the default of the others)"] = False
+    threshold: Annotated[
+        float,
+        "sample without the actions the strategy gives less than this probability, renormalising "
+        "the rest (default 0: none dropped)",
+    ] = 0.0
+
+
 class CFRAgent(Agent):
     name = "cfr"
+    Options = CFROptions
 
-    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
-        super().__init__(game, seed, **options)
-        path = resolve_checkpoint(options.get("checkpoint")) or default_checkpoint(game)
+    def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
+        super().__init__(game, seed)
+        given = options_from(CFROptions, options)
+        path = resolve_checkpoint(given.checkpoint) or default_checkpoint(game)
         try:
             self.checkpoint = load_policy(path)
         except CheckpointError as exc:
@@ -125,10 +143,10 @@ class CFRAgent(Agent):
         if self.checkpoint.game != game:
             trained = game_name(self.checkpoint.game)
             raise ValueError(f"checkpoint {path.stem} is for {trained}, not for {game_name(game)}")
-        self.threshold = float(options.get("threshold") or 0.0)
+        self.threshold = given.threshold
         if not 0.0 <= self.threshold < 1.0:
             raise ValueError(f"--threshold must be at least 0 and below 1, not {self.threshold}")
-        argmax, sample = bool(options.get("argmax")), bool(options.get("sample"))
+        argmax, sample = given.argmax, given.sample
         if argmax and (sample or self.threshold > 0):
             raise ValueError("--argmax plays one action: give it without --sample or --threshold")
         self.argmax = argmax or (path.stem in PURIFIED and not sample and self.threshold == 0)
@@ -150,27 +168,6 @@ class CFRAgent(Agent):
     def _start_hand(self, hand_id: int) -> None:
         self.hand_id = hand_id
         self.translations.clear()
-
-    @classmethod
-    def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
-        parser.add_argument(
-            "--checkpoint", type=Path, default=None, help="a CFR checkpoint (.npz), or a shipped one's name"
-        )
-        parser.add_argument(
-            "--argmax",
-            action="store_true",
-            help="always take the most likely action (the default of " + ", ".join(sorted(PURIFIED)) + ")",
-        )
-        parser.add_argument(
-            "--sample", action="store_true", help="sample the average strategy (the default of the others)"
-        )
-        parser.add_argument(
-            "--threshold",
-            type=float,
-            default=0.0,
-            help="sample without the actions the strategy gives less than this probability, renormalising "
-            "the rest (default 0: none dropped)",
-        )
 
     def act(self, view: MatchState) -> Action:
         if isinstance(self.checkpoint.tree, NoLimitTree):

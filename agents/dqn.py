@@ -28,15 +28,16 @@ the Monte Carlo mix). ``acpc-train lstm_dqn|dqn`` rebuilds each (``models/traini
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import torch
 
 from acpc_arena.agents.base import Agent, Policy, pot_size_raise_to, valid_or_call
+from acpc_arena.agents.options import AgentOptions, options_from
 from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.encoding import IMAGE_SIZE, images, num_planes, observe
@@ -59,14 +60,22 @@ def resolve_checkpoint(given: str | Path | None) -> Path | None:
     return path
 
 
+@dataclass(frozen=True)
+class QOptions(AgentOptions):
+    checkpoint: Annotated[Path | None, "a Q-network checkpoint (.pt), or a shipped one's name"] = None
+    threads: Annotated[int, "torch threads (1 suits one decision at a time)"] = 1
+
+
 class QAgent(Agent):
     name = "q"
     network = "lstm_dqn"
+    Options = QOptions
 
-    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
-        super().__init__(game, seed, **options)
-        torch.set_num_threads(int(options.get("threads") or 1))  # one decision at a time: threads only contend
-        self.path = resolve_checkpoint(options.get("checkpoint")) or FOLDER / f"{self.network}.pt"
+    def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
+        super().__init__(game, seed)
+        given = options_from(QOptions, options)
+        torch.set_num_threads(given.threads or 1)  # one decision at a time: threads only contend
+        self.path = resolve_checkpoint(given.checkpoint) or FOLDER / f"{self.network}.pt"
         self.device = default_device()
         # cuDNN's TF32 convolutions round a row differently by batch size (measured on an H100); the
         # networks were trained in float32 anyway.
@@ -83,13 +92,6 @@ class QAgent(Agent):
         """What agents of the same network share: batches and the outputs kept (``_KNOWN``)."""
         self._empty = torch.zeros(2 * HIDDEN if self.net.recurrent else 0, device=self.device)
         """The memory before a hand's first decision (h and c side by side; none without an LSTM)."""
-
-    @classmethod
-    def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
-        parser.add_argument(
-            "--checkpoint", type=Path, default=None, help="a Q-network checkpoint (.pt), or a shipped one's name"
-        )
-        parser.add_argument("--threads", type=int, default=1, help="torch threads (1 suits one decision at a time)")
 
     def act(self, view: MatchState) -> Action:
         return self.act_batch([view])[0]

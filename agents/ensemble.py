@@ -45,16 +45,17 @@ the GPU when there is one.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Literal, get_args
 
 import numpy as np
 import torch
 
 from acpc_arena.agents.allin_guard import AllInGuard, large_bet
 from acpc_arena.agents.base import Agent, Policy
+from acpc_arena.agents.options import AgentOptions, options_from
 from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.ensemble.checkpoint import (
     CLONE,
@@ -74,68 +75,58 @@ from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import Action
 from acpc_arena.protocol.wire import MatchState
 
-MODES = ("a_star", "a_int", "a_ave", "a_base", "a_tar", "clone")
+Mode = Literal["a_star", "a_int", "a_ave", "a_base", "a_tar", "clone"]
+MODES: tuple[Mode, ...] = get_args(Mode)
+StyleName = Literal["o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8"]
+"""The styles of the counter networks (``STYLE_NAMES``)."""
 MIN_VISITS = 1
 BASE = NETWORKS.index("base")
+
+
+@dataclass(frozen=True)
+class EnsembleOptions(AgentOptions):
+    mode: Annotated[Mode, "A*, or an ablation of table 3"] = "a_star"
+    style: Annotated[StyleName | None, "the counter network of a_tar"] = None
+    min_visits: Annotated[int, "A* trusts the model at nodes seen this often"] = MIN_VISITS
+    checkpoint: Annotated[Path | None, "the networks (ensemble-networks.pt; in clone mode ensemble-clone.pt)"] = None
+    library: Annotated[Path | None, "the feature library (ensemble-library.json)"] = None
+    threads: Annotated[int, "torch threads"] = 1
+    allin_guard: Annotated[
+        Literal["on", "off"], "facing 1.5 pots or more, fold unless the equity beats the price (off: the seed's system)"
+    ] = "on"
 
 
 class EnsembleAgent(Agent):
     name = "ensemble"
     default_game = "holdem.nolimit.2p.reverse_blinds"
+    Options = EnsembleOptions
 
-    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
-        super().__init__(game, seed, **options)
+    def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
+        super().__init__(game, seed)
         if game.num_players != 2 or game.num_hole_cards != 2 or len(game.deck) != 52 or not game.no_limit:
             raise ValueError("the ensemble plays heads-up no-limit hold'em")
-        self.mode = options.get("mode") or "a_star"
-        if self.mode not in MODES:
-            raise ValueError(f"--mode must be one of {', '.join(MODES)}")
-        style = options.get("style")
-        if self.mode == "a_tar" and style not in STYLE_NAMES:
+        given = options_from(EnsembleOptions, options)
+        self.mode = given.mode
+        style = given.style
+        if self.mode == "a_tar" and style is None:
             raise ValueError(f"--mode a_tar needs --style, one of {', '.join(STYLE_NAMES)}")
-        self.target = STYLE_NAMES.index(style) if style in STYLE_NAMES else -1
-        min_visits = options.get("min_visits")
-        self.min_visits = MIN_VISITS if min_visits is None else int(min_visits)
-        torch.set_num_threads(int(options.get("threads") or 1))
+        self.target = STYLE_NAMES.index(style) if style is not None else -1
+        self.min_visits = given.min_visits
+        torch.set_num_threads(given.threads or 1)
         self.device = default_device()
         try:
             if self.mode == "clone":
-                params, self.config = load_networks(options.get("checkpoint") or CLONE_PATH, self.device, CLONE)
+                params, self.config = load_networks(given.checkpoint or CLONE_PATH, self.device, CLONE)
             else:
-                params, self.config = load_networks(options.get("checkpoint") or NETWORKS_PATH, self.device)
-            self.library = load_library(options.get("library") or LIBRARY_PATH)
+                params, self.config = load_networks(given.checkpoint or NETWORKS_PATH, self.device)
+            self.library = load_library(given.library or LIBRARY_PATH)
         except CheckpointError as exc:
             raise ValueError(str(exc)) from None
         self.params = {name: t.to(self.device) for name, t in params.items()}
         self.model = OpponentModel()
-        guard = options.get("allin_guard") or "on"
-        if guard not in ("on", "off"):
-            raise ValueError("--allin-guard must be on or off")
-        self.guard = AllInGuard() if guard == "on" else None
+        self.guard = AllInGuard() if given.allin_guard == "on" else None
         self.last_weights: np.ndarray | None = None
         """The similarity weights of the last ``a_int`` decision (None when another policy decided)."""
-
-    @classmethod
-    def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
-        parser.add_argument("--mode", choices=MODES, default="a_star", help="A*, or an ablation of table 3")
-        parser.add_argument("--style", choices=STYLE_NAMES, default=None, help="the counter network of a_tar")
-        parser.add_argument(
-            "--min-visits", type=int, default=MIN_VISITS, help="A* trusts the model at nodes seen this often"
-        )
-        parser.add_argument(
-            "--checkpoint",
-            type=Path,
-            default=None,
-            help="the networks (ensemble-networks.pt; in clone mode ensemble-clone.pt)",
-        )
-        parser.add_argument("--library", type=Path, default=None, help="the feature library (ensemble-library.json)")
-        parser.add_argument("--threads", type=int, default=1, help="torch threads")
-        parser.add_argument(
-            "--allin-guard",
-            choices=("on", "off"),
-            default="on",
-            help="facing 1.5 pots or more, fold unless the equity beats the price (off: the seed's system)",
-        )
 
     def network_outputs(self, view: MatchState) -> tuple[np.ndarray, np.ndarray, list[str]]:
         """(probabilities (N, 10) of the networks, legal outputs, path keys) for this decision."""

@@ -18,7 +18,7 @@ the port it prints. A person has no policy to query, so ``acpc-lbr`` refuses it.
 from __future__ import annotations
 
 import sys
-from typing import Any, TextIO
+from typing import TextIO
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.client import ClientError
@@ -42,9 +42,8 @@ class HumanAgent(Agent):
         seed: int | None = None,
         stdin: TextIO | None = None,
         stdout: TextIO | None = None,
-        **options: Any,
     ) -> None:
-        super().__init__(game, seed, **options)
+        super().__init__(game, seed)
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
         self.total = 0.0

@@ -20,17 +20,18 @@ other matches' in the in-process runner (``batch_key``).
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated
 
 import numpy as np
 import torch
 
 from acpc_arena.agents.base import Agent, Policy
 from acpc_arena.agents.dqn import decision_states, resolve_checkpoint
+from acpc_arena.agents.options import AgentOptions, options_from
 from acpc_arena.models.cfr.checkpoint import CheckpointError
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.nfq.features import FEATURES, check_game, hand_strength, observation, window
@@ -42,14 +43,22 @@ from acpc_arena.protocol.state import Action, ActionKind, State
 from acpc_arena.protocol.wire import MatchState
 
 
+@dataclass(frozen=True)
+class NFQOptions(AgentOptions):
+    checkpoint: Annotated[Path | None, "an NFQ checkpoint (.pt) or a shipped name"] = None
+    threads: Annotated[int, "torch threads (1 suits one decision at a time)"] = 1
+
+
 class NFQAgent(Agent):
     name = "nfq"
+    Options = NFQOptions
 
-    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
-        super().__init__(game, seed, **options)
+    def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
+        super().__init__(game, seed)
+        given = options_from(NFQOptions, options)
         check_game(game)
-        torch.set_num_threads(int(options.get("threads") or 1))
-        path = resolve_checkpoint(options.get("checkpoint")) or FOLDER / "nfq.pt"
+        torch.set_num_threads(given.threads or 1)
+        path = resolve_checkpoint(given.checkpoint) or FOLDER / "nfq.pt"
         self.device = default_device()
         try:
             self.net, self.meta = load_module(path, {"nfq": NFQNetwork}, self.device)
@@ -61,11 +70,6 @@ class NFQAgent(Agent):
         if self.meta.get("game_definition") != game.to_text():
             raise ValueError(f"{path} was trained on another game ({self.meta.get('game')})")
         self._strength = lru_cache(maxsize=65536)(self._compute_strength)
-
-    @classmethod
-    def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
-        parser.add_argument("--checkpoint", type=Path, default=None, help="an NFQ checkpoint (.pt) or a shipped name")
-        parser.add_argument("--threads", type=int, default=1, help="torch threads (1 suits one decision at a time)")
 
     def _compute_strength(self, hole: tuple[int, ...], board: tuple[int, ...]) -> tuple[float, float]:
         return hand_strength(self.game, hole, board)

@@ -12,34 +12,37 @@ when there is one.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Hashable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
 
 from acpc_arena.agents.base import Policy
-from acpc_arena.agents.dqn import QAgent
+from acpc_arena.agents.dqn import QAgent, QOptions
+from acpc_arena.agents.options import options_from
 from acpc_arena.models.networks import NUM_ACTIONS
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import Action, ActionKind
 from acpc_arena.protocol.wire import MatchState
 
 
+@dataclass(frozen=True)
+class PokerCNNOptions(QOptions):
+    sample: Annotated[bool, "draw the action from the policy instead of argmax"] = False
+
+
 class PokerCNNAgent(QAgent):
     name = "poker_cnn"
     network = "poker_cnn"
     default_game = "holdem.limit.2p.reverse_blinds"
+    Options = PokerCNNOptions
 
-    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
-        super().__init__(game, seed, **options)
-        self.sample = bool(options.get("sample"))
+    def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
+        given = options_from(PokerCNNOptions, options)
+        super().__init__(game, seed, checkpoint=given.checkpoint, threads=given.threads)
+        self.sample = given.sample
         self.rng = np.random.default_rng(seed)
-
-    @classmethod
-    def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
-        super().add_arguments(parser)
-        parser.add_argument("--sample", action="store_true", help="draw the action from the policy instead of argmax")
 
     def act(self, view: MatchState) -> Action:
         if not self.sample:
