@@ -163,19 +163,22 @@ class HandEstimator:
         return HandEstimate(end - chance - actions, hand.values[0], chance, actions)
 
     def _start_range(self, possible: np.ndarray, hole: list[int], seed: list[int]) -> np.ndarray:
-        """A hidden player's range before any action: every ``possible`` holding, or with ``decoys`` its own
-        and that many of the others drawn at random (given the set, each member is as likely to be the one
-        dealt: the set is a uniformly random one containing it)."""
+        """A hidden player's range before any action: every ``possible`` holding in both orders, or with
+        ``decoys`` its own as dealt and that many of the others drawn at random, each in one order drawn at
+        random (given the set, each member is as likely to be the one dealt: the set is a uniformly random
+        one containing it; one order a holding halves the policies asked for)."""
         decoys = self.settings.decoys
-        if decoys is not None:
-            own = self.holdings.of(hole)
-            others = np.flatnonzero(possible)
-            others = others[others != own]
-            rng = np.random.default_rng([self.settings.seed, *seed])
-            chosen = rng.choice(others, size=min(decoys, len(others)), replace=False)
-            possible = np.zeros(self.holdings.size, dtype=bool)
-            possible[own] = possible[chosen] = True
-        return np.repeat(possible[:, None], self.orders, axis=1).astype(np.float64)
+        if decoys is None:
+            return np.repeat(possible[:, None], self.orders, axis=1).astype(np.float64)
+        own = self._entry(hole)
+        others = np.flatnonzero(possible)
+        others = others[others != own[0]]
+        rng = np.random.default_rng([self.settings.seed, *seed])
+        chosen = rng.choice(others, size=min(decoys, len(others)), replace=False)
+        start = np.zeros((self.holdings.size, self.orders))
+        start[chosen, rng.integers(self.orders, size=len(chosen))] = 1.0
+        start[own] = 1.0
+        return start
 
     # -- corrections ---------------------------------------------------------
 
