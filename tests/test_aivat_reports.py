@@ -76,6 +76,24 @@ def test_acpc_report_aivat_with_one_player_known(kuhn_run: tuple[Path, str], tmp
     assert "AIVAT duplicate, 95% CI" in done.stdout
 
 
+def test_the_runs_recorded_policies_give_acpc_reports_replay_to_the_last_digits(
+    kuhn_run: tuple[Path, str], tmp_path: Path
+) -> None:
+    """acpc-match --in-process gave AIVAT the policies its agents recorded; acpc-report replays the agents."""
+    out, _ = kuhn_run
+    logs = sorted(str(p) for p in out.glob("*.log"))
+    subprocess.run(
+        [program("acpc-report"), *logs, "--aivat", "a-cfr", "--aivat", "b-random", "--json", str(tmp_path / "r.json")],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    replayed = json.loads((tmp_path / "r.json").read_text())["aivat"]
+    recorded = json.loads((out / "report.json").read_text())["aivat"]
+    assert replayed["known"] == recorded["known"] == ["a-cfr", "b-random"]
+    for key in ("duplicate", "per_hand"):
+        assert abs(replayed[key]["mbb_per_hand"] - recorded[key]["mbb_per_hand"]) < 1e-9
+        assert np.allclose(replayed[key]["ci95"], recorded[key]["ci95"], rtol=0, atol=1e-9)
+
+
 def test_an_agent_that_cannot_be_loaded_leaves_the_plain_figures_and_one_line(kuhn_run: tuple[Path, str]) -> None:
     out, _ = kuhn_run
     logs = sorted(str(p) for p in out.glob("*.log"))

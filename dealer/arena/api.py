@@ -22,7 +22,7 @@ from pathlib import Path
 
 import trio
 
-from acpc_arena.dealer.arena.aivat.reporting import add_to_run
+from acpc_arena.dealer.arena.aivat.reporting import add_to_run, wanted
 from acpc_arena.dealer.arena.options import SIDES, check_seeds
 from acpc_arena.dealer.arena.reports import MultiReport, Report
 from acpc_arena.dealer.arena.runner import Contestant, RunSpec, check_agent, run_matches
@@ -86,6 +86,7 @@ def play(
             seeds=seeds, hands=hands, out_dir=Path(out_dir) if out_dir is not None else Path(scratch),
             concurrency=concurrency, t_response_ms=t_response_ms, t_hand_ms=t_hand_ms, t_per_hand_ms=t_per_hand_ms,
             in_process=in_process,
+            record_policies=in_process and loaded.num_players == 2 and wanted(loaded, contestants, aivat),
         )  # fmt: skip
         started = time.time()
         outcomes = trio.run(run_matches, spec)
@@ -102,5 +103,6 @@ def play(
         "failed": failures,
     }
     if isinstance(report, Report):
-        add_to_run(report, contestants, aivat)
+        records = {outcome.log: outcome.policies for outcome in outcomes if outcome.policies}
+        add_to_run(report, contestants, aivat, records=records)
     return report

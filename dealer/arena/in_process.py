@@ -11,7 +11,8 @@ it makes the same choices, so the logs are those of the TCP path, line for line.
 Time is counted as over TCP: from the moment a seat's question is sent until its
 reply is read, the agent's work on the messages before the question (the hand's
 start, the others' actions) included, as a process would do it before it answers.
-The difference: an agent in this process cannot be interrupted in the middle of a
+A channel given a ``PolicyRecord`` records its agent's policy at each decision (AIVAT's,
+``RunSpec.record_policies``). The difference: an agent in this process cannot be interrupted in the middle of a
 decision; one that takes too long is found out when it returns, and its match ends
 with the same timeout as over TCP.
 
@@ -34,10 +35,10 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 import trio
-import trio.testing
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.client import ClientSession
+from acpc_arena.dealer.arena.policy_record import PolicyRecord
 from acpc_arena.dealer.seat import SeatChannel, SeatError, SeatFailure
 from acpc_arena.protocol.state import Action
 from acpc_arena.protocol.wire import MatchState
@@ -58,11 +59,19 @@ class AgentChannel(SeatChannel):
     CHECKPOINT_EVERY = 16
     """Replies between two turns given to the other tasks (other matches, the progress bar, Ctrl-C)."""
 
-    def __init__(self, seat: int, agent: Agent, log: TextIO, batcher: DecisionBatcher | None = None) -> None:
+    def __init__(
+        self,
+        seat: int,
+        agent: Agent,
+        log: TextIO,
+        batcher: DecisionBatcher | None = None,
+        record: PolicyRecord | None = None,
+    ) -> None:
         super().__init__(seat)
         self.session = ClientSession(agent, log)
         self.log = log
         self.batcher = batcher if batcher is not None and agent.batch_key() is not None else None
+        self.record = record
         self._lines: list[str] = []
         self._replies = 0
         self._buffer += VERSION_LINE
@@ -93,7 +102,10 @@ class AgentChannel(SeatChannel):
         lines, self._lines = self._lines, []
         try:
             view = self.session.follow(lines)
-            return None if view is None else self.session.reply(lines[-1], view)
+            if view is None:
+                return None
+            self._record(view)
+            return self.session.reply(lines[-1], view)
         except Exception as exc:  # the agent's own failure: the seat is lost, as a crashed process's
             raise self._failed(exc) from None
 
@@ -105,10 +117,16 @@ class AgentChannel(SeatChannel):
             view = self.session.follow(lines)
             if view is None:
                 return None
+            self._record(view)
             action = await self.batcher.decide(self.session.agent, view)
             return self.session.respond(lines[-1], view, action)
         except Exception as exc:
             raise self._failed(exc) from None
+
+    def _record(self, view: MatchState) -> None:
+        """With a record, the agent's policy at ``view``, before it acts (the distribution it draws from)."""
+        if self.record is not None:
+            self.record.add(view, self.session.agent.policy(view))
 
     def _failed(self, exc: Exception) -> SeatError:
         """The seat's error for the agent's own failure ``exc``, its traceback written to the agent's log."""
@@ -161,6 +179,8 @@ class DecisionBatcher:
         return request.action
 
     async def run(self) -> None:
+        import trio.testing  # it imports pytest: only where a run batches
+
         while True:
             await self._arrived.wait()
             self._arrived = trio.Event()

@@ -31,6 +31,7 @@ import shlex
 import signal
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -41,7 +42,6 @@ from prometheus_client import CollectorRegistry
 
 from acpc_arena.agents.registry import AGENTS
 from acpc_arena.dealer.arena import options
-from acpc_arena.dealer.arena.aivat.reporting import add_to_run
 from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, add_ray_option, run_jobs
 from acpc_arena.dealer.arena.reports import MultiReport, Report
 from acpc_arena.dealer.arena.run_progress import RunProgress
@@ -149,7 +149,7 @@ def parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="add AIVAT's estimate with the shipped agents' policies known (default: on in two-player Kuhn and "
-        "Leduc with both agents shipped; in hold'em it costs about ten times the match's time)",
+        "Leduc with both agents shipped; in hold'em it costs several times the match's time)",
     )
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -244,6 +244,7 @@ def run(argv: list[str]) -> int:
             hands=args.hands, out_dir=out_dir, concurrency=concurrency, host=args.host,
             t_response_ms=args.t_response, t_hand_ms=args.t_hand, t_per_hand_ms=args.t_per_hand,
             external_timeout=args.external_timeout, in_process=args.in_process,
+            record_policies=_records_policies(args, game, contestants),
         )  # fmt: skip
         (out_dir / "agents").mkdir(parents=True, exist_ok=True)
     except ValueError as exc:
@@ -416,7 +417,7 @@ def _play_and_report(
     if observer.metrics is not None and isinstance(report, Report):
         observer.set_duplicate(report.duplicate)
     if isinstance(report, Report):
-        _add_aivat(spec, report, aivat, quiet)
+        _add_aivat(spec, report, aivat, quiet, outcomes)
     problems = _save(report, spec.out_dir, plots=not no_plots)
     print(format_table(report) if isinstance(report, Report) else format_multi_table(report))
     saved = "logs" if problems else "report, logs and plots" if "plots" in report.extra else "report and logs"
@@ -449,10 +450,25 @@ def _last_metrics(metrics: RunMetrics, args: argparse.Namespace) -> None:
         time.sleep(args.metrics_linger)
 
 
-def _add_aivat(spec: RunSpec, report: Report, asked: bool | None, quiet: bool) -> None:
-    """``add_to_run`` for a two-player run; where AIVAT is unavailable, says why in one line (standard
-    error); the run's own figures stand."""
-    reason = add_to_run(report, (spec.a, spec.b), asked, progress=not quiet)
+def _records_policies(args: argparse.Namespace, game: Game, contestants: list[Contestant]) -> bool:
+    """Whether the agents played in this process record their policies for AIVAT (it then does not ask them
+    again for the cards they were dealt)."""
+    if not args.in_process or args.workers or args.ray or game.num_players != 2:
+        return False
+    from acpc_arena.dealer.arena.aivat.reporting import wanted  # numpy and the agents: not for --help
+
+    return wanted(game, contestants, args.aivat)
+
+
+def _add_aivat(
+    spec: RunSpec, report: Report, asked: bool | None, quiet: bool, outcomes: Sequence[MatchOutcome]
+) -> None:
+    """``add_to_run`` for a two-player run (with the policies the agents recorded as they played); where
+    AIVAT is unavailable, says why in one line (standard error); the run's own figures stand."""
+    from acpc_arena.dealer.arena.aivat.reporting import add_to_run  # numpy and the agents: not for --help
+
+    records = {outcome.log: outcome.policies for outcome in outcomes if outcome.policies}
+    reason = add_to_run(report, (spec.a, spec.b), asked, progress=not quiet, records=records)
     if reason:
         print(f"acpc-match: AIVAT unavailable: {reason}", file=sys.stderr)
 

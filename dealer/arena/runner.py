@@ -41,6 +41,7 @@ import trio
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher
+from acpc_arena.dealer.arena.policy_record import PolicyRecord
 from acpc_arena.dealer.logfiles import MatchLog, check_player_name
 from acpc_arena.dealer.match import (
     DEFAULT_T_HAND_MS,
@@ -197,6 +198,9 @@ class RunSpec:
     in_process: bool = False
     """Play the shipped agents inside this process (``in_process.AgentChannel``) instead of as
     ``acpc-agent`` processes over TCP; commands and external bots still connect over TCP."""
+    record_policies: bool = False
+    """With ``in_process``: record each shipped agent's policy at its decisions (``MatchOutcome.policies``,
+    for AIVAT)."""
 
     def __post_init__(self) -> None:
         if not self.game_file.isascii() or any(c.isspace() for c in self.game_file):
@@ -246,6 +250,8 @@ class MatchOutcome:
     result: MatchResult | None = None
     error: str | None = None
     agent_notes: list[str] = field(default_factory=list)
+    policies: dict[str, PolicyRecord] = field(default_factory=dict)
+    """The policies of the agents played in this process, by player name (``RunSpec.record_policies``)."""
 
 
 class RunObserver:
@@ -356,7 +362,9 @@ async def _play_one(
             except Exception as exc:  # checked before the run (check_agent): a rare failure of this match alone
                 outcome.error = f"could not start {contestant.name}: {type(exc).__name__}: {exc}"
                 return
-            channels.append(AgentChannel(seat, agent, open(err_path, "w"), batcher))  # noqa: SIM115 (closed with it)
+            record = outcome.policies.setdefault(contestant.name, PolicyRecord()) if spec.record_policies else None
+            agent_log = open(err_path, "w")  # noqa: SIM115 (closed with the channel)
+            channels.append(AgentChannel(seat, agent, agent_log, batcher, record))
         config = MatchConfig(
             name=match.name,
             game=spec.game,

@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
+from acpc_arena.agents.base import Agent
 from acpc_arena.dealer.arena.aivat.estimator import AivatUnavailable, Settings
 from acpc_arena.dealer.arena.aivat.logs import AgentSource, aivat_estimates, run_agent, shipped_agent
+from acpc_arena.dealer.arena.aivat.recorded import RecordedAgent
 from acpc_arena.dealer.arena.aivat.values import holdings_of
 from acpc_arena.dealer.arena.estimates import signed
+from acpc_arena.dealer.arena.logreading import LoggedMatch
+from acpc_arena.dealer.arena.policy_record import PolicyRecord
 from acpc_arena.dealer.arena.reports import Report
 from acpc_arena.dealer.arena.runner import Contestant
 from acpc_arena.protocol.game import Game
@@ -64,21 +69,48 @@ def add_to_report(
     return None
 
 
+def wanted(game: Game, contestants: Sequence[Contestant], asked: bool | None) -> bool:
+    """Whether a run adds AIVAT's figures: where ``asked``, or, not told (None), in a small game
+    (``small_game``) with every agent shipped."""
+    shipped = [c for c in contestants if _shipped(c)]
+    return asked is True or (asked is None and len(shipped) == len(contestants) and small_game(game))
+
+
 def add_to_run(
-    report: Report, contestants: Sequence[Contestant], asked: bool | None, progress: bool = False
+    report: Report,
+    contestants: Sequence[Contestant],
+    asked: bool | None,
+    progress: bool = False,
+    records: Mapping[Path, Mapping[str, PolicyRecord]] | None = None,
 ) -> str | None:
     """AIVAT's figures for a run's report, the shipped agents' policies known (as they were built for each
-    match): where ``asked``, or, not told (None), in a small game (``small_game``) with every agent shipped.
-    Returns None, or why AIVAT is unavailable (one line, kept in ``report.extra["aivat"]`` too)."""
-    shipped = [c for c in contestants if c.agent is not None and c.command is None and not c.external]
-    if asked is False or (asked is None and not (len(shipped) == len(contestants) and small_game(report.game))):
+    match), as ``wanted`` says. ``records``: by log, the policies recorded as the agents played in this
+    process (``RunSpec.record_policies``), which AIVAT then does not ask of them again. Returns None, or why
+    AIVAT is unavailable (one line, kept in ``report.extra["aivat"]`` too)."""
+    if not wanted(report.game, contestants, asked):
         return None
+    shipped = [c for c in contestants if _shipped(c)]
     if not shipped:
         reason = "no player's policy is known (no shipped agent)"
         report.extra["aivat"] = {"unavailable": reason}
         return reason
-    known: dict[str | int, AgentSource] = {c.name: run_agent(c) for c in shipped}
+    known: dict[str | int, AgentSource] = {c.name: _recorded(c, records or {}) for c in shipped}
     return add_to_report(report, known, default_settings(report.game), progress=progress)
+
+
+def _shipped(contestant: Contestant) -> bool:
+    return contestant.agent is not None and contestant.command is None and not contestant.external
+
+
+def _recorded(contestant: Contestant, records: Mapping[Path, Mapping[str, PolicyRecord]]) -> AgentSource:
+    """What builds ``contestant``'s agent for a log, with its recorded policies where the log has them."""
+    build = run_agent(contestant)
+
+    def recorded(match: LoggedMatch) -> Agent:
+        record = records.get(match.path, {}).get(contestant.name)
+        return build(match) if record is None else RecordedAgent(build(match), record)
+
+    return recorded
 
 
 TableRow = tuple[str, str, str, str, str, str, str]
