@@ -7,6 +7,8 @@ import sys
 from collections.abc import Callable, Iterator
 
 from benchmarks.agents import bench_cfr, bench_dqn, bench_ensemble, bench_poker_cnn
+from benchmarks.aivat import bench_aivat
+from benchmarks.bm import bench_bm
 from benchmarks.dealer import bench_dealer, bench_web
 from benchmarks.engine import bench_engine, bench_evaluator
 from benchmarks.reports import bench_lbr, bench_logs
@@ -26,9 +28,11 @@ SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "dqn": bench_dqn,
     "logs": bench_logs,
     "lbr": bench_lbr,
+    "aivat": bench_aivat,
     "poker_cnn": bench_poker_cnn,
     "ensemble": bench_ensemble,
     "web": bench_web,
+    "bm": bench_bm,
     "startup": bench_startup,
 }
 
