@@ -19,8 +19,18 @@ FOLDERS = ("protocol", "dealer", "agents", "models")
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel of the repository, built once for the tests of this module."""
+    """The wheel of the repository, built once for the tests of this module from a copy of the files git
+    does not ignore (a stale ``build/`` folder in the repository would add the files it still holds)."""
     directory = tmp_path_factory.mktemp("wheel")
+    source = tmp_path_factory.mktemp("source")
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO, check=True, capture_output=True,
+    ).stdout.decode()  # fmt: skip
+    for name in filter(None, listed.split("\0")):
+        if (REPO / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, source / name)
     subprocess.run(
         [
             sys.executable,
@@ -32,7 +42,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "--no-build-isolation",
             "-w",
             str(directory),
-            str(REPO),
+            str(source),
         ],
         check=True,
         capture_output=True,
@@ -57,11 +67,37 @@ def test_wheel_installs_only_under_acpc_arena(wheel: Path) -> None:
             relative = init.relative_to(REPO).as_posix()
             assert f"acpc_arena/{relative}" in names, relative
 
-    # Data the code loads at run time: the shipped games and checkpoints.
-    for data in [*(REPO / "protocol" / "games").glob("*.game"), *(REPO / "models" / "checkpoints").glob("*.*")]:
+    # Data the code loads at run time: the shipped games, and every checkpoint's sidecar.
+    for data in [*(REPO / "protocol" / "games").glob("*.game"), *(REPO / "models" / "checkpoints").glob("*.json")]:
         relative = data.relative_to(REPO).as_posix()
-        if data.suffix != ".py":
-            assert f"acpc_arena/{relative}" in names, relative
+        assert f"acpc_arena/{relative}" in names, relative
+
+
+SHIPPED_WEIGHTS = {
+    # each agent's default for each game (docs/agents/index.md, "The shipped checkpoints")
+    "cfr-ehs2-exact.npz", "cfr-nl.npz", "cfr-leduc.npz", "cfr-kuhn.npz", "cfr-kuhn3p.npz",
+    "lstm_dqn.pt", "dqn.pt", "nfq.pt", "poker_cnn.pt", "ensemble-networks.pt", "ensemble-clone.pt",
+    # seed 003's ablations (36 KB)
+    "nfq-chips.pt", "nfq-lambda0.pt", "nfq-n1.pt",
+}  # fmt: skip
+WHEEL_BUDGET = 8 * 1024 * 1024
+"""The wheel's most bytes (8 MiB; issue 39): the superseded checkpoints stay in the repository."""
+
+
+def test_wheel_ships_the_default_checkpoints_and_not_the_superseded_ones(wheel: Path) -> None:
+    folder = "acpc_arena/models/checkpoints/"
+    weights = {
+        n.removeprefix(folder) for n in _wheel_names(wheel) if n.startswith(folder) and not n.endswith((".py", ".json"))
+    }
+    assert weights == SHIPPED_WEIGHTS
+    repository = {p.name for p in (REPO / "models" / "checkpoints").iterdir() if p.suffix in (".npz", ".pt")}
+    assert {"lstm_dqn-v1.pt", "dqn-v3.pt", "cfr-ehs2.npz", "cfr-improved.npz"} <= repository - weights
+
+
+def test_wheel_fits_its_budget(wheel: Path) -> None:
+    size = wheel.stat().st_size
+    print(f"wheel {wheel.name}: {size:,} bytes ({size / 2**20:.2f} MiB) of a budget of {WHEEL_BUDGET / 2**20:.0f} MiB")
+    assert size <= WHEEL_BUDGET
 
 
 def test_wheel_carries_the_license_and_a_py_typed_marker_in_each_top_level_package(wheel: Path) -> None:

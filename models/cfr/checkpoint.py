@@ -101,13 +101,28 @@ def weights_size(path: Path) -> int:
     try:
         size = check_regular(path).st_size
     except FileNotFoundError:
-        raise CheckpointError(f"{path}: no such checkpoint file") from None
+        raise CheckpointError(f"{path}: no such checkpoint file{_rebuild_hint(path)}") from None
     except (InputError, OSError) as exc:
         raise CheckpointError(str(exc) if isinstance(exc, InputError) else f"{path}: {exc.strerror or exc}") from None
     most = CHECKPOINT_BYTES.value()
     if size > most:
         raise CheckpointError(f"{path}: {CHECKPOINT_BYTES.exceeded(most)}")
     return size
+
+
+SHIPPED_FOLDER = Path(__file__).resolve().parent.parent / "checkpoints"
+"""``models/checkpoints/`` (``acpc_arena.models.checkpoints.FOLDER``, a package this layer does not import)."""
+
+
+def _rebuild_hint(path: Path) -> str:
+    """For a shipped checkpoint's name whose weights this installation lacks (the wheel ships every sidecar,
+    not every weights file), the command that rebuilds it; else nothing."""
+    name = path.name.removesuffix(path.suffix) if path.suffix in (".npz", ".pt") else path.name
+    if path.parent not in (Path(), SHIPPED_FOLDER) or not (SHIPPED_FOLDER / f"{name}.json").is_file():
+        return ""
+    return (
+        f" ({name} is not installed with this package: `acpc-train --from-sidecar {name} --install` rebuilds it here)"
+    )
 
 
 def read_json_object(path: Path, what: str, missing: str | None = None) -> dict[str, Any]:

@@ -43,6 +43,9 @@ command prints how to install what it wrote.
 - ``poker_cnn``: seed 004's Poker-CNN on the decision records of ``make data``
   (``models/training/poker_cnn.py``; ``--data``, ``--epochs``, ``--records``,
   ``--test-records``, ``--seed``, ``--out``).
+- ``--from-sidecar NAME|FILE`` (no agent): the run a checkpoint's JSON sidecar recorded, its
+  settings and seed (``models/training/from_sidecar.py``): ``acpc-train --from-sidecar
+  dqn-v2`` rebuilds a checkpoint the wheel does not ship from the sidecar it does.
 - ``ensemble``: seed 001's eight counter networks, the base network and the
   feature library on ``holdem.nolimit.2p.reverse_blinds`` by evolution
   (``models/training/ensemble.py``; ``--population``, ``--generations``,
@@ -263,6 +266,21 @@ def train_ensemble(args: argparse.Namespace) -> None:
         usage_error(f"acpc-train: error: {exc}")
 
 
+def train_from_sidecar(given: str, out: str | None, redirected: bool) -> None:
+    from acpc_arena.models.training.from_sidecar import rebuild
+
+    try:
+        path = rebuild(given, checkpoint_path, out)
+    except ValueError as exc:
+        usage_error(f"acpc-train: error: {exc}")
+    print(f"saved {path}")
+    if redirected:
+        print(
+            f"the shipped checkpoints are unchanged; to use it, pass --checkpoint {path}, copy it (and its .json) into "
+            f"{checkpoints.FOLDER}/ or train again with --install"
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     run_command("acpc-train", lambda: _train(argv))
 
@@ -270,7 +288,16 @@ def main(argv: list[str] | None = None) -> None:
 def _train(argv: list[str] | None) -> None:
     global OUT_DIR
     parser = argparse.ArgumentParser(prog="acpc-train", description=__doc__.split("\n\n")[0])
-    parser.add_argument("agent", choices=["cfr", "cfr-nl", "lstm_dqn", "dqn", "nfq", "poker_cnn", "ensemble"])
+    parser.add_argument(
+        "agent", nargs="?", choices=["cfr", "cfr-nl", "lstm_dqn", "dqn", "nfq", "poker_cnn", "ensemble"]
+    )
+    parser.add_argument(
+        "--from-sidecar",
+        metavar="NAME|FILE",
+        default=None,
+        help="train again what a checkpoint's JSON sidecar recorded (its settings and seed), instead of an agent's"
+        " defaults: a shipped checkpoint's name (cfr-improved, dqn-v1, ...) or a sidecar file",
+    )
     parser.add_argument(
         "--iterations", type=int, default=None, help=f"9-bucket CFR iterations (default 8000; cfr-nl {NL_ITERATIONS})"
     )
@@ -366,10 +393,15 @@ def _train(argv: list[str] | None) -> None:
         "--install", action="store_true", help="write over the shipped checkpoints in models/checkpoints/"
     )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if (args.agent is None) == (args.from_sidecar is None):
+        parser.error("give an agent to train or --from-sidecar NAME|FILE, not both")
     if args.seed is None:
         args.seed = Q_SEED.get(args.agent, 1)
     OUT_DIR = None if args.install else args.out_dir
     redirected = OUT_DIR is not None and args.out is None
+    if args.from_sidecar is not None:
+        train_from_sidecar(args.from_sidecar, args.out, redirected)
+        return
     if args.agent == "ensemble" and redirected:
         args.out = str(OUT_DIR)
     if args.agent == "cfr":

@@ -1,0 +1,123 @@
+"""``acpc-train --from-sidecar NAME|FILE``: train again what a checkpoint's JSON sidecar recorded.
+
+The sidecar beside each checkpoint holds the settings and the seed of the run that
+made it. This reads them and runs the same training: CFR checkpoints (``acpc-cfr``'s
+solvers, any game) and the Q-networks ``lstm_dqn``, ``dqn`` and ``nfq``. A setting
+the sidecar does not record takes the value that meant "off" when it was added (no
+strength loss, no double targets, no Monte Carlo mix), as the code of that run had it.
+On the same code and the same number of threads the rebuilt weights equal the shipped
+ones bit for bit. ``NAME`` is a checkpoint of ``models/checkpoints/`` (``cfr-improved``),
+whose sidecar every installation has, its weights or not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+from pathlib import Path
+from typing import Any
+
+from acpc_arena.models import checkpoints
+from acpc_arena.models.cfr.checkpoint import CheckpointError, read_json_object
+
+CFR_SAVE_EVERY = {"pcs-dcfr": 50}
+"""Iterations between the saves of a CFR run (its state too for ``pcs-dcfr``: a killed rebuild goes on from
+there); 100 for the other sampled algorithms, none for exact ones."""
+
+ABSENT_MEANS = {"strength_weight": 0.0, "double": False, "monte_carlo_mix": 0.0}
+"""Q-network settings added after the first checkpoints: what a sidecar without them trained with."""
+
+
+def sidecar_of(given: str) -> Path:
+    """The sidecar ``given`` names: a shipped checkpoint's name, a ``.json`` file, or a checkpoint file (its
+    ``.json`` beside it)."""
+    path = Path(given)
+    if path.name == given and not path.suffix and not path.exists():
+        return checkpoints.FOLDER / f"{given}.json"
+    return path.with_suffix(".json")
+
+
+def read_recorded(path: Path) -> dict[str, Any]:
+    """The sidecar at ``path``; ``ValueError`` (one line naming it) when it is missing or unreadable."""
+    try:
+        return read_json_object(path, "checkpoint description", missing="no such checkpoint description")
+    except CheckpointError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def cfr_arguments(recorded: dict[str, Any]) -> dict[str, Any]:
+    """``models.cfr.cli.train``'s keyword arguments (without ``out``) of the run ``recorded`` describes."""
+    algorithm = recorded["algorithm"]
+    history = recorded.get("exploitability_history") or recorded.get("sampled_exploitability_history") or []
+    betting = recorded.get("betting")
+    sampled = algorithm.startswith("mc")
+    return {
+        "game_name": recorded["game_name"],
+        "algorithm": algorithm,
+        "iterations": int(recorded["iterations"]),
+        "abstraction_name": recorded["abstraction"],
+        "deals": int(recorded.get("deals_per_iteration", 32)),
+        "seed": int(recorded.get("seed", 0)),
+        "every": int(history[0][0]) if history else 0,
+        "save_every": CFR_SAVE_EVERY.get(algorithm, 100 if sampled else 0),
+        "bets": "/".join(",".join(repr(float(f)) for f in sizes) for sizes in betting["fractions"])
+        if betting
+        else None,
+        "raise_cap": int(betting["raise_cap"]) if betting else None,
+        "check_deals": int(recorded.get("sampled_exploitability_deals", 2000)),
+        "pool": int(recorded.get("pool", 0)),
+    }
+
+
+def _config(cls: Any, recorded: dict[str, Any], pools: dict[str, tuple[tuple[str, float], ...]], where: Path) -> Any:
+    """``cls`` (a frozen training dataclass) with the recorded settings; the pool named after its opponents."""
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(recorded) - known)
+    if unknown:
+        raise ValueError(f"{where}: settings this version of acpc-train does not know: {', '.join(unknown)}")
+    settings = dict(recorded)
+    opponents = tuple((str(name), float(weight)) for name, weight in settings.get("opponents", ()))
+    if opponents:
+        settings["opponents"] = opponents
+        if "pool" not in settings:
+            settings["pool"] = next((name for name, pool in pools.items() if pool == opponents), "custom")
+    defaults = {name: value for name, value in ABSENT_MEANS.items() if name in known}
+    return replace(cls(), **{**defaults, **settings})
+
+
+def dqn_pools() -> dict[str, tuple[tuple[str, float], ...]]:
+    """The named opponent pools (``models/training/dqn.py``'s, which NFQ shares)."""
+    from acpc_arena.models.training.dqn import POOLS
+
+    return POOLS
+
+
+def rebuild(given: str, out_for: Any, out: str | None) -> Path:
+    """Train what the sidecar ``given`` names recorded; the checkpoint goes to ``out``, else to ``out_for(name)``
+    (``acpc-train``'s ``--out-dir`` or ``--install``). Returns the checkpoint's path."""
+    path = sidecar_of(given)
+    recorded = read_recorded(path)
+    kind, network = recorded.get("kind"), recorded.get("network")
+    if kind == "cfr-average-strategy":
+        from acpc_arena.models.cfr.cli import train
+
+        target = Path(out) if out else out_for(path.stem)
+        saved, _ = train(out=target, **cfr_arguments(recorded))
+        return saved
+    config = recorded.get("config")
+    if kind == "q-network" and network in ("lstm_dqn", "dqn") and isinstance(config, dict):
+        from acpc_arena.models.training import dqn
+
+        target = Path(out) if out else out_for(path.stem).with_suffix(".pt")
+        saved, _ = dqn.train(_config(dqn.TrainConfig, config, dqn.POOLS, path), target, save_every=5000)
+        return saved
+    if kind == "q-network" and network == "nfq" and isinstance(config, dict):
+        from acpc_arena.models.training import nfq
+
+        target = Path(out) if out else out_for(path.stem).with_suffix(".pt")
+        saved, _ = nfq.train(_config(nfq.NFQConfig, config, dqn_pools(), path), target, save_every=2000)
+        return saved
+    what = f"{kind} ({network})" if network else str(kind)
+    raise ValueError(
+        f"{path}: --from-sidecar rebuilds CFR, lstm_dqn, dqn and nfq checkpoints, not a {what} "
+        "(acpc-train poker_cnn and acpc-train ensemble rebuild those)"
+    )

@@ -1,0 +1,102 @@
+"""``acpc-train --from-sidecar``: a checkpoint rebuilt from the settings its JSON sidecar recorded."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from acpc_arena.models.cfr import checkpoint
+from acpc_arena.models.checkpoints import FOLDER
+from acpc_arena.models.training import dqn, nfq
+from acpc_arena.models.training.from_sidecar import _config, read_recorded, rebuild
+from tests.processes import program
+
+
+def test_cfr_leduc_rebuilt_from_its_shipped_sidecar_is_the_shipped_strategy_bit_for_bit(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [program("acpc-train"), "--from-sidecar", "cfr-leduc", "--out-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"saved {tmp_path / 'cfr-leduc.npz'}" in done.stdout
+    rebuilt = np.load(tmp_path / "cfr-leduc.npz")["strategy"]
+    shipped = np.load(FOLDER / "cfr-leduc.npz")["strategy"]
+    assert rebuilt.dtype == shipped.dtype == np.float32
+    assert rebuilt.tobytes() == shipped.tobytes()
+
+
+def test_an_nfq_network_rebuilt_from_its_sidecar_has_the_same_weights(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    first, _ = nfq.train(nfq.config_for(hands=40, reward="chips"), tmp_path / "first.pt", log_every=0)
+    again = rebuild(str(first.with_suffix(".json")), lambda name: tmp_path / name, str(tmp_path / "again.pt"))
+    a, b = (torch.load(path, weights_only=True) for path in (first, again))
+    assert list(a) == list(b) and all(torch.equal(a[name], b[name]) for name in a)
+
+
+# The commands docs/agents/index.md gives for the superseded Q-networks, as acpc-train's defaults make them.
+DOCUMENTED = {
+    "dqn-v3": ("dqn", {"seed": 1, "monte_carlo_mix": 0.0, "replay_capacity": 500_000}),
+    "dqn-v2": ("dqn", {"seed": 1, "monte_carlo_mix": 0.0, "replay_capacity": 500_000, "double": False}),
+    "lstm_dqn-v2": ("lstm_dqn", {"strength_weight": 0.0, "seed": 1}),
+}
+Q_DEFAULTS = {
+    "dqn": {"hands": 200_000, "seed": 2, "strength_weight": 50.0, "double": True, "monte_carlo_mix": 0.5,
+            "replay_capacity": 50_000},
+    "lstm_dqn": {"hands": 120_000, "seed": 3, "strength_weight": 50.0, "double": False, "monte_carlo_mix": 0.0,
+                 "replay_capacity": 500_000},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENTED))
+def test_a_superseded_q_network_sidecar_gives_the_documented_run(name: str) -> None:
+    network, changes = DOCUMENTED[name]
+    expected = dqn.config_for(network, "tuned", "sound", reward="mcts", threads=1, **{**Q_DEFAULTS[network], **changes})
+    path = FOLDER / f"{name}.json"
+    assert _config(dqn.TrainConfig, read_recorded(path)["config"], dqn.POOLS, path) == expected
+
+
+@pytest.mark.parametrize(("name", "changes"), [("nfq-chips", {"reward": "chips"}), ("nfq-n1", {"window": 1})])
+def test_an_nfq_ablation_sidecar_gives_the_documented_run(name: str, changes: dict[str, object]) -> None:
+    path = FOLDER / f"{name}.json"
+    expected = nfq.config_for("sound", hands=200_000, seed=1, **changes)
+    assert _config(nfq.NFQConfig, read_recorded(path)["config"], dqn.POOLS, path) == expected
+
+
+def test_a_missing_shipped_checkpoint_names_the_command_that_rebuilds_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an installation whose checkpoint folder has dqn-v2's sidecar and not its weights, as the wheel
+    (tmp_path / "dqn-v2.json").write_bytes((FOLDER / "dqn-v2.json").read_bytes())
+    monkeypatch.setattr(checkpoint, "SHIPPED_FOLDER", tmp_path)
+    with pytest.raises(checkpoint.CheckpointError) as missing:
+        checkpoint.read_sidecar(Path("dqn-v2.pt"))
+    assert str(missing.value) == (
+        "dqn-v2.pt: no such checkpoint file (dqn-v2 is not installed with this package: "
+        "`acpc-train --from-sidecar dqn-v2 --install` rebuilds it here)"
+    )
+    with pytest.raises(checkpoint.CheckpointError) as unknown:
+        checkpoint.read_sidecar(Path("dqn-v9.pt"))
+    assert str(unknown.value) == "dqn-v9.pt: no such checkpoint file"
+
+
+def test_from_sidecar_refuses_what_it_cannot_rebuild_in_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    for given, words in [
+        ("no-such-checkpoint", "no-such-checkpoint.json: no such checkpoint description"),
+        (str(bad), "bad.json, line 1: unreadable checkpoint description (not JSON"),
+        ("poker_cnn", "poker_cnn.json: --from-sidecar rebuilds CFR, lstm_dqn, dqn and nfq checkpoints"),
+    ]:
+        done = subprocess.run(
+            [program("acpc-train"), "--from-sidecar", given, "--out-dir", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2
+        assert done.stderr.count("\n") == 1 and words in done.stderr, done.stderr
