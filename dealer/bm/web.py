@@ -45,7 +45,7 @@ from acpc_arena.dealer.bm.protocol import BAD_LOGON, LOGON_TIMEOUT, RATE_LIMITED
 from acpc_arena.dealer.bm.store import JobStatus, RunRow, Store
 from acpc_arena.dealer.feed import Feed
 from acpc_arena.dealer.pages import NICENESS, READY_SECONDS, SideServer, bind
-from acpc_arena.dealer.web.http import Guard, HttpError, Request, Response, guard_for, json_response, serve
+from acpc_arena.dealer.web.http import Guard, HttpError, Request, Response, guard_for, json_bytes, serve
 from acpc_arena.dealer.web.side import METRICS_CONTENT_TYPE, READY, MetricsPage, read_feed
 
 REFRESH_S = 1.0
@@ -107,6 +107,15 @@ def opponents(players: Sequence[str]) -> str | None:
 
 
 @dataclass
+class Rendered:
+    """A reading as each page sends it, made by the watcher's thread so that a request costs a copy."""
+
+    page: bytes = b""
+    api: bytes = b"{}"
+    metrics: bytes = b""
+
+
+@dataclass
 class Reading:
     """What the database held at ``taken``."""
 
@@ -127,6 +136,7 @@ class Watcher:
     def __init__(self, target: str) -> None:
         self.target = target
         self.reading = Reading()
+        self.rendered = Rendered()
         self.seen: set[int] = set()
         self.since: float | None = None
         self.pairings: dict[tuple[str, str, str], Pairing] = {}
@@ -147,6 +157,10 @@ class Watcher:
                     with contextlib.suppress(*DATABASE_ERRORS):
                         store.close()
                 store = None
+            reading = self.reading
+            self.rendered = Rendered(
+                page_html(reading).encode(), json_bytes(reading_json(reading)), render(metric_families(reading))
+            )
             self.stop.wait(REFRESH_S)
 
     def read(self, store: Store) -> Reading:
@@ -321,13 +335,13 @@ class BmPages:
     async def handle(self, request: Request) -> Response:
         if request.method != "GET":
             raise HttpError(405, f"{request.method} is not answered here: GET /, /api/bm or /metrics")
-        reading = self.watcher.reading
+        rendered = self.watcher.rendered
         if request.path == "/":
-            return Response(200, page_html(reading).encode(), "text/html; charset=utf-8")
+            return Response(200, rendered.page, "text/html; charset=utf-8")
         if request.path == "/api/bm":
-            return json_response(reading_json(reading))
+            return Response(200, rendered.api)
         if request.path == "/metrics":
-            return Response(200, render(metric_families(reading)) + self.metrics.page, METRICS_CONTENT_TYPE)
+            return Response(200, rendered.metrics + self.metrics.page, METRICS_CONTENT_TYPE)
         raise HttpError(404, f"nothing at {request.path}: the page is at /, the metrics at /metrics")
 
 
