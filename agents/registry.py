@@ -1,4 +1,8 @@
-"""Agent names and where their classes live (imported only when used)."""
+"""Agent names and where their classes live (imported only when used).
+
+A place is ``module:attribute``, the attribute a class or a dict of classes by agent name (the
+style agents, made from their table: ``agents.styles.STYLE_AGENTS``).
+"""
 
 from __future__ import annotations
 
@@ -18,14 +22,14 @@ AGENTS: dict[str, str] = {
     "dqn": "acpc_arena.agents.dqn:DQNAgent",
     "nfq": "acpc_arena.agents.nfq:NFQAgent",
     "poker_cnn": "acpc_arena.agents.poker_cnn:PokerCNNAgent",
-    "o1": "acpc_arena.agents.styles:O1Agent",
-    "o2": "acpc_arena.agents.styles:O2Agent",
-    "o3": "acpc_arena.agents.styles:O3Agent",
-    "o4": "acpc_arena.agents.styles:O4Agent",
-    "o5": "acpc_arena.agents.styles:O5Agent",
-    "o6": "acpc_arena.agents.styles:O6Agent",
-    "o7": "acpc_arena.agents.styles:O7Agent",
-    "o8": "acpc_arena.agents.styles:O8Agent",
+    "o1": "acpc_arena.agents.styles:STYLE_AGENTS",
+    "o2": "acpc_arena.agents.styles:STYLE_AGENTS",
+    "o3": "acpc_arena.agents.styles:STYLE_AGENTS",
+    "o4": "acpc_arena.agents.styles:STYLE_AGENTS",
+    "o5": "acpc_arena.agents.styles:STYLE_AGENTS",
+    "o6": "acpc_arena.agents.styles:STYLE_AGENTS",
+    "o7": "acpc_arena.agents.styles:STYLE_AGENTS",
+    "o8": "acpc_arena.agents.styles:STYLE_AGENTS",
     "o_random": "acpc_arena.agents.styles:RandomStyleAgent",
     "ensemble": "acpc_arena.agents.ensemble:EnsembleAgent",
     "human": "acpc_arena.agents.human:HumanAgent",
@@ -55,13 +59,14 @@ def agent_class(name: str) -> type[Agent]:
         raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}") from None
     module, _, attribute = target.partition(":")
     try:
-        return getattr(importlib.import_module(module), attribute)
+        found = getattr(importlib.import_module(module), attribute)
     except ModuleNotFoundError as exc:
         if exc.name is None or exc.name.startswith("acpc_arena"):
             raise
         raise ValueError(
             f"agent {name!r} needs {exc.name}, which is not installed (pip install 'acpc-arena[agents]')"
         ) from None
+    return found[name] if isinstance(found, dict) else found
 
 
 def add_agent_options(parser: argparse.ArgumentParser, argv: list[str]) -> type[Agent] | None:

@@ -3,16 +3,8 @@
 Made for heads-up no-limit hold'em (``holdem.nolimit.2p.reverse_blinds``,
 stacks 20000, blinds 50/100); they play any hold'em game (fixed raise sizes in
 limit games). Each style is a *range* (how loose) and an *aggression level*:
-
-    name  table 1            range  aggression
-    o1    loose-passive      70%    extremely passive
-    o2    loose-aggressive   70%    extremely aggressive
-    o3    tight-passive      10%    extremely passive
-    o4    tight-aggressive   10%    extremely aggressive
-    o5    loose-passive      50%    relatively passive
-    o6    loose-aggressive   50%    relatively aggressive
-    o7    tight-passive      30%    relatively passive
-    o8    tight-aggressive   30%    relatively aggressive
+``STYLES`` below is table 1, one row per style, and each row is an agent
+(``STYLE_AGENTS``, registered by the style's name).
 
 Hand strength is a percentile, the share of the other possible hands that the
 hand beats. Pre-flop it is the starting hand's percentile among the 1,326
@@ -37,13 +29,8 @@ At every decision the style draws one uniform number and does this:
   ``reraise``, else call; otherwise fold.
 
 Bets and raises are ``size`` times the pot after calling, on top of the call
-(clamped to what is valid: at least the minimum raise, at most all in).
-
-    aggression            fear  bet   reraise  bluff  size
-    extremely passive     0.97  0.03  0.00     0.00   0.50
-    relatively passive    0.80  0.10  0.10     0.02   0.50
-    relatively aggressive 0.60  0.20  0.30     0.04   0.75
-    extremely aggressive  0.00  0.85  0.60     0.40   1.00
+(clamped to what is valid: at least the minimum raise, at most all in). The
+four aggression levels and their numbers are the ``Aggression`` values below.
 
 ``o_random`` plays the style of block ``hand_number // 500``, drawn uniformly
 from the eight for that block from its seed alone (``numpy`` generator seeded
@@ -58,7 +45,7 @@ street and kept for the rest of it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -90,10 +77,10 @@ class Aggression:
     """Bet and raise size, a fraction of the pot after calling."""
 
 
-EXTREMELY_PASSIVE = Aggression("extremely passive", fear=0.97, bet=0.03, reraise=0.0, bluff=0.0, size=0.5)
-PASSIVE = Aggression("relatively passive", fear=0.80, bet=0.10, reraise=0.10, bluff=0.02, size=0.5)
+EXTREMELY_PASSIVE = Aggression("extremely passive", fear=0.97, bet=0.03, reraise=0.00, bluff=0.00, size=0.50)
+PASSIVE = Aggression("relatively passive", fear=0.80, bet=0.10, reraise=0.10, bluff=0.02, size=0.50)
 AGGRESSIVE = Aggression("relatively aggressive", fear=0.60, bet=0.20, reraise=0.30, bluff=0.04, size=0.75)
-EXTREMELY_AGGRESSIVE = Aggression("extremely aggressive", fear=0.0, bet=0.85, reraise=0.60, bluff=0.40, size=1.0)
+EXTREMELY_AGGRESSIVE = Aggression("extremely aggressive", fear=0.00, bet=0.85, reraise=0.60, bluff=0.40, size=1.00)
 
 
 @dataclass(frozen=True)
@@ -119,6 +106,7 @@ STYLES: dict[str, Style] = {
         Style("o8", "tight-aggressive", 0.30, AGGRESSIVE),
     )
 }
+"""Table 1: the styles by name, each registered as an agent of that name (``STYLE_AGENTS``)."""
 
 
 def bet_to(state: State, fraction: float) -> int:
@@ -159,13 +147,13 @@ def _check_game(game: Game) -> None:
 
 
 class StyleAgent(Agent):
-    """Plays one style of table 1 (``style``; one subclass per style below)."""
+    """Plays one style of table 1 (``style``; one subclass per style: ``STYLE_AGENTS``)."""
 
     style: ClassVar[Style]
     default_game = "holdem.nolimit.2p.reverse_blinds"
 
-    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
-        super().__init__(game, seed, **options)
+    def __init__(self, game: Game, seed: int | None = None) -> None:
+        super().__init__(game, seed)
         _check_game(game)
         self.rng = np.random.default_rng(seed)
         self._strength_key: tuple[int, int, tuple[int, ...]] | None = None
@@ -198,44 +186,20 @@ class StyleAgent(Agent):
         return merge([(raise_action, p), (other, 1.0 - p)])
 
 
-class O1Agent(StyleAgent):
-    name = "o1"
-    style = STYLES["o1"]
+def style_agent(style: Style) -> type[StyleAgent]:
+    """The agent class that plays ``style``, named as it (``o1``: ``O1Agent``)."""
+
+    class OneStyle(StyleAgent):
+        __doc__ = f"Plays {style.name}: {style.label}, range {style.range:.0%}, {style.aggression.label}."
+        name = style.name
+
+    OneStyle.style = style
+    OneStyle.__name__ = OneStyle.__qualname__ = f"{style.name.upper()}Agent"
+    return OneStyle
 
 
-class O2Agent(StyleAgent):
-    name = "o2"
-    style = STYLES["o2"]
-
-
-class O3Agent(StyleAgent):
-    name = "o3"
-    style = STYLES["o3"]
-
-
-class O4Agent(StyleAgent):
-    name = "o4"
-    style = STYLES["o4"]
-
-
-class O5Agent(StyleAgent):
-    name = "o5"
-    style = STYLES["o5"]
-
-
-class O6Agent(StyleAgent):
-    name = "o6"
-    style = STYLES["o6"]
-
-
-class O7Agent(StyleAgent):
-    name = "o7"
-    style = STYLES["o7"]
-
-
-class O8Agent(StyleAgent):
-    name = "o8"
-    style = STYLES["o8"]
+STYLE_AGENTS: dict[str, type[StyleAgent]] = {name: style_agent(style) for name, style in STYLES.items()}
+"""The agent of each style of table 1, by its registered name."""
 
 
 class RandomStyleAgent(StyleAgent):
@@ -244,8 +208,8 @@ class RandomStyleAgent(StyleAgent):
     name = "o_random"
     style = STYLES["o1"]  # not used: current_style picks the block's style
 
-    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
-        super().__init__(game, seed, **options)
+    def __init__(self, game: Game, seed: int | None = None) -> None:
+        super().__init__(game, seed)
         self.schedule_seed = seed if seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
         self._block = -1
         self._block_style = self.style

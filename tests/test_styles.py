@@ -178,6 +178,34 @@ def test_postflop_strength_counts_every_opponent_hand() -> None:
     assert len(theirs) == 990 and postflop_strength(tuple(hole), tuple(board)) == pytest.approx(expected)
 
 
+# -- the table and its agents ----------------------------------------------------------------------
+
+TABLE_1 = {
+    "o1": ("loose-passive", 0.70, "extremely passive"),
+    "o2": ("loose-aggressive", 0.70, "extremely aggressive"),
+    "o3": ("tight-passive", 0.10, "extremely passive"),
+    "o4": ("tight-aggressive", 0.10, "extremely aggressive"),
+    "o5": ("loose-passive", 0.50, "relatively passive"),
+    "o6": ("loose-aggressive", 0.50, "relatively aggressive"),
+    "o7": ("tight-passive", 0.30, "relatively passive"),
+    "o8": ("tight-aggressive", 0.30, "relatively aggressive"),
+}
+"""Seed 001's table 1 (docs/agents/seed-001-ensemble.md): name, label, range, aggression level."""
+
+
+def test_the_styles_are_table_1() -> None:
+    assert {name: (s.label, s.range, s.aggression.label) for name, s in STYLES.items()} == TABLE_1
+
+
+@pytest.mark.parametrize("name", sorted(TABLE_1))
+def test_each_row_of_table_1_is_the_agent_registered_as_its_name(name: str) -> None:
+    cls = agent_class(name)
+    assert issubclass(cls, StyleAgent) and cls is not StyleAgent
+    assert (cls.name, cls.__name__, cls.style.name) == (name, f"O{name[1]}Agent", name)
+    assert (cls.style.label, cls.style.range, cls.style.aggression.label) == TABLE_1[name]
+    assert cls(GAME, seed=1).current_style(parse_match_state("MATCHSTATE:0:0::AsAh|", GAME)).name == name
+
+
 # -- decisions ---------------------------------------------------------------------------------------
 
 
