@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from acpc_arena.dealer.bm.store import Result, Store, StoreError
-from tests.bm_helpers import Line, Postgres, postgres_cluster, start_server, write_config
+from tests.bm_helpers import LIMIT, Line, Postgres, postgres_cluster, start_web_server, wait_for, write_config
+from tests.test_bm_web import api, metric
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -115,10 +116,10 @@ def test_two_servers_sharing_one_postgresql_database_play_every_run_once(cluster
     for folder in folders:
         folder.mkdir()
         write_config(folder, hands=20)
-        ports.append(start_server(folder, "--db", url)[1])
+        ports.append(start_web_server(folder, "--db", url, "--web", "0")[1:])
     requests = []
     for index in range(4):  # two jobs asked of each server, of hosted bots alone: either server may play them
-        request = Line(ports[index % 2])
+        request = Line(ports[index % 2][0])
         request.send(f"neil test run 2pl ./unused.sh 3 job{index} {index + 1} random random\n")
         requests.append(request)
     for request in requests:
@@ -138,3 +139,7 @@ def test_two_servers_sharing_one_postgresql_database_play_every_run_once(cluster
         assert run.log is not None and Path(run.log).is_file()
         assert [r.hands for r in store.results(run.match_id)] == [20, 20]
     store.close()
+    # each server's page reads the shared database (read-only): every run done, wherever it was played
+    for _, page in ports:
+        wait_for(lambda page=page: api(page)["counts"] == {"done": 12}, 10, "the page's count of runs")
+        assert metric(page, f'acpc_bm_runs_finished_total{{game="{LIMIT}.game"}}') == 12

@@ -46,6 +46,18 @@ def is_url(target: str | Path) -> bool:
     return str(target).startswith(("postgresql://", "postgres://"))
 
 
+def shown(target: str | Path) -> str:
+    """``target`` as messages name it: a URL's password replaced by ``***``."""
+    text = str(target)
+    if not is_url(text):
+        return text
+    scheme, _, rest = text.partition("://")
+    account, at, place = rest.partition("@")
+    if not at or ":" not in account:
+        return text
+    return f"{scheme}://{account.split(':', 1)[0]}:***@{place}"
+
+
 class Database:
     """One connection, outside any transaction unless in ``transaction()``."""
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import trio
 
 from acpc_arena.dealer.bm.config import BmConfig, read_config
-from acpc_arena.dealer.bm.database import DATABASE_ERRORS
+from acpc_arena.dealer.bm.database import DATABASE_ERRORS, shown
 from acpc_arena.dealer.bm.passwords import check_password, hash_password
 from acpc_arena.dealer.bm.server import BmServer, ServerOptions
 from acpc_arena.dealer.bm.store import DEFAULT_DB, Store, StoreError
@@ -65,7 +65,7 @@ def serve(argv: list[str]) -> int:
         store = Store(args.db)
         add_config_users(store, config)
     except DATABASE_ERRORS as exc:
-        usage_error(f"acpc-bm-server: database {args.db}: {str(exc).strip().splitlines()[0]}")
+        usage_error(f"acpc-bm-server: database {shown(args.db)}: {str(exc).strip().splitlines()[0]}")
     options = ServerOptions(
         host=args.host,
         announce=args.announce,
@@ -98,7 +98,7 @@ def serve(argv: list[str]) -> int:
         print(f"acpc-bm-server: {exc.strerror or exc}", file=sys.stderr)
         return 1
     except DATABASE_ERRORS as exc:
-        print(f"acpc-bm-server: database {args.db}: {str(exc).strip().splitlines()[0]}", file=sys.stderr)
+        print(f"acpc-bm-server: database {shown(args.db)}: {str(exc).strip().splitlines()[0]}", file=sys.stderr)
         return 1
     finally:
         if pages is not None:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from acpc_arena.dealer.bm.config import check_name
-from acpc_arena.dealer.bm.database import DATABASE_ERRORS, is_url
+from acpc_arena.dealer.bm.database import DATABASE_ERRORS, is_url, shown
 from acpc_arena.dealer.bm.passwords import hash_password
 from acpc_arena.dealer.bm.store import DEFAULT_DB, Store, StoreError
 from acpc_arena.protocol.commands import FAILED, number, run_command, usage_error
@@ -58,7 +58,7 @@ def manage(argv: list[str]) -> int:
     try:
         store = Store(args.db)
     except DATABASE_ERRORS as exc:
-        usage_error(f"acpc-bm-user: database {args.db}: {str(exc).strip().splitlines()[0]}")
+        usage_error(f"acpc-bm-user: database {shown(args.db)}: {str(exc).strip().splitlines()[0]}")
     try:
         if args.command == "list":
             for name, runs, used in store.users():
@@ -80,7 +80,7 @@ def manage(argv: list[str]) -> int:
         print(f"acpc-bm-user: {exc}", file=sys.stderr)
         return FAILED
     except DATABASE_ERRORS as exc:
-        print(f"acpc-bm-user: database {args.db}: {str(exc).strip().splitlines()[0]}", file=sys.stderr)
+        print(f"acpc-bm-user: database {shown(args.db)}: {str(exc).strip().splitlines()[0]}", file=sys.stderr)
         return FAILED
     finally:
         store.close()

@@ -1,7 +1,7 @@
 """The benchmark server's web page and ``/metrics`` (``acpc-bm-server --web PORT``), served by a process of
 its own that reads the database with a read-only connection: no observer can slow the server's loop.
 
-    python -m acpc_arena.dealer.bm.web --feed FD --sock FD --host H --port P --db TARGET
+    ACPC_BM_DB=TARGET python -m acpc_arena.dealer.bm.web --feed FD --sock FD --host H --port P
 
 ``/`` (refreshed every few seconds) and ``/api/bm`` (JSON) show the queue, the runs being played, and each
 user's results against each hosted bot: chips won per hand in mbb/h with a 95% interval (``estimate``) over
@@ -48,6 +48,8 @@ from acpc_arena.dealer.pages import NICENESS, READY_SECONDS, SideServer, bind
 from acpc_arena.dealer.web.http import Guard, HttpError, Request, Response, guard_for, json_bytes, serve
 from acpc_arena.dealer.web.side import METRICS_CONTENT_TYPE, READY, MetricsPage, read_feed
 
+DB_VARIABLE = "ACPC_BM_DB"
+"""The environment variable that gives the page process its database (a URL may hold a password)."""
 REFRESH_S = 1.0
 PAGE_REFRESH_S = 5
 """The HTML page reloads itself this often."""
@@ -375,8 +377,9 @@ def start_web(target: str | Path, host: str, port: int, server_page: Callable[[]
     command = [sys.executable, "-m", "acpc_arena.dealer.bm.web", "--feed", str(read), "--sock", str(sock.fileno())]
     try:
         process = subprocess.Popen(
-            [*command, "--host", host, "--port", str(port), "--db", str(target)],
+            [*command, "--host", host, "--port", str(port)],
             pass_fds=[read, sock.fileno()],
+            env={**os.environ, DB_VARIABLE: str(target)},  # not in the command line, which anyone may read
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             process_group=0,
@@ -404,8 +407,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sock", type=int, required=True)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--db", required=True)
-    trio.run(_serve, parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    args.db = os.environ.get(DB_VARIABLE, "")
+    trio.run(_serve, args)
 
 
 if __name__ == "__main__":
