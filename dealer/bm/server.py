@@ -455,9 +455,11 @@ class BmServer:
             self.per_game[run.game] -= 1
             self.running_bots -= bots
         log = None if played.log is None else str(played.log)
-        self.store.finish_run(run.match_id, self.owner, played.ok, log, played.error, played.results)
+        kept = self.store.finish_run(run.match_id, self.owner, played.ok, log, played.error, played.results)
         if told is not None:
-            if played.ok:
+            if not kept:
+                await told.send(f"# FAILED {run.ref}: its lease ran out (the database was out of reach); queued again")
+            elif played.ok:
                 scores = " ".join(f"{r.player} {r.chips:g}" for r in played.results)
                 hands = played.results[0].hands if played.results else 0
                 await told.send(f"# FINISHED {run.ref} {scores} ({hands} hands)")
