@@ -5,6 +5,7 @@ two ``acpc-bm-server`` processes sharing one PostgreSQL database playing every r
 from __future__ import annotations
 
 import random
+import subprocess
 import threading
 import uuid
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ import pytest
 
 from acpc_arena.dealer.bm.store import Result, Store, StoreError
 from tests.bm_helpers import LIMIT, Line, Postgres, postgres_cluster, start_web_server, wait_for, write_config
+from tests.processes import program
 from tests.test_bm_web import api, metric
 
 pytestmark = pytest.mark.timeout(300)
@@ -143,3 +145,21 @@ def test_two_servers_sharing_one_postgresql_database_play_every_run_once(cluster
     for _, page in ports:
         wait_for(lambda page=page: api(page)["counts"] == {"done": 12}, 10, "the page's count of runs")
         assert metric(page, f'acpc_bm_runs_finished_total{{game="{LIMIT}.game"}}') == 12
+
+
+def test_acpc_bm_user_keeps_its_users_in_postgresql(cluster: Postgres) -> None:
+    url = cluster.create("users")
+    user = [program("acpc-bm-user"), "--db", url]
+    added = subprocess.run([*user, "add", "zoe", "--quota", "5"], input="secret\n", capture_output=True, text=True)
+    assert added.returncode == 0, added.stderr
+    again = subprocess.run([*user, "add", "zoe"], input="other\n", capture_output=True, text=True)
+    assert (again.returncode, again.stderr) == (
+        1,
+        "acpc-bm-user: user zoe exists already (change the password with passwd)\n",
+    )
+    listed = subprocess.run([*user, "list"], capture_output=True, text=True)
+    assert listed.stdout == "zoe 0 runs of 5\n"
+    store = Store(url, read_only=True)
+    stored = store.password_hash("zoe")
+    store.close()
+    assert stored is not None and stored.startswith("$argon2id$")

@@ -120,13 +120,19 @@ def test_refused_logons_are_counted_and_the_page_refuses_other_hosts(tmp_path: P
     assert get(url + "nothing")[0] == 404
 
 
-def test_the_page_answers_while_a_client_holds_connections_open_without_a_word(tmp_path: Path) -> None:
+def test_the_page_and_the_server_answer_while_a_client_holds_page_connections_silent(tmp_path: Path) -> None:
     write_config(tmp_path)
-    _, _, url = start_web_server(tmp_path, "--web", "0")
+    _, bm_port, url = start_web_server(tmp_path, "--web", "0")
     host, port = url.removeprefix("http://").rstrip("/").split(":")
     held = [socket.create_connection((host, int(port)), timeout=10) for _ in range(20)]
     began = time.monotonic()
     assert get(url + "metrics")[0] == 200 and get(url)[0] == 200
     assert time.monotonic() - began < 1.0
+    began = time.monotonic()
+    games = Line(bm_port)
+    games.send("neil test games\n")
+    assert games.read_until(" random")[:2] == ["\n", f"{LIMIT}.game\n"]
+    games.close()
+    assert time.monotonic() - began < 1.0  # the benchmark port does not wait for the page's clients
     for sock in held:
         sock.close()
