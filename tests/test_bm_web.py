@@ -6,14 +6,17 @@ from __future__ import annotations
 import json
 import math
 import socket
+import statistics
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
+from acpc_arena.dealer.bm.web import Durations, Pairing
 from tests.bm_helpers import LIMIT, Line, query, start_local_bot, start_web_server, wait_for, write_config
 
 
@@ -136,3 +139,25 @@ def test_the_page_and_the_server_answer_while_a_client_holds_page_connections_si
     assert time.monotonic() - began < 1.0  # the benchmark port does not wait for the page's clients
     for sock in held:
         sock.close()
+
+
+def test_a_pairing_merged_run_by_run_gives_the_mean_and_interval_of_all_its_hands() -> None:
+    runs = [[10.0, -5.0, 0.0], [20.0], [-15.0, 5.0, 5.0, -10.0]]
+    pairing = Pairing(big_blind=10)
+    for values in runs:
+        pairing.add(np.array(values))
+    every = [v for values in runs for v in values]
+    mean = statistics.fmean(every)  # 10/8 chips a hand
+    half = 1.959964 * statistics.stdev(every) / math.sqrt(len(every))
+    mbb, (low, high) = pairing.mbb()
+    assert pairing.hands == 8 and mbb == pytest.approx(125.0)
+    assert (low, high) == pytest.approx((100 * (mean - half), 100 * (mean + half)), rel=1e-6)
+
+
+def test_run_durations_fall_in_every_bucket_at_or_above_them() -> None:
+    durations = Durations()
+    for seconds in (0.5, 1.0, 3.0, 7200.0):
+        durations.add(seconds)
+    # buckets 1, 5, 15, 60, 300, 900, 3600, 14400, 86400, +Inf
+    assert durations.counts == [2, 3, 3, 3, 3, 3, 3, 4, 4, 4]
+    assert durations.total == 7204.5

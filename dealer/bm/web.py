@@ -4,7 +4,7 @@ its own that reads the database with a read-only connection: no observer can slo
     ACPC_BM_DB=TARGET python -m acpc_arena.dealer.bm.web --feed FD --sock FD --host H --port P
 
 ``/`` (refreshed every few seconds) and ``/api/bm`` (JSON) show the queue, the runs being played, and each
-user's results against each hosted bot: chips won per hand in mbb/h with a 95% interval (``estimate``) over
+user's results against each hosted bot: chips won per hand in mbb/h with a 95% interval (``estimates``') over
 the hands of the logs this host can read. ``/metrics`` (Prometheus, any ``Host``) gives the runs queued and
 running, the active jobs, the runs finished and failed and their durations (a histogram, by game), and the
 connections refused at logon (counted by the server and sent through the feed, as ``web.side`` takes them).
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import html
+import math
 import os
 import select
 import signal
@@ -37,7 +38,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.metrics_core import Metric
 
-from acpc_arena.dealer.arena.estimates import estimate
+from acpc_arena.dealer.arena.estimates import Z95
 from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.dealer.bm.config import LOCAL
 from acpc_arena.dealer.bm.database import DATABASE_ERRORS
@@ -92,13 +93,37 @@ def refused_page(refused: Counter[str]) -> bytes:
 
 @dataclass
 class Pairing:
-    """A user's bot against a hosted side in a game: the hands of the runs read so far."""
+    """A user's bot against a hosted side in a game: the count, mean and sum of squared deviations of the
+    hands' results read so far (what a mean and its interval need, in memory that does not grow)."""
 
-    values: list[np.ndarray] = field(default_factory=list)
+    hands: int = 0
+    mean: float = 0.0
+    squares: float = 0.0
     big_blind: int = 0
     runs: int = 0
     unread: int = 0
     """Runs whose log this host could not read (another host's, or removed)."""
+
+    def add(self, values: np.ndarray) -> None:
+        """Take in a run's hands (the two sets' statistics merged, Chan et al.)."""
+        if not len(values):
+            return
+        mean = float(np.mean(values))
+        squares = float(np.sum((values - mean) ** 2))
+        hands = self.hands + len(values)
+        delta = mean - self.mean
+        self.mean += delta * len(values) / hands
+        self.squares += squares + delta**2 * self.hands * len(values) / hands
+        self.hands = hands
+
+    def mbb(self) -> tuple[float, tuple[float, float]]:
+        """The mean in mbb/h and its 95% interval, as ``estimates.estimate`` makes them: the mean ± ``Z95``
+        sample standard errors (NaN without hands, an infinite interval with one)."""
+        if not self.hands:
+            return math.nan, (math.nan, math.nan)
+        scale = 1000.0 / (self.big_blind or 1)
+        half = Z95 * math.sqrt(self.squares / (self.hands - 1) / self.hands) if self.hands > 1 else math.inf
+        return self.mean * scale, ((self.mean - half) * scale, (self.mean + half) * scale)
 
 
 def opponents(players: Sequence[str]) -> str | None:
@@ -106,6 +131,20 @@ def opponents(players: Sequence[str]) -> str | None:
     if sum(player == LOCAL for player in players) != 1:
         return None
     return " + ".join(player for player in players if player != LOCAL)
+
+
+@dataclass
+class Durations:
+    """A histogram of runs' seconds: how many took at most each of ``DURATION_BUCKETS``, and their sum."""
+
+    counts: list[int] = field(default_factory=lambda: [0] * len(DURATION_BUCKETS))
+    total: float = 0.0
+
+    def add(self, seconds: float) -> None:
+        for index, bound in enumerate(DURATION_BUCKETS):
+            if seconds <= bound:
+                self.counts[index] += 1
+        self.total += seconds
 
 
 @dataclass
@@ -128,7 +167,7 @@ class Reading:
     results: list[dict[str, Any]] = field(default_factory=list)
     finished: dict[tuple[str, str], int] = field(default_factory=dict)
     """Runs ended, by (game, ``done`` or ``failed``)."""
-    durations: dict[str, list[float]] = field(default_factory=dict)
+    durations: dict[str, Durations] = field(default_factory=dict)
     error: str | None = None
 
 
@@ -143,7 +182,7 @@ class Watcher:
         self.since: float | None = None
         self.pairings: dict[tuple[str, str, str], Pairing] = {}
         self.finished: Counter[tuple[str, str]] = Counter()
-        self.durations: dict[str, list[float]] = {}
+        self.durations: dict[str, Durations] = {}
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="acpc-bm-web", daemon=True)
 
@@ -173,7 +212,7 @@ class Watcher:
             self.seen.add(run.match_id)
             self.finished[(run.game, run.state)] += 1
             if run.started is not None and run.finished is not None:
-                self.durations.setdefault(run.game, []).append(max(0.0, run.finished - run.started))
+                self.durations.setdefault(run.game, Durations()).add(max(0.0, run.finished - run.started))
             if run.finished is not None:
                 self.since = max(self.since or 0.0, run.finished - FINISHED_MARGIN_S)
             if run.state == "done":
@@ -185,7 +224,7 @@ class Watcher:
             running=store.runs(("running",)),
             results=self._results(),
             finished=dict(self.finished),
-            durations={game: list(values) for game, values in self.durations.items()},
+            durations={game: Durations(list(d.counts), d.total) for game, d in self.durations.items()},
         )
 
     def _add_result(self, store: Store, run: RunRow) -> None:
@@ -200,7 +239,7 @@ class Watcher:
             if run.log is None or seat not in names:
                 raise OSError("no log")
             match = read_log(run.log)
-            pairing.values.append(match.values_of(names[seat]))
+            pairing.add(match.values_of(names[seat]))
             pairing.big_blind = match.game.big_blind
         except (OSError, ValueError):
             pairing.unread += 1
@@ -208,11 +247,10 @@ class Watcher:
     def _results(self) -> list[dict[str, Any]]:
         rows = []
         for (game, user, side), pairing in sorted(self.pairings.items()):
-            values = np.concatenate(pairing.values) if pairing.values else np.zeros(0)
-            est = estimate(values, pairing.big_blind or 1)
+            mbb, ci95 = pairing.mbb()
             rows.append({
-                "game": game, "user": user, "opponent": side, "runs": pairing.runs, "hands": est.samples,
-                "unread_runs": pairing.unread, "mbb_per_hand": est.mbb_per_hand, "ci95": list(est.ci95),
+                "game": game, "user": user, "opponent": side, "runs": pairing.runs, "hands": pairing.hands,
+                "unread_runs": pairing.unread, "mbb_per_hand": mbb, "ci95": list(ci95),
             })  # fmt: skip
         return rows
 
@@ -233,10 +271,9 @@ def metric_families(reading: Reading) -> list[Metric]:
     for (game, state), count in sorted(reading.finished.items()):
         (ended if state == "done" else failed).add_metric([game], count)
     seconds = HistogramMetricFamily("acpc_bm_run_seconds", "Seconds each run took", labels=["game"])
-    for game, values in sorted(reading.durations.items()):
-        ordered = np.sort(np.asarray(values))
-        buckets = [(_le(bound), float(np.searchsorted(ordered, bound, side="right"))) for bound in DURATION_BUCKETS]
-        seconds.add_metric([game], buckets, sum_value=float(ordered.sum()))
+    for game, durations in sorted(reading.durations.items()):
+        buckets = [(_le(bound), float(count)) for bound, count in zip(DURATION_BUCKETS, durations.counts, strict=True)]
+        seconds.add_metric([game], buckets, sum_value=durations.total)
     return [*families, ended, failed, seconds]
 
 
