@@ -105,7 +105,8 @@ def _web_rate(folder: Path, player: list[str], game_path: str, hands: int, mode:
     import subprocess
     import urllib.request
 
-    from tests.test_web_load import free_port, page_url, start_load, stop_load
+    from tests.processes import free_port
+    from tests.test_web_load import page_url, start_load, stop_load
 
     metrics_port = free_port()
     served = [] if mode == "plain" else ["--web", "0", "--metrics-port", str(metrics_port)]

@@ -5,13 +5,14 @@ missing one skips only the tests that use it: ``pyspiel`` (OpenSpiel) and
 ``openspiel``, the OpenSpiel oracle for our games. Helpers that run the real
 programs (the dealer and agents as processes over TCP) are plain functions in
 ``tests/processes.py``; the processes they start (``spawn``) end with the test
-that started them (``no_process_left``).
+that started them (``no_process_left``), also when the run is interrupted by Ctrl-C or SIGTERM.
 """
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
-from types import ModuleType
+from types import FrameType, ModuleType
 from typing import Any
 
 import pytest
@@ -28,6 +29,20 @@ _HYPOTHESIS = settings(database=None, deadline=10_000, suppress_health_check=[He
 settings.register_profile("ci", _HYPOTHESIS, max_examples=300, derandomize=True)
 settings.register_profile("slow", _HYPOTHESIS, max_examples=20_000)
 settings.load_profile("ci")
+
+
+def _sigterm_as_ctrl_c(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM ends the run as Ctrl-C does (the SIGINT handler in place, trio's inside a trio test), so
+    ``no_process_left`` still ends what the test under way started."""
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    else:
+        raise KeyboardInterrupt
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    signal.signal(signal.SIGTERM, _sigterm_as_ctrl_c)
 
 
 @pytest.fixture(autouse=True)

@@ -117,6 +117,23 @@ def ending_spawned() -> Iterator[None]:
         end_processes(ours)
 
 
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 free at the time of asking (the kernel's pick)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_until(condition: Callable[[], object], timeout: float, what: str) -> None:
+    """Return as soon as ``condition()`` is true (checked every 20 ms); the test fails, naming ``what``
+    it waited for, when it is still false after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still waiting after {timeout:g} s for {what}")
+        time.sleep(0.02)
+
+
 def error_lines(err: str) -> list[str]:
     """Standard error without argparse's usage lines (``usage: ...`` and its indented continuation)."""
     lines = err.splitlines()

@@ -14,8 +14,7 @@ import time
 from pathlib import Path
 
 from acpc_arena.dealer.web.side import METRICS_LIMITS
-from tests.processes import start_dealer
-from tests.test_web_load import free_port
+from tests.processes import free_port, start_dealer
 
 
 def _threads(pid: int) -> int:

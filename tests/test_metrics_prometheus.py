@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import shutil
-import socket
 import statistics
 import subprocess
 import time
@@ -23,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.processes import program, start_prometheus
+from tests.processes import free_port, program, spawn, start_prometheus
 
 PROMETHEUS = shutil.which("prometheus")
 pytestmark = pytest.mark.skipif(
@@ -33,12 +32,6 @@ pytestmark = pytest.mark.skipif(
 SEEDS = (1, 2)
 HANDS = 200
 BIG_BLIND = 1  # kuhn.limit.2p.game: blind = 1 1
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _query(port: int, expr: str) -> list[dict[str, Any]]:
@@ -80,7 +73,7 @@ def _duplicate_by_hand(run: Path, a: str) -> tuple[float, float, float, int]:
 
 
 def test_prometheus_scrapes_a_run_and_keeps_its_final_values(tmp_path: Path) -> None:
-    metrics_port, prometheus_port = _free_port(), _free_port()
+    metrics_port, prometheus_port = free_port(), free_port()
     config = tmp_path / "prometheus.yml"
     config.write_text(
         "global:\n  scrape_interval: 1s\n"
@@ -89,7 +82,7 @@ def test_prometheus_scrapes_a_run_and_keeps_its_final_values(tmp_path: Path) -> 
     )
     prometheus = start_prometheus(config, tmp_path, prometheus_port)
     run = tmp_path / "run"
-    match = subprocess.Popen(
+    match = spawn(
         [program("acpc-match"), "--a", "cfr", "--b", "random", "--game", "kuhn", "--seeds", ",".join(map(str, SEEDS)),
          "--hands", str(HANDS), "--metrics-port", str(metrics_port), "--metrics-linger", "120", "--quiet",
          "--no-plots", "--out", str(run)],

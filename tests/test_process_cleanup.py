@@ -38,7 +38,7 @@ def nested_run(folder: Path, ending: str) -> subprocess.Popen[str]:
     """pytest on a test that starts a dealer waiting forever for its players (``start_dealer``), writes
     the dealer's pid to ``folder/dealer.pid``, then fails (``ending="fail"``) or waits on the dealer."""
     (folder / "pytest.ini").write_text("[pytest]\n")
-    (folder / "conftest.py").write_text("from tests.conftest import no_process_left  # the suite's fixture\n")
+    (folder / "conftest.py").write_text("from tests.conftest import no_process_left, pytest_sessionstart\n")
     (folder / "test_nested.py").write_text(NESTED_TEST)
     return spawn(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--basetemp={folder / 'tmp'}",
@@ -78,7 +78,8 @@ def test_a_failing_test_leaves_no_dealer_behind(tmp_path: Path) -> None:
         assert not dealer_running(pid), f"the dealer {pid} outlived the failed test"
 
 
-def test_an_interrupted_run_leaves_no_dealer_behind(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupted_run_leaves_no_dealer_behind(tmp_path: Path, signum: signal.Signals) -> None:
     with killing_a_leaked_dealer(tmp_path / "dealer.pid"):
         run = nested_run(tmp_path, "wait")
         deadline = time.monotonic() + 120
@@ -87,7 +88,7 @@ def test_an_interrupted_run_leaves_no_dealer_behind(tmp_path: Path) -> None:
             time.sleep(0.05)
         pid = int((tmp_path / "dealer.pid").read_text())
         time.sleep(0.5)  # the test is in its wait on the dealer
-        run.send_signal(signal.SIGINT)  # to pytest alone, as in a Ctrl-C the dealer does not get
+        run.send_signal(signum)  # to pytest alone: a Ctrl-C the dealer does not get, or a kill
         out, _ = run.communicate(timeout=60)
         assert run.returncode == pytest.ExitCode.INTERRUPTED and "KeyboardInterrupt" in out, out
         assert not dealer_running(pid), f"the dealer {pid} outlived the interrupted run"

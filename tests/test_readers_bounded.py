@@ -32,7 +32,7 @@ from pokerkit import HandHistory
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import InputError, atomic_writer, read_json, read_lines, write_atomic
 from acpc_arena.protocol.game import load_game, parse_game
-from tests.processes import REPO, error_lines, program
+from tests.processes import REPO, error_lines, program, spawn
 
 DATA = REPO / "tests" / "data"
 COMPETITION = DATA / "competition_2017_nolimit.log"
@@ -448,7 +448,7 @@ def test_a_file_written_whole_keeps_its_links_and_leaves_special_files_in_place(
     assert link.is_symlink() and target.read_text() == "new"
     fifo = tmp_path / "out.fifo"
     os.mkfifo(fifo)
-    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    reader = spawn(["cat", str(fifo)], stdout=subprocess.PIPE)
     write_atomic(fifo, "through the FIFO")
     assert reader.communicate(timeout=30)[0] == b"through the FIFO"
     assert fifo.is_fifo()

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import program
+from tests.processes import program, spawn
 
 GAME = "holdem.limit.2p.reverse_blinds"
 RUN = ["--game", GAME, "--agents", "random,call,raise", "--seeds", "1", "--hands", "3", "--workers", "1"]
@@ -249,7 +249,7 @@ def test_two_runs_at_once_the_second_stops_and_the_lock_dies_with_the_first(tmp_
     slow = f"slow=sh -c 'sleep 5; exec {agent} call {{host}} {{port}} --game {{game}}'"
     command = [program("acpc-tournament"), "--out", str(out), "--quiet", "--no-plots", "--game", GAME]
     command += ["--agents", "call", "--cmd", slow, "--seeds", "1", "--hands", "3", "--workers", "1"]
-    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    first = spawn(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
         deadline = time.monotonic() + 60
         lock = out / "tournament.lock"

@@ -25,7 +25,7 @@ from acpc_arena.dealer.web.app import WebApp
 from acpc_arena.dealer.web.tables import replay, summary
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_log_line
-from tests.processes import program, spawn, start_agent, start_dealer
+from tests.processes import program, spawn, start_agent, start_dealer, wait_until
 
 NOLIMIT = load_game("holdem.nolimit.2p.reverse_blinds")
 LINE = "STATE:3:r300c/cr900f:AsKd|QhQc/2c3d4h:-300|300:alice|bob"
@@ -351,7 +351,9 @@ def test_ctrl_c_stops_acpc_match_web_without_lingering(tmp_path: Path) -> None:
     assert process.stderr is not None
     line = process.stderr.readline()
     assert "the tables live at http://127.0.0.1:" in line, line
-    time.sleep(2)
+    wait_until(
+        lambda: any(log.stat().st_size for log in (tmp_path / "run").rglob("*.log")), 60, "the match's first hands"
+    )
     process.send_signal(signal.SIGINT)
     try:
         _, err = process.communicate(timeout=60)

@@ -36,7 +36,7 @@ from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, LIMIT_RAISE_ACTION
 from acpc_arena.protocol.wire import format_log_line
-from tests.processes import REPO, spawn, start_agent, start_dealer
+from tests.processes import REPO, free_port, spawn, start_agent, start_dealer
 
 GAME = "holdem.limit.2p.reverse_blinds"
 LOG_HANDS = 20_000
@@ -58,14 +58,6 @@ def write_log(path: Path, hands: int, seed: int) -> None:
         names = ["alice", "bob"] if hand_id % 2 == 0 else ["bob", "alice"]
         lines.append(format_log_line(state, state.values(), names))
     path.write_text("\n".join(lines) + "\n")
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 # -- the load ------------------------------------------------------------------------------
