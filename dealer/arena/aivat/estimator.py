@@ -237,16 +237,18 @@ class HandEstimator:
         count = self._sample_count(ranges)
         unseen_cards = np.array(unseen, dtype=np.intp)
         taken = np.zeros((count, len(unseen_cards)), dtype=bool)  # a drawn holding's cards, by unseen card
+        live = np.flatnonzero(ranges[0].any(axis=1) | ranges[1].any(axis=1))  # the holdings of some weight
         drawn: np.ndarray | None = None
         for p in sorted(hidden):
-            weights = np.broadcast_to(ranges[p].sum(axis=1), (count, holdings.size))
+            weights = ranges[p].sum(axis=1)[live]
             if drawn is None and len(hidden) == 2:  # the first player's marginal: weighed by the other's apart
-                weights = weights * self._apart_mass(ranges[1 - p])
-            elif drawn is not None:  # the second player's: apart from the first's drawn holding
-                weights = weights * ((holdings.masks[None, :] & holdings.masks[drawn][:, None]) == 0)
+                weights = weights * self._apart_mass(ranges[1 - p])[live]
+            weights = np.broadcast_to(weights, (count, len(live)))
+            if drawn is not None:  # the second player's: apart from the first's drawn holding
+                weights = weights * ((holdings.masks[live][None, :] & holdings.masks[drawn][:, None]) == 0)
             cumulative = np.cumsum(weights, axis=1)
             picks = (1.0 - rng.random(count)) * cumulative[:, -1]  # in (0, total]: never a holding of weight 0
-            drawn = np.minimum((cumulative < picks[:, None]).sum(axis=1), holdings.size - 1)
+            drawn = live[np.minimum((cumulative < picks[:, None]).sum(axis=1), len(live) - 1)]
             taken |= (holdings.masks[drawn][:, None] >> unseen_cards.astype(np.uint64)[None, :]) & np.uint64(1) == 1
         keys = np.where(taken, np.inf, rng.random((count, len(unseen_cards))))
         return unseen_cards[np.argsort(keys, axis=1)[:, :size]].astype(np.uint8)
