@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.helpers_web_load import GAME, page_url
-from tests.processes import start_agent, start_dealer
+from tests.processes import start_agent, start_dealer, wait_until
 
 STATE_LINE = re.compile(r"^STATE:(\d+):([^:]*):([^:]*):([^:]*):(.*)$")
 
@@ -94,7 +94,9 @@ def test_no_hole_card_of_a_hand_in_play_reaches_a_page(tmp_path: Path) -> None:
         agents = [start_agent("random", port, "--game", GAME) for port in dealer.ports]
         for agent in agents:
             agent.wait(timeout=120)
-        time.sleep(0.5)  # the board of the match's end
+        wait_until(
+            lambda: _told_the_end(watcher.boards, 2000) == {"poll", "events"}, 30, "the board of the match's end"
+        )
     finally:
         watcher.close()
         dealer.process.terminate()
@@ -126,6 +128,17 @@ def test_no_hole_card_of_a_hand_in_play_reaches_a_page(tmp_path: Path) -> None:
             assert shown == holes, (source, table)
     assert sources == {"poll", "events"}
     assert in_play >= 10 and over >= 1, (in_play, over)  # both kinds seen: the check was not vacuous
+
+
+def _told_the_end(boards: list[tuple[str, str]], hands: int) -> set[str]:
+    """Where from (``poll``, ``events``) a board of the match's last hand over, its cards shown, came."""
+    told = set()
+    for source, text in list(boards):
+        matches = json.loads(text)["matches"]
+        table = matches[0]["table"] if matches else None
+        if table and table["hand"] == hands - 1 and table["finished"] and table["players"][0]["hole"]:
+            told.add(source)
+    return told
 
 
 def _children(pid: int) -> list[int]:
