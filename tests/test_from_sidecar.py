@@ -11,7 +11,7 @@ import pytest
 from acpc_arena.models.cfr import checkpoint
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.training import dqn, nfq
-from acpc_arena.models.training.from_sidecar import _config, read_recorded, rebuild
+from acpc_arena.models.training.from_sidecar import _config, read_recorded, rebuild_network
 from tests.processes import program
 
 
@@ -33,7 +33,8 @@ def test_cfr_leduc_rebuilt_from_its_shipped_sidecar_is_the_shipped_strategy_bit_
 def test_an_nfq_network_rebuilt_from_its_sidecar_has_the_same_weights(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     first, _ = nfq.train(nfq.config_for(hands=40, reward="chips"), tmp_path / "first.pt", log_every=0)
-    again = rebuild(str(first.with_suffix(".json")), lambda name: tmp_path / name, str(tmp_path / "again.pt"))
+    sidecar = first.with_suffix(".json")
+    again = rebuild_network(read_recorded(sidecar), sidecar, tmp_path / "again.pt")
     a, b = (torch.load(path, weights_only=True) for path in (first, again))
     assert list(a) == list(b) and all(torch.equal(a[name], b[name]) for name in a)
 

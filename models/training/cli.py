@@ -267,10 +267,18 @@ def train_ensemble(args: argparse.Namespace) -> None:
 
 
 def train_from_sidecar(given: str, out: str | None, redirected: bool) -> None:
-    from acpc_arena.models.training.from_sidecar import rebuild
+    from acpc_arena.models.training.from_sidecar import cfr_arguments, read_recorded, rebuild_network, sidecar_of
 
+    sidecar = sidecar_of(given)
     try:
-        path = rebuild(given, checkpoint_path, out)
+        recorded = read_recorded(sidecar)
+        if recorded.get("kind") == "cfr-average-strategy":
+            from acpc_arena.models.cfr.cli import train
+
+            path, _ = train(out=Path(out) if out else checkpoint_path(sidecar.stem), **cfr_arguments(recorded))
+        else:
+            target = Path(out) if out else checkpoint_path(sidecar.stem).with_suffix(".pt")
+            path = rebuild_network(recorded, sidecar, target)
     except ValueError as exc:
         usage_error(f"acpc-train: error: {exc}")
     print(f"saved {path}")

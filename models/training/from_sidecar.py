@@ -1,8 +1,9 @@
 """``acpc-train --from-sidecar NAME|FILE``: train again what a checkpoint's JSON sidecar recorded.
 
 The sidecar beside each checkpoint holds the settings and the seed of the run that
-made it. This reads them and runs the same training: CFR checkpoints (``acpc-cfr``'s
-solvers, any game) and the Q-networks ``lstm_dqn``, ``dqn`` and ``nfq``. A setting
+made it. This reads them: ``cfr_arguments`` gives a CFR checkpoint's (``acpc-cfr``'s
+solvers, any game; ``acpc-train`` runs them) and ``rebuild_network`` trains the
+Q-networks ``lstm_dqn``, ``dqn`` and ``nfq`` again. A setting
 the sidecar does not record takes the value that meant "off" when it was added (no
 strength loss, no double targets, no Monte Carlo mix), as the code of that run had it.
 On the same code and the same number of threads the rebuilt weights equal the shipped
@@ -91,29 +92,18 @@ def dqn_pools() -> dict[str, tuple[tuple[str, float], ...]]:
     return POOLS
 
 
-def rebuild(given: str, out_for: Any, out: str | None) -> Path:
-    """Train what the sidecar ``given`` names recorded; the checkpoint goes to ``out``, else to ``out_for(name)``
-    (``acpc-train``'s ``--out-dir`` or ``--install``). Returns the checkpoint's path."""
-    path = sidecar_of(given)
-    recorded = read_recorded(path)
-    kind, network = recorded.get("kind"), recorded.get("network")
-    if kind == "cfr-average-strategy":
-        from acpc_arena.models.cfr.cli import train
-
-        target = Path(out) if out else out_for(path.stem)
-        saved, _ = train(out=target, **cfr_arguments(recorded))
-        return saved
-    config = recorded.get("config")
+def rebuild_network(recorded: dict[str, Any], path: Path, target: Path) -> Path:
+    """Train the Q-network the sidecar ``recorded`` (read from ``path``) describes into ``target``; ``ValueError``
+    (one line naming ``path``) for a kind ``--from-sidecar`` does not rebuild. Returns the checkpoint's path."""
+    kind, network, config = recorded.get("kind"), recorded.get("network"), recorded.get("config")
     if kind == "q-network" and network in ("lstm_dqn", "dqn") and isinstance(config, dict):
         from acpc_arena.models.training import dqn
 
-        target = Path(out) if out else out_for(path.stem).with_suffix(".pt")
-        saved, _ = dqn.train(_config(dqn.TrainConfig, config, dqn.POOLS, path), target, save_every=5000)
+        saved, _ = dqn.train(_config(dqn.TrainConfig, config, dqn_pools(), path), target, save_every=5000)
         return saved
     if kind == "q-network" and network == "nfq" and isinstance(config, dict):
         from acpc_arena.models.training import nfq
 
-        target = Path(out) if out else out_for(path.stem).with_suffix(".pt")
         saved, _ = nfq.train(_config(nfq.NFQConfig, config, dqn_pools(), path), target, save_every=2000)
         return saved
     what = f"{kind} ({network})" if network else str(kind)
