@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from acpc_arena.models.cfr import checkpoint
+from acpc_arena.models.cfr.nolimit import BetAbstraction
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.training import dqn, nfq
-from acpc_arena.models.training.from_sidecar import _config, read_recorded, rebuild_network
+from acpc_arena.models.training.from_sidecar import _config, cfr_arguments, read_recorded, rebuild_network
 from tests.processes import program
 
 
@@ -101,3 +102,34 @@ def test_from_sidecar_refuses_what_it_cannot_rebuild_in_one_line(tmp_path: Path)
         )
         assert done.returncode == 2
         assert done.stderr.count("\n") == 1 and words in done.stderr, done.stderr
+
+
+# docs/agents/seed-002-cfr.md's tables: how each shipped CFR checkpoint was solved.
+CFR_RUNS = {
+    "cfr-ehs2-exact": ("holdem.limit.2p.reverse_blinds", "pcs-dcfr", "ehs2-exact-200-150-100", 1450, None, 1),
+    "cfr-ehs2": ("holdem.limit.2p.reverse_blinds", "mccfr", "ehs2-50-50-50", 8000, 64, 1),
+    "cfr-improved": ("holdem.limit.2p.reverse_blinds", "mccfr", "improved", 8000, 64, 1),
+    "cfr-traditional": ("holdem.limit.2p.reverse_blinds", "mccfr", "traditional", 8000, 64, 1),
+    "cfr-nl": ("holdem.nolimit.2p.reverse_blinds", "mcdcfr", "ehs2-50-50-50", 12000, 256, 1),
+    "cfr-leduc": ("leduc", "cfr+", "exact", 3000, None, 0),
+    "cfr-kuhn": ("kuhn", "cfr+", "exact", 2000, None, 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CFR_RUNS))
+def test_a_cfr_sidecar_gives_the_documented_run(name: str) -> None:
+    game, algorithm, abstraction, iterations, deals, seed = CFR_RUNS[name]
+    arguments = cfr_arguments(read_recorded(FOLDER / f"{name}.json"))
+    assert (arguments["game_name"], arguments["algorithm"], arguments["abstraction_name"]) == (
+        game,
+        algorithm,
+        abstraction,
+    )
+    assert (arguments["iterations"], arguments["seed"]) == (iterations, seed)
+    if deals is not None:
+        assert arguments["deals"] == deals
+    if name == "cfr-nl":  # bets 1,3/1/1/1 with a raise cap of 2, deals drawn from a pool of 20,000
+        assert BetAbstraction.parse(arguments["bets"], 2, 4) == BetAbstraction.parse("1,3/1/1/1", 2, 4)
+        assert (arguments["raise_cap"], arguments["pool"]) == (2, 20000)
+    else:
+        assert (arguments["bets"], arguments["raise_cap"], arguments["pool"]) == (None, None, 0)
