@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import pytest
 
-from acpc_arena.agents.base import Agent
+from acpc_arena.agents.base import Agent, Policy, limit_policy
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.dealer.arena.aivat import AivatUnavailable, HandEstimator, Settings
 from acpc_arena.dealer.arena.aivat.values import board_ranks, holdings_of, sign_sums
@@ -27,7 +27,7 @@ from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.evaluator import rank_hand
 from acpc_arena.protocol.game import Game, game_name, load_game, parse_game
 from acpc_arena.protocol.state import CALL, RAISE, Action, State
-from acpc_arena.protocol.wire import LogHand
+from acpc_arena.protocol.wire import LogHand, MatchState
 
 KUHN = load_game("kuhn.limit.2p")
 LEDUC = load_game("leduc.limit.2p")
@@ -168,6 +168,35 @@ def test_decoy_ranges_are_unbiased() -> None:
     exact, mean, error, ratio = simulated_check(LEDUC, ("cfr", "random"), (0, 1), Settings(decoys=1), 2000)
     assert abs(mean - exact) < 4 * error
     assert ratio < 1
+
+
+TWO_CARDS = parse_game(
+    "GAMEDEF\nlimit\nnumPlayers = 2\nnumRounds = 1\nblind = 1 2\nraiseSize = 2\nfirstPlayer = 1\n"
+    "maxRaises = 2\nnumSuits = 2\nnumRanks = 3\nnumHoleCards = 2\nnumBoardCards = 0\nEND GAMEDEF\n",
+    "two-cards",
+)
+"""One round of limit betting on two hole cards from a deck of six: 15 holdings, each dealt in two orders."""
+
+
+class _OrderAgent(Agent):
+    """Bets more often with its higher card dealt first: a policy that depends on the order of the cards."""
+
+    name = "order"
+
+    def policy(self, view: MatchState) -> Policy:
+        first, second = view.state.hole_cards[view.viewer]
+        return limit_policy(view.state, *((0.1, 0.3, 0.6) if first > second else (0.3, 0.5, 0.2)))
+
+
+def test_decoys_in_one_order_each_are_unbiased_where_the_policy_depends_on_the_order() -> None:
+    """Two hole cards, each decoy holding weighed in one order drawn at random: within standard errors."""
+    players: list[Agent] = [_OrderAgent(TWO_CARDS), agent_class("random")(TWO_CARDS, seed=2)]
+    exact = sum(w * hand.values[0] for w, hand in terminal_histories(TWO_CARDS, players))
+    hands = simulated_hands(TWO_CARDS, players, 4000, seed=5)
+    estimator = HandEstimator(TWO_CARDS, {"a": players[0], "b": players[1]}, Settings(decoys=3))
+    values = np.array([estimator.hand(hand).value for hand in hands])
+    error = values.std(ddof=1) / np.sqrt(len(values))
+    assert abs(values.mean() - exact) < 4 * error, (values.mean(), exact, error)
 
 
 def test_an_action_the_claimed_policy_never_takes_makes_aivat_unavailable() -> None:
