@@ -35,7 +35,7 @@ import argparse
 from collections.abc import Hashable, Sequence
 from typing import ClassVar
 
-from acpc_arena.agents.options import AgentOptions, add_options
+from acpc_arena.agents.options import AgentOptions, add_options, options_from
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, LIMIT_RAISE_ACTION, Action, State
 from acpc_arena.protocol.wire import MatchState
@@ -54,7 +54,9 @@ class Agent:
     """The agent's options: their command-line options are its fields (``agents.options``)."""
 
     def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
-        """``options``: taken by an agent that reads its options itself (one without ``Options``)."""
+        """``options``: the fields of ``Options`` (an agent with options reads them itself); an unknown
+        option is a ValueError."""
+        options_from(self.Options, options)
         self.game = game
         self.seed = seed
 

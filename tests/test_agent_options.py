@@ -119,6 +119,19 @@ def test_an_agent_refuses_an_option_it_does_not_have() -> None:
         RuleAgent(LIMIT, seed=1, checkpoint="cfr-ehs2")
 
 
+@pytest.mark.parametrize(("name", "top"), [("spar_shove10", 0.1), ("spar_shove30", 0.3), ("spar_shove60", 0.6)])
+def test_a_shover_shoves_the_share_it_is_named_for_unless_told(name: str, top: float) -> None:
+    nolimit = load_game("holdem.nolimit.2p.reverse_blinds")
+    assert agent_class(name)(nolimit, seed=1).top == top
+    assert agent_class(name)(nolimit, seed=1, top="0.5").top == 0.5
+
+
+@pytest.mark.parametrize("name", ["call", "o1", "spar_tag"])
+def test_an_agent_without_options_refuses_any(name: str) -> None:
+    with pytest.raises((ValueError, TypeError), match=r"--depth|depth"):
+        agent_class(name)(LIMIT, seed=1, depth=3)
+
+
 def test_the_ensemble_styles_are_the_counter_networks() -> None:
     assert get_args(StyleName) == STYLE_NAMES
     assert EnsembleOptions().mode == "a_star"
@@ -141,6 +154,8 @@ DOCUMENTED: dict[str, dict[str, object]] = {
         "threads": 1,
         "allin_guard": "on",
     },
+    "spar_equity": {"raise_at": 0.65, "call_at": 0.40},
+    **{f"spar_shove{top}": {"top": None} for top in (10, 30, 60)},  # None: the share the bot is named for
 }
 """Each agent's options and defaults, as its page in docs/agents/ gives them (the order: ``--help``'s)."""
 
@@ -151,7 +166,5 @@ def test_every_agent_declares_its_documented_options(name: str) -> None:
     options = argparse.ArgumentParser(prog=name)
     cls.add_arguments(options)
     parsed = vars(options.parse_args([]))
-    if name.startswith("spar_"):  # the sparring bots read their own options
-        return
     assert list(parsed.items()) == list(DOCUMENTED.get(name, {}).items())
     assert list(vars(cls.Options()).items()) == list(DOCUMENTED.get(name, {}).items())

@@ -10,7 +10,7 @@ exactly, and ``policy`` (the same ``decide``) changes nothing.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -39,7 +39,7 @@ class SparringBot(Agent):
 
     no_limit: ClassVar[bool] = False
 
-    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
+    def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
         super().__init__(game, seed, **options)
         check_game(game, self.no_limit)
         self.rng = np.random.default_rng(seed)

@@ -53,10 +53,11 @@ share of bluffs that makes a caller's decision close.
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated
 
 from acpc_arena.agents.base import Policy, limit_policy
+from acpc_arena.agents.options import AgentOptions, options_from
 from acpc_arena.agents.ranges import drawing, equity
 from acpc_arena.agents.sparring.bot import (
     LIMIT_GAME,
@@ -95,22 +96,25 @@ class LimitBot(SparringBot):
     default_game = LIMIT_GAME
 
 
+@dataclass(frozen=True)
+class SparEquityOptions(AgentOptions):
+    raise_at: Annotated[float, "raise at this equity or more"] = 0.65
+    call_at: Annotated[float, "call a bet at this equity or more"] = 0.40
+
+
 class SparEquity(LimitBot):
     """Raises, calls or folds on its equity against a random hand (the module docstring)."""
 
     name = "spar_equity"
 
-    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
+    Options = SparEquityOptions
+
+    def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
         super().__init__(game, seed, **options)
-        self.raise_at = float(options.get("raise_at", 0.65))
-        self.call_at = float(options.get("call_at", 0.40))
+        chosen = options_from(SparEquityOptions, options)
+        self.raise_at, self.call_at = chosen.raise_at, chosen.call_at
         if not 0 <= self.call_at <= self.raise_at <= 1:
             raise ValueError(f"need 0 <= --call-at <= --raise-at <= 1, not {self.call_at} and {self.raise_at}")
-
-    @classmethod
-    def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
-        parser.add_argument("--raise-at", type=float, default=0.65, help="raise at this equity or more")
-        parser.add_argument("--call-at", type=float, default=0.40, help="call a bet at this equity or more")
 
     def decide(self, view: MatchState) -> Policy:
         state = view.state
@@ -129,7 +133,7 @@ class SparTAG(LimitBot):
     VALUE, VALUE_RAISE, MARGIN, PREFLOP_MARGIN = 0.62, 0.72, 0.04, 0.08
     BLUFF, SEMI_BLUFF, SEMI_RAISE = 0.06, 0.5, 0.2
 
-    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
+    def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
         super().__init__(game, seed, **options)
         self.model = OpponentModel()
 

@@ -52,10 +52,11 @@ acpc_arena.agents.sparring.fuzz`` sends them as drawn, for the dealer to correct
 
 from __future__ import annotations
 
-import argparse
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Annotated, ClassVar
 
 from acpc_arena.agents.base import Policy, merge, pot_size_raise_to, valid_or_call
+from acpc_arena.agents.options import AgentOptions, options_from
 from acpc_arena.agents.sparring.bot import (
     NOLIMIT_GAME,
     PREFLOP,
@@ -120,24 +121,25 @@ class NoLimitBot(SparringBot):
     default_game = NOLIMIT_GAME
 
 
+@dataclass(frozen=True)
+class SparShoveOptions(AgentOptions):
+    top: Annotated[float | None, "share of starting hands shoved (default: the share the bot is named for)"] = None
+
+
 class SparShove(NoLimitBot):
     """All in before the flop with the top ``--top`` of starting hands, else check or fold (the module docstring)."""
 
     name = "spar_shove"
     TOP: ClassVar[float] = 0.3
 
-    def __init__(self, game: Game, seed: int | None = None, **options: Any) -> None:
+    Options = SparShoveOptions
+
+    def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
         super().__init__(game, seed, **options)
-        top = options.get("top")
-        self.top = float(self.TOP if top is None else top)
+        top = options_from(SparShoveOptions, options).top
+        self.top = self.TOP if top is None else top
         if not 0 <= self.top <= 1:
             raise ValueError(f"--top is a share of the starting hands, from 0 to 1, not {self.top}")
-
-    @classmethod
-    def add_arguments(cls, parser: argparse._ActionsContainer) -> None:
-        parser.add_argument(
-            "--top", type=float, default=None, help=f"share of starting hands shoved (default {cls.TOP})"
-        )
 
     def decide(self, view: MatchState) -> Policy:
         state = view.state
