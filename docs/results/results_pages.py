@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from results_render import copy_image, table_header, table_row
+from results_render import copy_image, interval, table_header, table_row
 from results_sections import (
+    BIN,
+    LIMIT,
     NOLIMIT,
     NOLIMIT_SEEDS,
     SPARRING_SEEDS,
+    Commands,
     Differences,
     Lbr,
     Matches,
@@ -192,6 +195,76 @@ NOLIMIT_TABLE_3 = Matches(
     allin=True,
     skip=frozenset({("A_tar", side.label) for side in (STYLES[-1], *NOLIMIT_SUITE)}),
 )
+
+
+AIVAT_SEEDS = (9201, 9202, 9203)
+"""The deal seeds of the AIVAT tables (no table, no agent's selection or tuning used them)."""
+
+
+def _aivat_match(a: str, b: str, game: str, *more: str) -> tuple[str, ...]:
+    """An in-process duplicate run of 2,000 hands a seat on ``AIVAT_SEEDS`` with AIVAT's estimate."""
+    seeds = ",".join(map(str, AIVAT_SEEDS))
+    return ("acpc-match", "--a", a, "--b", b, *more, "--game", game, "--seeds", seeds, "--hands", "2000",
+            "--in-process", "--concurrency", "1", "--aivat", "--quiet", "--no-plots", "--out", "{out}")  # fmt: skip
+
+
+AIVAT_RUNS = (
+    ("limit-cfr-vs-equity", _aivat_match("cfr", "equity", LIMIT)),
+    ("nolimit-cfr-vs-o_random", _aivat_match("cfr", "o_random", NOLIMIT)),
+    (
+        "limit-cfr-vs-example_player",
+        _aivat_match(
+            "cfr",
+            "example_player",
+            LIMIT,
+            "--b-cmd",
+            f"{BIN / 'acpc-agent'} random {{host}} {{port}} --game {{game}} --seed {{seed}}",
+        ),
+    ),
+)
+
+AIVAT_LABELS = {
+    "limit-cfr-vs-equity": "limit: `cfr` against `equity`, both known",
+    "nolimit-cfr-vs-o_random": "no-limit: `cfr` against `o_random`, both known",
+    "limit-cfr-vs-example_player": "limit: `cfr` against the example player, `cfr` known",
+}
+
+
+def aivat_table(folders: dict[str, Path]) -> list[str]:
+    """AIVAT beside the duplicate estimate for each run: estimates, half-width ratio, seconds."""
+    lines = table_header(
+        ["run", "duplicate mbb/h [95% CI]", "AIVAT mbb/h [95% CI]", "half-width ratio", "AIVAT s / match s"]
+    )
+    for name, folder in folders.items():
+        report = json.loads((folder / "report.json").read_text())
+        aivat, name = report["aivat"], AIVAT_LABELS[name]
+        duplicate = report["duplicate"]
+        if "unavailable" in aivat:
+            lines.append(table_row([name, interval(duplicate), f"unavailable: {aivat['unavailable']}", "", ""]))
+            continue
+        ratio = (aivat["ci95"][1] - aivat["ci95"][0]) / (duplicate["ci95"][1] - duplicate["ci95"][0])
+        match_seconds = report["elapsed_seconds"]
+        lines.append(
+            table_row(
+                [
+                    name,
+                    interval(duplicate),
+                    interval({"mbb_per_hand": aivat["mbb_per_hand"], "ci95": aivat["ci95"]}),
+                    f"{ratio:.2f}",
+                    f"{aivat['seconds']:,.0f} / {match_seconds:,.0f} ({aivat['seconds'] / match_seconds:.1f}x)",
+                ]
+            )
+        )
+    first = json.loads((next(iter(folders.values())) / "report.json").read_text())["aivat"]
+    lines += [
+        "",
+        f"AIVAT's corrections in the first run: {first.get('corrections', '')}. The match's seconds are the run's "
+        "own (`elapsed_seconds`: one match at a time in this process, the scoring included); AIVAT's are its "
+        "`seconds` in `report.json`, after the match. Both are wall seconds on the machine named above, shared "
+        "with other work, so their ratio moves with its load; `python -m benchmarks aivat` measures it in "
+        "interleaved runs.",
+    ]
+    return lines
 
 
 PAGES: tuple[Page, ...] = (
@@ -517,6 +590,28 @@ PAGES: tuple[Page, ...] = (
                 "The ensemble's evolution",
                 "`make train AGENT=ensemble`.",
                 ensemble_evolution,
+            ),
+        ),
+    ),
+    Page(
+        "aivat",
+        "AIVAT beside the duplicate estimate in hold'em",
+        "[AIVAT](../guides/aivat.md) uses the shipped agents' policies to take the luck of the cards and of "
+        "the agents' own random choices out of a match's result, and stays unbiased. Each row is one duplicate "
+        "run of 2,000 hands a seat on each of the seeds "
+        + ", ".join(map(str, AIVAT_SEEDS))
+        + ", played in this process with `--aivat`. The ACPC example player is the project's port of it "
+        "(`acpc-agent random`, which draws from MT19937 as the C `example_player` does: the project has no C "
+        "sources to build it from), started as an outside command (`--b-cmd`), so its policy is not known.",
+        (
+            Commands(
+                "tables",
+                "AIVAT's interval beside the duplicate one",
+                "The duplicate estimate and AIVAT's with their 95% intervals (mbb/h for the first agent), the "
+                "ratio of their half-widths (the issue's goal: at most 0.5), and AIVAT's seconds beside the "
+                "match's.",
+                AIVAT_RUNS,
+                aivat_table,
             ),
         ),
     ),

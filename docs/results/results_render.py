@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from results_runs import (
     Run,
+    command_runs,
     git,
     lbr_run,
     match_command,
@@ -28,6 +29,7 @@ from results_sections import (
     REPO,
     RESULTS,
     RUNS,
+    Commands,
     Differences,
     Lbr,
     Matches,
@@ -388,6 +390,8 @@ def render(page: Page) -> str:
             lines += render_lbr(page.name, section)
         elif isinstance(section, Differences):
             lines += render_differences(page.name, section)
+        elif isinstance(section, Commands):
+            lines += section.render({name: run.folder for name, run in command_runs(page.name, section).items()})
         else:
             lines += section.render(REPO / "models" / "checkpoints")
         lines.append("")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from results_sections import BIN, REPO, RUNS, Lbr, Matches, Page, RoundRobin, Side
+from results_sections import BIN, REPO, RUNS, Commands, Lbr, Matches, Page, RoundRobin, Side
 
 # --- running -------------------------------------------------------------------------------
 
@@ -104,8 +104,19 @@ def lbr_run(page: str, section: Lbr, row: Side, deals: int) -> Run:
     return Run(folder, tuple(command))
 
 
+def command_runs(page: str, section: Commands) -> dict[str, Run]:
+    """The runs of a ``Commands`` section by name, each in its own folder."""
+    runs = {}
+    for name, words in section.runs:
+        folder = RUNS / page / section.slug / _slug(name)
+        runs[name] = Run(folder, (str(BIN / words[0]), *(w.replace("{out}", str(folder)) for w in words[1:])))
+    return runs
+
+
 def runs_of(page: Page) -> Iterator[Run]:
     for section in page.sections:
+        if isinstance(section, Commands):
+            yield from command_runs(page.name, section).values()
         if isinstance(section, Matches):
             for row in section.rows:
                 for column in section.columns:

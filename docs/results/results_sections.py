@@ -114,7 +114,21 @@ class Differences:
     """(row label, row label) pairs: the first minus the second."""
 
 
-Section = Matches | RoundRobin | Lbr | Sidecars | Differences
+@dataclass(frozen=True)
+class Commands:
+    """Runs of any commands (``acpc-match`` with options a table does not give), the table written by
+    ``render`` from the runs' folders."""
+
+    slug: str
+    title: str
+    about: str
+    runs: tuple[tuple[str, tuple[str, ...]], ...]
+    """Each run's name (its folder) and command words: the command's name first, ``{out}`` its folder."""
+    render: Callable[[dict[str, Path]], list[str]]
+    """Markdown lines from the runs' folders, by name."""
+
+
+Section = Matches | RoundRobin | Lbr | Sidecars | Differences | Commands
 
 
 @dataclass(frozen=True)
