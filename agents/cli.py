@@ -16,6 +16,7 @@ import argparse
 import sys
 
 from acpc_arena.agents.client import ClientError, connect, play
+from acpc_arena.agents.options import parsed_options
 from acpc_arena.agents.registry import AGENTS, add_agent_options
 from acpc_arena.protocol.commands import FAILED, Interrupted, run_command, usage_error
 from acpc_arena.protocol.errors import ProtocolError
@@ -41,7 +42,7 @@ def run(argv: list[str]) -> int:
         usage_error(f"ERROR: {exc}")
     args = parser.parse_args(argv)
     assert cls is not None
-    options = {k: v for k, v in vars(args).items() if k not in ("agent", "host", "port", "game", "seed", "name")}
+    options = parsed_options(cls.Options, args)
     name = args.name or args.agent
     try:
         game = load_game(args.game or cls.default_game)

@@ -91,6 +91,12 @@ def add_options(parser: argparse._ActionsContainer, options_type: type[AgentOpti
             parser.add_argument(flag(one.name), type=one.kind, default=one.default, help=one.help)
 
 
+def parsed_options(options_type: type[AgentOptions], parsed: argparse.Namespace) -> dict[str, object]:
+    """The values of ``options_type``'s fields in ``parsed`` (what ``add_options`` declared, among a
+    command's own arguments), as the agent's constructor keywords."""
+    return {one.name: getattr(parsed, one.name) for one in _options(options_type)}
+
+
 def _either(choices: tuple[str, ...]) -> str:
     """``a or b``, or ``one of a, b, c``."""
     return " or ".join(choices) if len(choices) == 2 else f"one of {', '.join(choices)}"

@@ -11,7 +11,7 @@ import pytest
 
 from acpc_arena.agents.baselines import EquityAgent, RuleAgent
 from acpc_arena.agents.ensemble import EnsembleOptions, StyleName
-from acpc_arena.agents.options import AgentOptions, add_options, options_from
+from acpc_arena.agents.options import AgentOptions, add_options, options_from, parsed_options
 from acpc_arena.agents.registry import AGENTS, agent_class
 from acpc_arena.models.ensemble.checkpoint import STYLE_NAMES
 from acpc_arena.protocol.game import load_game
@@ -100,6 +100,21 @@ def test_no_keywords_give_the_defaults() -> None:
 def test_bad_keywords_are_one_line_errors(keywords: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         options_from(Sample, keywords)
+
+
+def test_a_commands_own_arguments_are_not_the_agents_options() -> None:
+    command = parser()
+    command.add_argument("--seed", type=int, default=None)
+    command.add_argument("--name", default="me")
+    parsed = command.parse_args(["--seed", "7", "--count", "4", "--side", "right"])
+    assert parsed_options(Sample, parsed) == {
+        "rate": 0.5,
+        "count": 4,
+        "loud": False,
+        "file": None,
+        "side": "right",
+        "colour": None,
+    }
 
 
 def test_the_options_are_frozen() -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from acpc_arena.agents.base import Agent, has_policy
+from acpc_arena.agents.options import parsed_options
 from acpc_arena.agents.registry import AGENTS, add_agent_options
 from acpc_arena.dealer.arena.lbr import DEFAULT_FRACTIONS, DEFAULT_ROLLOUTS, Settings, evaluate, exact_values
 from acpc_arena.dealer.arena.options import positive_int, seed_list
@@ -24,8 +25,6 @@ from acpc_arena.protocol.commands import FAILED, Interrupted, run_command, usage
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import write_atomic
 from acpc_arena.protocol.game import Game, load_game
-
-_OWN = ("agent", "game", "hands", "seeds", "seed", "fractions", "rollouts", "first_round", "exact", "json", "quiet")
 
 
 def _fractions(text: str) -> tuple[float, ...]:
@@ -71,7 +70,7 @@ def run(argv: list[str]) -> int:
     assert cls is not None
     if not has_policy(cls):
         usage_error(f"ERROR: acpc-lbr: agent {args.agent!r} does not give its policy (Agent.policy)")
-    options = {k: v for k, v in vars(args).items() if k not in _OWN}
+    options = parsed_options(cls.Options, args)
     first_round = {"auto": None, "call": False, "lbr": True}[args.first_round]
     settings = Settings(args.fractions, args.rollouts, first_round)
     try:

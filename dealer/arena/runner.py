@@ -39,6 +39,7 @@ from typing import NoReturn
 import trio
 
 from acpc_arena.agents.base import Agent
+from acpc_arena.agents.options import parsed_options
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
@@ -150,9 +151,7 @@ def build_agent(contestant: Contestant, game: Game, seed: int | None) -> Agent:
     parser = _RaisingParser(prog=f"acpc-agent {contestant.agent}", add_help=False)
     parser.add_argument("--name", default=None)
     cls.add_arguments(parser)
-    options = vars(parser.parse_args(list(contestant.args)))
-    options.pop("name")
-    return cls(game, seed, **options)
+    return cls(game, seed, **parsed_options(cls.Options, parser.parse_args(list(contestant.args))))
 
 
 def check_agent(contestant: Contestant, game: Game, game_file: str) -> None:
