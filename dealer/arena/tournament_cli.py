@@ -113,7 +113,7 @@ def parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="add AIVAT's estimate to each cell, the shipped agents' policies known (default: on in two-player "
-        "Kuhn and Leduc; in hold'em it costs about ten times the matches' time)",
+        "Kuhn and Leduc; in hold'em it costs several times the matches' time)",
     )
     p.add_argument("--no-plots", action="store_true", help="skip the heatmap")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
