@@ -60,7 +60,7 @@ from acpc_arena.agents.allin_guard import AllInGuard, large_bet, supports
 from acpc_arena.agents.base import Agent, Policy, merge
 from acpc_arena.agents.options import AgentOptions, options_from
 from acpc_arena.models.cfr.abstraction import Worlds
-from acpc_arena.models.cfr.checkpoint import CheckpointError, load_policy
+from acpc_arena.models.cfr.checkpoint import load_policy
 from acpc_arena.models.cfr.nolimit import (
     CALL_SLOT,
     FOLD_SLOT,
@@ -70,7 +70,7 @@ from acpc_arena.models.cfr.nolimit import (
     pot_after_call,
     translation_probabilities,
 )
-from acpc_arena.models.checkpoints import checkpoint_path
+from acpc_arena.models.checkpoints import CheckpointError, checkpoint_path, resolve_checkpoint
 from acpc_arena.protocol.game import Game, game_name, load_game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState
@@ -92,17 +92,6 @@ def default_checkpoint(game: Game) -> Path:
         if load_game(stem) == game:
             return checkpoint_path(name)
     raise ValueError("no shipped CFR checkpoint for this game: train one (acpc-cfr solve) and pass --checkpoint")
-
-
-def resolve_checkpoint(given: str | Path | None) -> Path | None:
-    """A checkpoint file, or the shipped checkpoint of that name (``cfr-improved``) when no such file exists."""
-    if given is None:
-        return None
-    path = Path(given)
-    shipped = checkpoint_path(str(given))
-    if not path.with_suffix(".npz").exists() and path.name == str(given) and shipped.exists():
-        return shipped
-    return path
 
 
 class _Undrawn(Exception):
@@ -134,7 +123,7 @@ class CFRAgent(Agent):
     def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
         super().__init__(game, seed)
         given = options_from(CFROptions, options)
-        path = resolve_checkpoint(given.checkpoint) or default_checkpoint(game)
+        path = resolve_checkpoint(given.checkpoint, ".npz") or default_checkpoint(game)
         try:
             self.checkpoint = load_policy(path)
         except CheckpointError as exc:

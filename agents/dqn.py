@@ -38,8 +38,7 @@ import torch
 
 from acpc_arena.agents.base import Agent, Policy, pot_size_raise_to, valid_or_call
 from acpc_arena.agents.options import AgentOptions, options_from
-from acpc_arena.models.cfr.checkpoint import CheckpointError
-from acpc_arena.models.checkpoints import FOLDER
+from acpc_arena.models.checkpoints import FOLDER, CheckpointError, resolve_checkpoint
 from acpc_arena.models.encoding import IMAGE_SIZE, images, num_planes, observe
 from acpc_arena.models.networks import HIDDEN, NUM_ACTIONS
 from acpc_arena.models.q_checkpoint import default_device, load_network, weights_digest
@@ -47,17 +46,6 @@ from acpc_arena.models.row_passes import MAX_ROWS, checked_batch_key, forward_ro
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import RAISE, Action, ActionKind, State
 from acpc_arena.protocol.wire import MatchState
-
-
-def resolve_checkpoint(given: str | Path | None) -> Path | None:
-    """A checkpoint file, or the shipped checkpoint of that name (``lstm_dqn-v1``) when no such file exists."""
-    if given is None:
-        return None
-    path = Path(given)
-    shipped = FOLDER / f"{given}.pt"
-    if not path.with_suffix(".pt").exists() and path.name == str(given) and shipped.exists():
-        return shipped
-    return path
 
 
 @dataclass(frozen=True)
@@ -75,7 +63,7 @@ class QAgent(Agent):
         super().__init__(game, seed)
         given = options_from(QOptions, options)
         torch.set_num_threads(given.threads or 1)  # one decision at a time: threads only contend
-        self.path = resolve_checkpoint(given.checkpoint) or FOLDER / f"{self.network}.pt"
+        self.path = resolve_checkpoint(given.checkpoint, ".pt") or FOLDER / f"{self.network}.pt"
         self.device = default_device()
         # cuDNN's TF32 convolutions round a row differently by batch size (measured on an H100); the
         # networks were trained in float32 anyway.

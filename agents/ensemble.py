@@ -56,7 +56,7 @@ import torch
 from acpc_arena.agents.allin_guard import AllInGuard, large_bet
 from acpc_arena.agents.base import Agent, Policy
 from acpc_arena.agents.options import AgentOptions, options_from
-from acpc_arena.models.cfr.checkpoint import CheckpointError
+from acpc_arena.models.checkpoints import CheckpointError
 from acpc_arena.models.ensemble.checkpoint import (
     CLONE,
     CLONE_PATH,

@@ -30,10 +30,9 @@ import numpy as np
 import torch
 
 from acpc_arena.agents.base import Agent, Policy
-from acpc_arena.agents.dqn import decision_states, resolve_checkpoint
+from acpc_arena.agents.dqn import decision_states
 from acpc_arena.agents.options import AgentOptions, options_from
-from acpc_arena.models.cfr.checkpoint import CheckpointError
-from acpc_arena.models.checkpoints import FOLDER
+from acpc_arena.models.checkpoints import FOLDER, CheckpointError, resolve_checkpoint
 from acpc_arena.models.nfq.features import FEATURES, check_game, hand_strength, observation, window
 from acpc_arena.models.nfq.network import NFQNetwork
 from acpc_arena.models.q_checkpoint import default_device, load_module, weights_digest
@@ -58,7 +57,7 @@ class NFQAgent(Agent):
         given = options_from(NFQOptions, options)
         check_game(game)
         torch.set_num_threads(given.threads or 1)
-        path = resolve_checkpoint(given.checkpoint) or FOLDER / "nfq.pt"
+        path = resolve_checkpoint(given.checkpoint, ".pt") or FOLDER / "nfq.pt"
         self.device = default_device()
         try:
             self.net, self.meta = load_module(path, {"nfq": NFQNetwork}, self.device)

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 import torch
 from torch import nn
 
-from acpc_arena.models.cfr.checkpoint import CheckpointError, git_commit, read_sidecar, weights_size
+from acpc_arena.models.checkpoints import CheckpointError, git_commit, read_sidecar, weights_size
 from acpc_arena.models.networks import NETWORKS, QNetwork
 
 FORMAT = 1

@@ -13,6 +13,7 @@ from acpc_arena.agents.baselines import EquityAgent, RuleAgent
 from acpc_arena.agents.ensemble import EnsembleOptions, StyleName
 from acpc_arena.agents.options import AgentOptions, add_options, options_from, parsed_options
 from acpc_arena.agents.registry import AGENTS, agent_class
+from acpc_arena.agents.sparring.nolimit import SparShove
 from acpc_arena.models.ensemble.checkpoint import STYLE_NAMES
 from acpc_arena.protocol.game import load_game
 
@@ -137,8 +138,10 @@ def test_an_agent_refuses_an_option_it_does_not_have() -> None:
 @pytest.mark.parametrize(("name", "top"), [("spar_shove10", 0.1), ("spar_shove30", 0.3), ("spar_shove60", 0.6)])
 def test_a_shover_shoves_the_share_it_is_named_for_unless_told(name: str, top: float) -> None:
     nolimit = load_game("holdem.nolimit.2p.reverse_blinds")
-    assert agent_class(name)(nolimit, seed=1).top == top
-    assert agent_class(name)(nolimit, seed=1, top="0.5").top == 0.5
+    shover = agent_class(name)
+    assert issubclass(shover, SparShove)
+    assert shover(nolimit, seed=1).top == top
+    assert shover(nolimit, seed=1, top="0.5").top == 0.5
 
 
 @pytest.mark.parametrize("name", ["call", "o1", "spar_tag"])

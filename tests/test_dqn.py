@@ -11,8 +11,7 @@ import pytest
 import torch
 
 from acpc_arena.models import mcts
-from acpc_arena.models.cfr.checkpoint import CheckpointError
-from acpc_arena.models.checkpoints import FOLDER
+from acpc_arena.models.checkpoints import FOLDER, CheckpointError
 from acpc_arena.models.encoding import encode, images, num_planes, observe
 from acpc_arena.models.mcts import _representative, hand_class, uct_value
 from acpc_arena.models.networks import DQN, LSTMDQN
@@ -385,16 +384,17 @@ def test_sound_pool_is_honoured_and_recorded(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("network", ["lstm_dqn", "dqn"])
 def test_first_checkpoints_load_by_name(tmp_path: Path, network: str) -> None:
-    from acpc_arena.agents.dqn import DQNAgent, LSTMDQNAgent, resolve_checkpoint
+    from acpc_arena.agents.dqn import DQNAgent, LSTMDQNAgent
+    from acpc_arena.models.checkpoints import resolve_checkpoint
 
     agent_type = LSTMDQNAgent if network == "lstm_dqn" else DQNAgent
     old = agent_type(LIMIT, checkpoint=f"{network}-v1")
-    assert resolve_checkpoint(f"{network}-v1") == FOLDER / f"{network}-v1.pt"
+    assert resolve_checkpoint(f"{network}-v1", ".pt") == FOLDER / f"{network}-v1.pt"
     assert old.meta["network"] == network and old.meta["hands_trained"] >= 120_000  # the sidecar: 120,000 hands
     # trained against rule, random, call, raise, cfr and itself: the seed's own pool (v1)
     assert sorted(old.meta["opponents"]) == sorted(n.replace("cfr-improved", "cfr") for n, _ in POOLS["v1"])
     (tmp_path / "mine.pt").write_bytes((FOLDER / f"{network}-v1.pt").read_bytes())
-    assert resolve_checkpoint(tmp_path / "mine.pt") == tmp_path / "mine.pt"  # a file is taken as given
+    assert resolve_checkpoint(tmp_path / "mine.pt", ".pt") == tmp_path / "mine.pt"  # a file is taken as given
     with pytest.raises(ValueError, match=rf"{network}-v9\.pt: no such checkpoint file"):
         agent_type(LIMIT, checkpoint=f"{network}-v9")  # neither a file nor a shipped name (one line for acpc-agent)
 

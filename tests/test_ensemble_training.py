@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from acpc_arena.models.cfr.checkpoint import CheckpointError
+from acpc_arena.models.checkpoints import CheckpointError
 from acpc_arena.models.ensemble.checkpoint import (
     CLONE,
     NETWORKS,

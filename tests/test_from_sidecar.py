@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from acpc_arena.models.cfr import checkpoint
+from acpc_arena.models import checkpoints
 from acpc_arena.models.cfr.nolimit import BetAbstraction
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.training import dqn, nfq
@@ -74,15 +74,15 @@ def test_a_missing_shipped_checkpoint_names_the_command_that_rebuilds_it(
 ) -> None:
     # an installation whose checkpoint folder has dqn-v2's sidecar and not its weights, as the wheel
     (tmp_path / "dqn-v2.json").write_bytes((FOLDER / "dqn-v2.json").read_bytes())
-    monkeypatch.setattr(checkpoint, "SHIPPED_FOLDER", tmp_path)
-    with pytest.raises(checkpoint.CheckpointError) as missing:
-        checkpoint.read_sidecar(Path("dqn-v2.pt"))
+    monkeypatch.setattr(checkpoints, "FOLDER", tmp_path)
+    with pytest.raises(checkpoints.CheckpointError) as missing:
+        checkpoints.read_sidecar(Path("dqn-v2.pt"))
     assert str(missing.value) == (
         "dqn-v2.pt: no such checkpoint file (dqn-v2 is not installed with this package: "
         "`acpc-train --from-sidecar dqn-v2 --install` rebuilds it here)"
     )
-    with pytest.raises(checkpoint.CheckpointError) as unknown:
-        checkpoint.read_sidecar(Path("dqn-v9.pt"))
+    with pytest.raises(checkpoints.CheckpointError) as unknown:
+        checkpoints.read_sidecar(Path("dqn-v9.pt"))
     assert str(unknown.value) == "dqn-v9.pt: no such checkpoint file"
 
 

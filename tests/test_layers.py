@@ -162,14 +162,14 @@ def test_private_imports_are_found_in_each_form() -> None:
 import acpc_arena.protocol.equity
 import acpc_arena.protocol.evaluator as evaluator
 from acpc_arena.models import mcts
-from acpc_arena.agents.dqn import _decision_states, resolve_checkpoint
+from acpc_arena.agents.dqn import _decision_states, decision_states
 
 def f(self):
     acpc_arena.protocol.equity._suit_canonical(1)
     evaluator._classes()
     mcts._Node()
     self._strength()  # an attribute of an object, not of a module
-    return mcts.__file__, resolve_checkpoint
+    return mcts.__file__, decision_states
 """
     assert sorted(private_imports(source)) == [
         "acpc_arena.agents.dqn._decision_states",

@@ -15,7 +15,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import subprocess
 import time
 import zipfile
 from dataclasses import dataclass
@@ -36,18 +35,15 @@ from acpc_arena.models.cfr.nolimit import BetAbstraction, NoLimitTree, build_nol
 from acpc_arena.models.cfr.public_chance import PublicChanceSolver
 from acpc_arena.models.cfr.solver import Solver, table_layout
 from acpc_arena.models.cfr.tree import BettingTree, build_tree
+from acpc_arena.models.checkpoints import CheckpointError, git_commit, read_sidecar, sidecar
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.files import CHECKPOINT_BYTES, InputError, check_regular, read_json, write_atomic
+from acpc_arena.protocol.files import CHECKPOINT_BYTES, write_atomic
 from acpc_arena.protocol.game import Game, parse_game
 from acpc_arena.protocol.wire import MatchState, format_betting
 
 FORMAT = 1
 ABSTRACTIONS = ("exact", "traditional", "improved", "improved-recall", "ehs2-F-T-R", "ehs2-exact-F-T-R")
 DEFAULT_HOLDEM_ABSTRACTION = "ehs2-50-50-50"
-
-
-class CheckpointError(Exception):
-    """A checkpoint that cannot be used: missing, damaged, or for another game or tree."""
 
 
 def make_abstraction(
@@ -70,78 +66,6 @@ def make_abstraction(
     if len(counts) == 3 and all(c.isdigit() and int(c) > 0 for c in counts):
         return StrengthBuckets(game, (int(counts[0]), int(counts[1]), int(counts[2])), edges)
     raise ValueError(f"abstraction must be one of {', '.join(ABSTRACTIONS)}: {name!r}")
-
-
-def git_commit() -> str:
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, cwd=Path(__file__).parent
-        )
-    except OSError:
-        return "unknown"
-    return done.stdout.strip() if done.returncode == 0 else "unknown"
-
-
-def sidecar(path: Path) -> Path:
-    return path.with_suffix(".json")
-
-
-def read_sidecar(path: Path) -> dict[str, Any]:
-    """The JSON description beside the checkpoint ``path`` (any kind: ``.npz``, ``.pt``).
-
-    Raises ``CheckpointError``, one line naming the file, when the checkpoint does not
-    exist, or its description is missing or unreadable.
-    """
-    weights_size(path)
-    return read_json_object(sidecar(path), "description", missing="no description beside the checkpoint")
-
-
-def weights_size(path: Path) -> int:
-    """The size of the checkpoint file ``path``; ``CheckpointError`` (one line naming it) when it is
-    missing, not a regular file, or past ``ACPC_ARENA_MAX_CHECKPOINT_BYTES``."""
-    try:
-        size = check_regular(path).st_size
-    except FileNotFoundError:
-        raise CheckpointError(f"{path}: no such checkpoint file{_rebuild_hint(path)}") from None
-    except (InputError, OSError) as exc:
-        raise CheckpointError(str(exc) if isinstance(exc, InputError) else f"{path}: {exc.strerror or exc}") from None
-    most = CHECKPOINT_BYTES.value()
-    if size > most:
-        raise CheckpointError(f"{path}: {CHECKPOINT_BYTES.exceeded(most)}")
-    return size
-
-
-SHIPPED_FOLDER = Path(__file__).resolve().parent.parent / "checkpoints"
-"""``models/checkpoints/`` (``acpc_arena.models.checkpoints.FOLDER``, a package this layer does not import)."""
-
-
-def _rebuild_hint(path: Path) -> str:
-    """For a shipped checkpoint's name whose weights this installation lacks (the wheel ships every sidecar,
-    not every weights file), the command that rebuilds it; else nothing."""
-    name = path.name.removesuffix(path.suffix) if path.suffix in (".npz", ".pt") else path.name
-    if path.parent not in (Path(), SHIPPED_FOLDER) or not (SHIPPED_FOLDER / f"{name}.json").is_file():
-        return ""
-    return (
-        f" ({name} is not installed with this package: `acpc-train --from-sidecar {name} --install` rebuilds it here)"
-    )
-
-
-def read_json_object(path: Path, what: str, missing: str | None = None) -> dict[str, Any]:
-    """The JSON object in ``path``, a checkpoint's file, read within the limits of ``protocol/files.py``;
-    else a ``CheckpointError`` of one line naming the file and ``what`` it should hold (``missing``:
-    the words for a file that is not there)."""
-    try:
-        data = read_json(path)
-    except FileNotFoundError:
-        raise CheckpointError(f"{path}: {missing or 'no ' + what}") from None
-    except InputError as exc:
-        where = f"{exc.path}, line {exc.line}" if exc.line else exc.path
-        raise CheckpointError(f"{where}: unreadable {what} ({exc.reason})") from None
-    except OSError as exc:
-        raise CheckpointError(f"{path}: unreadable {what} ({exc.strerror or exc})") from None
-    if not isinstance(data, dict):
-        raise CheckpointError(f"{path}: not a {what}")
-    return data
 
 
 def _strategy_header(path: Path) -> tuple[tuple[int, ...], np.dtype[Any]]:

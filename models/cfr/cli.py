@@ -41,10 +41,8 @@ from acpc_arena.models.cfr.abstraction import ExactStrengthBuckets, all_deals, s
 from acpc_arena.models.cfr.checkpoint import (
     ABSTRACTIONS,
     DEFAULT_HOLDEM_ABSTRACTION,
-    CheckpointError,
     load_policy,
     make_abstraction,
-    read_sidecar,
     save_policy,
 )
 from acpc_arena.models.cfr.nolimit import DEFAULT_BETS, DEFAULT_RAISE_CAP, BetAbstraction, build_nolimit_tree
@@ -54,6 +52,7 @@ from acpc_arena.models.cfr.public_chance import PublicChanceSolver
 from acpc_arena.models.cfr.public_chance_training import train_public_chance
 from acpc_arena.models.cfr.solver import ALGORITHMS, SAMPLED, Solver, sampled_exploitability
 from acpc_arena.models.cfr.tree import BettingTree, build_tree
+from acpc_arena.models.checkpoints import CheckpointError, read_sidecar
 from acpc_arena.protocol.commands import FAILED, USAGE, Interrupted, deferred_interrupts, number, run_command
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game, load_game, parse_game, resolve_game_path

@@ -21,9 +21,10 @@ from typing import Protocol
 import numpy as np
 from tqdm import tqdm
 
-from acpc_arena.models.cfr.checkpoint import CheckpointError, save_policy
+from acpc_arena.models.cfr.checkpoint import save_policy
 from acpc_arena.models.cfr.public_chance import BoardKeys, PublicChanceSolver
 from acpc_arena.models.cfr.tree import build_tree
+from acpc_arena.models.checkpoints import CheckpointError
 from acpc_arena.protocol.commands import Interrupted, deferred_interrupts
 from acpc_arena.protocol.files import write_atomic
 from acpc_arena.protocol.game import load_game, resolve_game_path

@@ -23,14 +23,14 @@ from typing import Any
 
 import torch
 
-from acpc_arena.models.cfr.checkpoint import (
+from acpc_arena.models.checkpoints import (
+    FOLDER,
     CheckpointError,
     git_commit,
     read_json_object,
     read_sidecar,
     weights_size,
 )
-from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.ensemble.network import NetConfig, Params, config_dict, shapes
 from acpc_arena.models.ensemble.opponent_model import OpponentModel
 from acpc_arena.models.q_checkpoint import MAX_NETWORK_SIZE, default_device

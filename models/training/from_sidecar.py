@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from acpc_arena.models import checkpoints
-from acpc_arena.models.cfr.checkpoint import CheckpointError, read_json_object
+from acpc_arena.models.checkpoints import CheckpointError, read_json_object
 
 CFR_SAVE_EVERY = {"pcs-dcfr": 50}
 """Iterations between the saves of a CFR run (its state too for ``pcs-dcfr``: a killed rebuild goes on from

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from acpc_arena.dealer.arena.logreading import read_log
-from acpc_arena.models.cfr.checkpoint import git_commit
+from acpc_arena.models.checkpoints import git_commit
 from acpc_arena.models.encoding import observe
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
