@@ -1,0 +1,120 @@
+"""What the training page shows of each training run's files: the CFR checkpoints' sidecars, Poker-CNN's
+folds, the Q-networks' trainings and the ensemble's evolution (``results_pages``' ``Sidecars`` sections)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from results_render import copy_image, table_header, table_row
+
+
+def cfr_checkpoints(folder: Path) -> list[str]:
+    """The CFR checkpoints' training records."""
+    lines = table_header(
+        [
+            "checkpoint",
+            "game",
+            "abstraction",
+            "algorithm",
+            "iterations",
+            "sampled an iteration",
+            "information sets",
+            "seconds",
+            "exploitability (exact, chips/hand)",
+        ],
+        numeric_from=4,
+    )
+    for path in sorted(folder.glob("cfr-*.json")):
+        d = json.loads(path.read_text())
+        exploitability = f"{d['exploitability']:.2e}" if d.get("exploitability") is not None else "-"
+        lines.append(
+            table_row(
+                [
+                    f"`{path.stem}`",
+                    d["game_name"],
+                    d["abstraction"],
+                    d["algorithm"],
+                    f"{d['iterations']:,}",
+                    f"{d['deals_per_iteration']:,} deals" if "deals_per_iteration" in d else "1 board, every hand",
+                    f"{d['infosets']:,}",
+                    f"{d['seconds']:,.0f}",
+                    exploitability,
+                ]
+            )
+        )
+    lines += [
+        "",
+        "Kuhn and Leduc are solved over every deal, so their exploitability is exact; hold'em's is not "
+        "computable exactly (see the LBR page for a lower bound).",
+    ]
+    return lines
+
+
+def poker_cnn_folds(folder: Path) -> list[str]:
+    """Poker-CNN's cross-validation: accuracy per fold and round, beside always predicting the commonest action."""
+    d = json.loads((folder / "poker_cnn.json").read_text())
+    rounds = ["all", "preflop", "flop", "turn", "river"]
+    lines = [
+        f"Training: `acpc-train poker_cnn` with {d['config']['records']:,} records ({d['config']['test_records']:,} "
+        f"of them the test set), {d['config']['folds']} folds, {d['config']['epochs']} epochs, seed "
+        f"{d['config']['seed']}; teacher `{d['data']['teacher']} {d['data']['teacher_args']}`. Accuracy on each "
+        "fold's held-out records, in brackets always predicting the most common action of that round:",
+        "",
+    ]
+    lines += table_header(["fold", "held out", *rounds, "test set, all"])
+    for fold in d["training"]["folds"]:
+        acc, base = fold["held_out_accuracy"], fold["held_out_majority"]
+        cells = [f"{acc[r]:.1%} ({base[r]:.1%})" for r in rounds]
+        lines.append(
+            table_row(
+                [
+                    str(fold["fold"]),
+                    f"{fold['held_out_records']:,}",
+                    *cells,
+                    f"{fold['test_accuracy']['all']:.1%} ({fold['test_majority']['all']:.1%})",
+                ]
+            )
+        )
+    return lines
+
+
+def network_trainings(folder: Path) -> list[str]:
+    """The Q-networks' and NFQ's training records."""
+    lines = table_header(
+        ["checkpoint", "pool", "hands trained", "seconds", "created", "commit"],
+        numeric_from=2,
+    )
+    for path in sorted(
+        [
+            *folder.glob("dqn*.json"),
+            *folder.glob("lstm_dqn*.json"),
+            *folder.glob("nfq*.json"),
+        ]
+    ):
+        d = json.loads(path.read_text())
+        pool = d.get("config", {}).get("pool") or "v1 (" + ", ".join(d.get("opponents") or []) + ")"
+        lines.append(
+            table_row(
+                [
+                    f"`{path.stem}`",
+                    pool,
+                    f"{d['stats']['hands']:,}",
+                    f"{d['stats']['seconds']:,.0f}",
+                    d["created"][:10],
+                    d["git_commit"][:10],
+                ]
+            )
+        )
+    return lines
+
+
+def ensemble_evolution(folder: Path) -> list[str]:
+    d = json.loads((folder / "ensemble-networks.json").read_text())
+    return [
+        f"`acpc-train ensemble`: {d['hands']:,} hands of evolution in {d['wall_seconds']:,.0f} s of wall time "
+        f"({d['workers']} workers, {d['hands_per_second']:,.0f} hands/s of play). Fitness of the best individual "
+        "per generation, each network's evolution:",
+        "",
+        f"![fitness]({copy_image(folder / 'ensemble-fitness.png', 'training', 'ensemble')})",
+    ]
