@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import signal
 import socket
@@ -118,10 +119,18 @@ def ending_spawned() -> Iterator[None]:
 
 
 def free_port() -> int:
-    """A TCP port of 127.0.0.1 free at the time of asking (the kernel's pick)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A TCP port of 127.0.0.1 free at the time of asking, below the kernel's ephemeral range (Linux: from
+    32768), so that a socket bound to port 0 meanwhile (a dealer's seats, a client) cannot take it first."""
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randrange(20000, 32768)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free TCP port in 20000-32767")
 
 
 def wait_until(condition: Callable[[], object], timeout: float, what: str) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from acpc_arena.protocol.game import load_game
-from tests.processes import ScriptedPlayer, check_log, play, program, start_agent, start_dealer
+from tests.processes import ScriptedPlayer, check_log, free_port, play, program, start_agent, start_dealer
 
 LIMIT = "holdem.limit.2p.reverse_blinds"
 
@@ -222,9 +222,7 @@ def test_json_event_log(tmp_path: Path) -> None:
 
 
 def test_prometheus_metrics_are_served_while_playing(tmp_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        metrics_port = probe.getsockname()[1]
+    metrics_port = free_port()
     dealer = start_dealer(tmp_path, "metered", LIMIT, "3000", "1", "A", "B", "-q", "--metrics-port", str(metrics_port))
     agents = [
         start_agent(agent, port, "--game", LIMIT) for agent, port in zip(["call", "raise"], dealer.ports, strict=True)
