@@ -3,7 +3,7 @@
 A field is ``name: Annotated[type, "its --help line"] = default``; its option is the name with
 dashes (``raise_at``: ``--raise-at``). The type says how the option is read: ``bool`` a flag
 (``store_true``, default False), ``int`` and ``float`` a number, ``Path | None`` a file, a
-``Literal`` (or a ``Literal | None``) a choice.
+``Literal`` (or a ``Literal | None``) a choice. For example::
 
     @dataclass(frozen=True)
     class EquityOptions(AgentOptions):
