@@ -11,6 +11,7 @@ from benchmarks.aivat import bench_aivat
 from benchmarks.bm import bench_bm
 from benchmarks.dealer import bench_dealer, bench_web
 from benchmarks.engine import bench_engine, bench_evaluator
+from benchmarks.memory import bench_memory
 from benchmarks.reports import bench_lbr, bench_logs
 from benchmarks.runner import bench_batched, bench_inprocess, bench_runner, bench_tournament
 from benchmarks.startup import bench_startup
@@ -34,6 +35,7 @@ SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "web": bench_web,
     "bm": bench_bm,
     "startup": bench_startup,
+    "memory": bench_memory,
 }
 
 
