@@ -1,11 +1,15 @@
-"""``python -m benchmarks [section ...]`` (``make bench``): run the sections named (all by default) and print
-their rows as one table."""
+"""``python -m benchmarks [--json FILE] [section ...]`` (``make bench``): run the sections named (all by
+default) and print their rows as one table; ``--json FILE`` also writes the rows, by section, for the
+results page of the benchmarks (``docs/results``)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
+from acpc_arena.protocol.files import write_atomic
 from benchmarks.agents import bench_cfr, bench_dqn, bench_ensemble, bench_poker_cnn
 from benchmarks.aivat import bench_aivat
 from benchmarks.bm import bench_bm
@@ -40,15 +44,24 @@ SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
 
 
 def main(argv: list[str]) -> None:
+    out = None
+    if argv[:1] == ["--json"]:
+        if len(argv) < 2:
+            sys.exit("bench: --json needs a file name")
+        out, argv = Path(argv[1]), argv[2:]
     chosen = argv or list(SECTIONS)
     unknown = [name for name in chosen if name not in SECTIONS]
     if unknown:
         sys.exit(f"bench: no section {', '.join(unknown)}; the sections: {' '.join(SECTIONS)}")
     rows: list[Row] = []
+    by_section: dict[str, list[Row]] = {}
     for name in chosen:
         for row in SECTIONS[name]():
             rows.append(row)
+            by_section.setdefault(name, []).append(row)
             print("  ".join(row), file=sys.stderr, flush=True)
+        if out is not None:  # after each section, so a later failure keeps what was measured
+            write_atomic(out, json.dumps({"sections": by_section}, indent=1) + "\n")
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     print()
     print(f"{'measure':<{widths[0]}}  {'figure':>{widths[1]}}  note")
