@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from results_bench import BENCH_PAGE
 from results_render import interval, table_header, table_row
 from results_sections import (
     BIN,
@@ -505,4 +506,5 @@ PAGES: tuple[Page, ...] = (
             ),
         ),
     ),
+    BENCH_PAGE,
 )

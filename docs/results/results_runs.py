@@ -159,6 +159,16 @@ def machine() -> str:
     )
 
 
+def source() -> tuple[str, list[str]]:
+    """The commit the runs play and the files changed since it; in a copy of the tree without its
+    repository (a benchmark machine's), the commit the environment's ``RESULTS_COMMIT`` names, whose
+    copy it must be."""
+    if not (REPO / ".git").exists() and os.environ.get("RESULTS_COMMIT"):
+        return os.environ["RESULTS_COMMIT"], []
+    changed = sorted({line[3:] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()})
+    return git("rev-parse", "HEAD").strip(), changed
+
+
 def plays_code(path: str) -> bool:
     """Whether a changed file is code that plays (the packages), not tests, docs or build files."""
     return path.split("/", 1)[0] in (
@@ -187,14 +197,14 @@ def play(run: Run) -> dict[str, Any]:
         shutil.rmtree(run.folder)
     resumed = run.folder.exists() and any(run.folder.glob("*/*.log"))
     run.folder.mkdir(parents=True, exist_ok=True)
-    changed = sorted({line[3:] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()})
+    commit, changed = source()
     start = time.monotonic()
     done = subprocess.run(run.command, cwd=REPO, capture_output=True, text=True)
     recorded = {
         "command": run.shown(),
         "returncode": done.returncode,
         "date": datetime.date.today().isoformat(),
-        "commit": git("rev-parse", "HEAD").strip(),
+        "commit": commit,
         "uncommitted_changes": changed,
         "machine": machine(),
         "wall_seconds": round(time.monotonic() - start, 1),
