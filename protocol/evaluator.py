@@ -13,11 +13,13 @@ identifies their rank multiset; a table indexed by that sum gives the rank of
 every hand without a flush. Each card's code also carries a 4-bit count for its
 suit above bit 32, so the same sum tells whether a suit has five cards; only then
 is the flush suit's rank mask looked up. The batched path does this with a few
-numpy operations per column of cards; the scalar path with one loop.
+numpy operations per column of cards; the scalar path, ``rank_hand``, with one
+loop in ``protocol.rank_lookup``, which is compiled with mypyc.
 
-The tables take about half a second to build; they are kept in
-``$ACPC_ARENA_CACHE`` (default ``~/.cache/acpc-arena``) under a name that changes
-whenever this file does, so later processes load them in milliseconds.
+The tables are built on first use, not at import, and take about half a second;
+they are kept in ``$ACPC_ARENA_CACHE`` (default ``~/.cache/acpc-arena``) under a
+name that changes whenever this file does, so later processes load them in
+milliseconds.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from typing import TYPE_CHECKING
 
 from acpc_arena.protocol.cards import MAX_RANKS, MAX_SUITS, NUM_CARDS, rank_of, suit_of
 from acpc_arena.protocol.disk_cache import cached_array, source_digest
+from acpc_arena.protocol.rank_lookup import KEY_MASK, MAX_LOOKUP_CARDS, SUIT_SHIFT, load_tables
+from acpc_arena.protocol.rank_lookup import rank_hand as rank_hand
 
 if TYPE_CHECKING:  # numpy is imported where used: a command starts without it (make bench SECTIONS=startup)
     import numpy as np
@@ -57,11 +61,9 @@ RANK_KEYS: dict[int, tuple[int, ...]] = {
     6: (0, 1, 5, 22, 98, 422, 1734, 5760, 14270, 37951, 90838, 206930, 436437),
     7: (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181),
 }
-MAX_FAST_CARDS = 7
+MAX_FAST_CARDS = MAX_LOOKUP_CARDS
 HAND_RANKS = 9841
 """How many hand ranks there are (0 .. 7,461 for five cards and more, the rest for fewer)."""
-_SUIT_SHIFT = 32
-_KEY_MASK = (1 << _SUIT_SHIFT) - 1
 _BATCH_ROWS = 1 << 16
 
 
@@ -192,12 +194,6 @@ def _flush_tables() -> tuple[np.ndarray, np.ndarray]:
     return suit_of_counts, _cached("flush-rank", _build_flush_rank)
 
 
-@cache
-def _flush_lists() -> tuple[list[int], list[int]]:
-    suit_of_counts, flush_rank = _flush_tables()
-    return suit_of_counts.tolist(), flush_rank.tolist()
-
-
 def _build_rank_table(n: int) -> np.ndarray:
     import numpy as np
 
@@ -215,47 +211,25 @@ def _size_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
     import numpy as np
 
     keys = RANK_KEYS[n]
-    codes = [keys[rank_of(card)] + (1 << (_SUIT_SHIFT + 4 * suit_of(card))) for card in range(NUM_CARDS)]
+    codes = [keys[rank_of(card)] + (1 << (SUIT_SHIFT + 4 * suit_of(card))) for card in range(NUM_CARDS)]
     return np.array(codes, dtype=np.uint64), _cached(f"rank-table-{n}", lambda: _build_rank_table(n))
 
 
-@cache
-def _scalar_tables(n: int) -> tuple[list[int], memoryview]:
+def lookup_tables(n: int) -> tuple[list[int], bytes, list[int]]:
+    """The scalar path's tables for hands of ``n`` cards (``protocol.rank_lookup.LookupTables``): each card's
+    code, the rank of each sum of codes as two little-endian bytes, the rank of the best flush of each rank mask."""
     codes, table = _size_tables(n)
-    return codes.tolist(), table.data
+    flush_rank = _flush_tables()[1]
+    return codes.tolist(), table.astype("<u2").tobytes(), flush_rank.tolist()
 
 
 def warm_up(sizes: Sequence[int] = (5, 6, 7)) -> None:
     """Load (or build) the tables for hands of these sizes now rather than at first use."""
-    _flush_lists()
     for n in sizes:
-        _scalar_tables(n)
+        load_tables(n)
 
 
-def rank_hand(cards: Sequence[int]) -> int:
-    """Hand rank of 1 to 10 distinct cards (larger is better; equal splits the pot)."""
-    n = len(cards)
-    if not 1 <= n <= MAX_FAST_CARDS:
-        return _rank_hand_slow(cards)
-    codes, table = _scalar_tables(n)
-    total = 0
-    for card in cards:
-        total += codes[card]
-    value = table[total & _KEY_MASK]
-    suit_of_counts, flush_rank = _flush_lists()
-    suit = suit_of_counts[total >> _SUIT_SHIFT]
-    if suit >= 0:
-        mask = 0
-        for card in cards:
-            if card & 3 == suit:  # suit_of and rank_of as bit operations (4 suits): the hot path
-                mask |= 1 << (card >> 2)
-        flush = flush_rank[mask]
-        if flush > value:
-            value = flush
-    return value
-
-
-def _rank_hand_slow(cards: Sequence[int]) -> int:
+def rank_hand_by_rules(cards: Sequence[int]) -> int:
     """Hand rank straight from the rules (any number of cards); the reference path."""
     if not cards:
         raise ValueError("no cards to rank")
@@ -304,7 +278,7 @@ def rank_hands_of_players(boards: np.ndarray, holes: Sequence[Sequence[int]]) ->
         for card in hole:
             hole_masks[p, suit_of(card)] |= 1 << rank_of(card)
     out = np.empty((boards.shape[0], len(holes)), dtype=np.uint16)
-    key_mask, suit_shift = np.uint64(_KEY_MASK), np.uint64(_SUIT_SHIFT)
+    key_mask, suit_shift = np.uint64(KEY_MASK), np.uint64(SUIT_SHIFT)
     for start in range(0, boards.shape[0], _BATCH_ROWS):
         block = boards[start : start + _BATCH_ROWS]
         board_total = codes[block[:, 0]]
