@@ -30,7 +30,7 @@ from pathlib import Path
 
 PACKAGE = "acpc_arena.protocol"
 FOLDER = Path(__file__).resolve().parent
-COMPILED = ("cards", "state", "wire")
+COMPILED = ("cards", "rank_lookup", "state", "wire")
 """The compiled modules, in the order they import one another."""
 TYPED_AGAINST = ("errors", "evaluator", "game")
 """The modules they import (not compiled): a change to these may change what the compiled code assumes."""
