@@ -10,8 +10,9 @@ loaded on its first hand, so importing this module costs nothing.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, SupportsIndex
 
 MAX_LOOKUP_CARDS: Final = 7
 """The most cards a hand ranked by lookup holds; larger hands are ranked from the rules."""
@@ -49,8 +50,11 @@ def rank_hand(cards: Sequence[int]) -> int:
         tables = load_tables(n)
     codes = tables.codes
     total = 0
-    for card in cards:
-        total += codes[card]
+    try:
+        for card in cards:
+            total += codes[card]
+    except TypeError:  # compiled, a numpy integer is not an int: rank the cards as ints
+        return rank_hand(_as_ints(cards))
     at = (total & KEY_MASK) * 2
     ranks = tables.ranks
     value = ranks[at] | ranks[at + 1] << 8
@@ -67,6 +71,10 @@ def rank_hand(cards: Sequence[int]) -> int:
         if flush > value:
             value = flush
     return value
+
+
+def _as_ints(cards: Sequence[SupportsIndex]) -> list[int]:
+    return [operator.index(card) for card in cards]
 
 
 def load_tables(n: int) -> LookupTables:

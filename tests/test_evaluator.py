@@ -41,10 +41,21 @@ def pokerkit_hand(cards: Iterable[int]) -> pokerkit.Hand:
     return pokerkit.StandardHighHand.from_game(text[:4], text[4:])
 
 
-@pytest.mark.parametrize("n", [5, 6, 7])
-def test_ranks_order_hands_as_pokerkit_does(n: int) -> None:
-    hands = random_hands(n, 1500, seed=n)
-    ranks = rank_hands(hands)
+def suited_hands(n: int, count: int, seed: int, ranks: Iterable[int] = range(13), suits: int = 2) -> np.ndarray:
+    """Hands drawn from ``suits`` random suits of the given ranks: mostly flushes, often straights."""
+    rng = np.random.default_rng(seed)
+    ranks = list(ranks)
+    hands = []
+    for _ in range(count):
+        chosen = rng.choice(4, size=suits, replace=False)
+        deck = np.array([r * 4 + s for r in ranks for s in chosen])
+        hands.append(rng.choice(deck, size=n, replace=False))
+    return np.array(hands, dtype=np.uint8)
+
+
+def assert_ordered_as_pokerkit(hands: np.ndarray, ranks: np.ndarray) -> None:
+    """Sorted by our ranks, pokerkit finds each hand no better than the next, equal exactly where we do, and of
+    the same category."""
     ordered = np.argsort(ranks, kind="stable")
     theirs = [pokerkit_hand(hands[i]) for i in ordered]
     ours = ranks[ordered]
@@ -55,6 +66,38 @@ def test_ranks_order_hands_as_pokerkit_does(n: int) -> None:
             assert theirs[i] < theirs[i + 1], (hands[ordered[i]], hands[ordered[i + 1]])
     labels = [list(pokerkit.Label).index(h.entry.label) for h in theirs]
     assert labels == category_of_ranks(ours).tolist()
+
+
+@pytest.mark.parametrize("n", [5, 6, 7])
+def test_ranks_order_hands_as_pokerkit_does(n: int) -> None:
+    hands = random_hands(n, 1500, seed=n)
+    assert_ordered_as_pokerkit(hands, rank_hands(hands))
+
+
+@pytest.mark.parametrize("n", [5, 6, 7])
+def test_one_hand_at_a_time_orders_hands_as_pokerkit_does(n: int) -> None:
+    """The scalar path on random hands, flush-heavy hands and straight flushes around the wheel."""
+    hands = np.concatenate(
+        [
+            random_hands(n, 600, seed=20 + n),
+            suited_hands(n, 600, seed=30 + n),
+            suited_hands(n, 300, seed=40 + n, ranks=[12, 0, 1, 2, 3, 4, 5, 6], suits=1),
+        ]
+    )
+    ranks = np.array([rank_hand(h) for h in hands.tolist()])
+    assert (category_of_ranks(ranks) == STRAIGHT_FLUSH).sum() > 10
+    assert_ordered_as_pokerkit(hands, ranks)
+
+
+def test_one_hand_at_a_time_agrees_with_the_batched_path_on_many_hands() -> None:
+    hands = np.concatenate([random_hands(7, 200_000, seed=70), suited_hands(7, 20_000, seed=71)])
+    assert [rank_hand(h) for h in hands.tolist()] == rank_hands(hands).tolist()
+
+
+def test_one_hand_takes_any_sequence_of_integers() -> None:
+    royal = [51, 47, 43, 39, 35, 0, 1]  # As Ks Qs Js Ts 2c 2d
+    assert rank_hand(royal) == rank_hand(tuple(royal)) == rank_hand(np.array(royal, dtype=np.uint8)) == 7461
+    assert rank_hand([np.int64(c) for c in royal]) == 7461
 
 
 def test_scalar_batched_and_reference_paths_agree() -> None:
