@@ -16,7 +16,7 @@ import numpy as np
 from tqdm import tqdm
 
 from acpc_arena.dealer.arena.logreading import LoggedMatch
-from acpc_arena.protocol.equity import allin_expected_values, ended_all_in_early
+from acpc_arena.protocol.equity import allin_expected_values
 from acpc_arena.protocol.wire import LogHand
 
 DEFAULT_HANDS = 50_000
@@ -52,12 +52,14 @@ class AllinValues:
         return expected
 
     def adjusted(self, match: LoggedMatch, name: str, progress: tqdm[NoReturn] | None = None) -> np.ndarray:
-        """``name``'s results in ``match`` with all-in hands replaced by their expected values;
-        ``progress`` counts the all-in hands."""
+        """``name``'s results in ``match`` with all-in hands replaced by their expected values (``values_of``
+        itself, read-only, where no hand ended all in); ``progress`` counts the all-in hands. Only the
+        all-in hands are read again from the log."""
         values = match.values_of(name)
-        for i, hand in enumerate(match.hands):
-            if not ended_all_in_early(hand.state):
-                continue
+        if not len(match.allin_hands):
+            return values
+        values = values.copy()
+        for i, hand in zip(match.allin_hands, match.hands.at(match.allin_hands.tolist()), strict=True):
             if progress is not None:
                 progress.update(1)
             expected = self.expected(hand)

@@ -52,7 +52,8 @@ def play(
     ``("cfr --argmax", "equity --raise-at 0.7")``. ``game``: a shipped game's name or a
     game file. ``seeds``: the deal seeds; every seed is played in every seating of
     the agents, ``hands`` hands a match. The logs go to ``out_dir`` (default: a
-    temporary folder, removed before this returns; the report keeps what it needs).
+    temporary folder, removed before this returns: the report keeps each player's results, and its
+    matches' ``hands`` can no longer be read).
     ``concurrency`` matches are played at once (in process, the network agents' decisions of those
     matches are batched: ``in_process.DecisionBatcher``). The time limits are the dealer's
     (milliseconds, as ``acpc-match --t-response`` etc.).
@@ -92,17 +93,17 @@ def play(
         outcomes = trio.run(run_matches, spec)
         failures = [f"match {o.spec.name} failed: {o.error}" for o in outcomes if o.error is not None]
         report = score_run(spec, outcomes, failures)
-    if report is None:
-        raise ValueError(f"no match played a hand: {'; '.join(failures)}")
-    elapsed = time.time() - started
-    report.extra = {
-        "elapsed_seconds": round(elapsed, 3),
-        "hands_per_second": round(report.to_json()["hands_played"] / max(elapsed, 1e-9), 1),
-        "concurrency": concurrency,
-        "in_process": in_process,
-        "failed": failures,
-    }
-    if isinstance(report, Report):
-        records = {outcome.log: outcome.policies for outcome in outcomes if outcome.policies}
-        add_to_run(report, contestants, aivat, records=records)
+        if report is None:
+            raise ValueError(f"no match played a hand: {'; '.join(failures)}")
+        elapsed = time.time() - started
+        report.extra = {
+            "elapsed_seconds": round(elapsed, 3),
+            "hands_per_second": round(report.to_json()["hands_played"] / max(elapsed, 1e-9), 1),
+            "concurrency": concurrency,
+            "in_process": in_process,
+            "failed": failures,
+        }
+        if isinstance(report, Report):  # AIVAT reads the hands again from the logs, before they are removed
+            records = {outcome.log: outcome.policies for outcome in outcomes if outcome.policies}
+            add_to_run(report, contestants, aivat, records=records)
     return report

@@ -8,7 +8,8 @@ player's duplicate line (the mean over the seed's rotations) inside its band.
 
 The band after k hands is the cumulative sum ± 1.96 × s × √k, s the standard
 deviation of the first k duplicate samples: the 95% interval of the mean per hand
-so far, times k.
+so far, times k. A line of more than ``PLOTTED_POINTS`` hands is drawn through every
+j-th hand and the last (``plotted``): a PNG's width holds about a thousand.
 """
 
 from __future__ import annotations
@@ -37,23 +38,44 @@ matplotlib.rcParams["text.parse_math"] = False  # a '$' in a player's name is no
 
 RGBA = tuple[float, float, float, float]
 
+PLOTTED_POINTS = 5000
+"""The most hands a line is drawn through (``plotted``)."""
 
-def cumulative_band(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The cumulative sum of ``samples`` and its 95% band (low, high) after each sample."""
-    k = np.arange(1, len(samples) + 1)
+
+def plotted(hands: int) -> np.ndarray:
+    """The hands (indices) a line over ``hands`` hands is drawn through: every one up to ``PLOTTED_POINTS``,
+    else every j-th, j the smallest step that keeps within it, and the last."""
+    step = max(1, math.ceil(hands / PLOTTED_POINTS))
+    shown = np.arange(0, hands, step)
+    return shown if not hands or shown[-1] == hands - 1 else np.append(shown, hands - 1)
+
+
+def cumulative_band(samples: np.ndarray, at: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cumulative sum of ``samples`` and its 95% band (low, high) after each sample (after the samples
+    of indices ``at``, if given)."""
     total = np.cumsum(samples)
+    second = np.cumsum(samples * samples)
+    if at is not None:
+        total, second = total[at], second[at]
+    k = (np.arange(len(samples)) if at is None else at) + 1.0
     mean = total / k
-    second = np.cumsum(samples * samples) / k
-    variance = np.maximum(second - mean * mean, 0.0) * k / np.maximum(k - 1, 1)  # sample variance
+    variance = np.maximum(second / k - mean * mean, 0.0) * k / np.maximum(k - 1, 1)  # sample variance
     half = Z95 * np.sqrt(variance) * np.sqrt(k)
-    half[0] = 0.0
+    half[k == 1] = 0.0
     return total, total - half, total + half
 
 
+def _cumulative_line(ax: Axes, values: np.ndarray, label: str, **style: object) -> None:
+    """The cumulative sum of ``values`` through the hands ``plotted`` picks."""
+    shown = plotted(len(values))
+    ax.plot(shown, np.cumsum(values)[shown], label=label, **style)  # type: ignore[arg-type]
+
+
 def _band(ax: Axes, samples: np.ndarray, label: str, **style: object) -> None:
-    total, low, high = cumulative_band(samples)
-    (line,) = ax.plot(total, label=label, **style)  # type: ignore[arg-type]
-    ax.fill_between(np.arange(len(samples)), low, high, color=line.get_color(), alpha=0.15, linewidth=0)
+    shown = plotted(len(samples))
+    total, low, high = cumulative_band(samples, shown)
+    (line,) = ax.plot(shown, total, label=label, **style)  # type: ignore[arg-type]
+    ax.fill_between(shown, low, high, color=line.get_color(), alpha=0.15, linewidth=0)
 
 
 def duplicate_samples(report: Report, seed: int, adjusted: bool = False) -> np.ndarray | None:
@@ -76,13 +98,13 @@ def seed_figure(report: Report, seed: int) -> Figure:
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
     for figure in sorted((f for f in report.matches if f.match.seed == seed), key=lambda f: f.a_seat):
         values = figure.match.values_of(report.a) / big
-        ax.plot(np.cumsum(values), label=f"{a} in seat {figure.a_seat + 1}", linewidth=1)
+        _cumulative_line(ax, values, f"{a} in seat {figure.a_seat + 1}", linewidth=1)
     duplicate = duplicate_samples(report, seed)
     if duplicate is not None:
         _band(ax, duplicate, "duplicate (mean of both seatings), 95% band", color="black", linewidth=1.8)
         adjusted = duplicate_samples(report, seed, adjusted=True)
         if adjusted is not None and not np.allclose(adjusted, duplicate):
-            ax.plot(np.cumsum(adjusted), label="duplicate, all-in adjusted", color="tab:red", linestyle="--")
+            _cumulative_line(ax, adjusted, "duplicate, all-in adjusted", color="tab:red", linestyle="--")
     ax.axhline(0, color="grey", linewidth=0.6)
     ax.set_title(f"{a} vs {b}, seed {seed}: {a}'s cumulative winnings")
     ax.set_xlabel("hand")

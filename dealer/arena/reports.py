@@ -25,7 +25,6 @@ from tqdm import tqdm
 from acpc_arena.dealer.arena.allin import AllinValues
 from acpc_arena.dealer.arena.estimates import Estimate, estimate, excludes_zero, signed
 from acpc_arena.dealer.arena.logreading import LoggedMatch
-from acpc_arena.protocol.equity import ended_all_in_early
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
 
@@ -141,7 +140,7 @@ def build_report(
     game = matches[0].game
     errors = errors or {}
     allin = AllinValues() if allin is None else allin
-    allin_hands = sum(ended_all_in_early(hand.state) for m in matches for hand in m.hands)
+    allin_hands = sum(len(m.allin_hands) for m in matches)
     bar = tqdm(total=allin_hands, unit="hand", desc="valuing all-in hands", disable=not progress or not allin_hands)
     figures: list[MatchFigures] = []
     plain: list[np.ndarray] = []
@@ -164,11 +163,11 @@ def build_report(
         game_file=matches[0].game_file,
         matches=figures,
         duplicate=estimate(pairs, game.big_blind),
-        per_hand=estimate(np.concatenate(plain), game.big_blind),
+        per_hand=estimate(plain, game.big_blind),
         allin_duplicate=estimate(pairs_adjusted, game.big_blind),
-        allin_per_hand=estimate(np.concatenate(plain_adjusted), game.big_blind),
+        allin_per_hand=estimate(plain_adjusted, game.big_blind),
         per_seed=per_seed,
-        duplicate_pairs=len(pairs),
+        duplicate_pairs=sum(len(pair) for pair in pairs),
     )
 
 
@@ -209,11 +208,12 @@ def _match_figures(match: LoggedMatch, a_seat: int, values: np.ndarray, error: s
 
 def _duplicate_pairs(
     by_seed: dict[int, dict[int, tuple[np.ndarray, np.ndarray]]], big_blind: int
-) -> tuple[np.ndarray, np.ndarray, list[dict[str, Any]]]:
-    """The duplicate samples (plain and all-in adjusted) of every seed played in both seats, and per-seed figures.
+) -> tuple[list[np.ndarray], list[np.ndarray], list[dict[str, Any]]]:
+    """The duplicate samples (plain and all-in adjusted) of every seed played in both seats, a part a seed,
+    and per-seed figures.
 
-    ``by_seed[seed][seat]`` holds A's results with A in ``seat``; hand *i* of one
-    seating pairs with hand *i* of the other, as far as both went.
+    ``by_seed[seed][seat]`` holds A's results with A in ``seat`` (plain, adjusted: the same array where
+    no hand ended all in); hand *i* of one seating pairs with hand *i* of the other, as far as both went.
     """
     pairs: list[np.ndarray] = []
     pairs_adjusted: list[np.ndarray] = []
@@ -224,7 +224,8 @@ def _duplicate_pairs(
         if 0 in seats and 1 in seats:
             n = min(len(seats[0][0]), len(seats[1][0]))
             pair = (seats[0][0][:n] + seats[1][0][:n]) / 2
-            pair_adjusted = (seats[0][1][:n] + seats[1][1][:n]) / 2
+            unadjusted = seats[0][1] is seats[0][0] and seats[1][1] is seats[1][0]
+            pair_adjusted = pair if unadjusted else (seats[0][1][:n] + seats[1][1][:n]) / 2
             pairs.append(pair)
             pairs_adjusted.append(pair_adjusted)
             entry |= {
@@ -234,9 +235,7 @@ def _duplicate_pairs(
                 "allin_adjusted": estimate(pair_adjusted, big_blind).to_json(),
             }
         per_seed.append(entry)
-    joined = np.concatenate(pairs) if pairs else np.array([])
-    joined_adjusted = np.concatenate(pairs_adjusted) if pairs_adjusted else np.array([])
-    return joined, joined_adjusted, per_seed
+    return pairs, pairs_adjusted, per_seed
 
 
 def verdict(est: Estimate, a: str, b: str, kind: str) -> str:
@@ -343,10 +342,8 @@ def build_multi_report(matches: list[LoggedMatch], errors: dict[Path, str] | Non
                 samples[name].append(sample)
                 entry["duplicate"][name] = estimate(sample, game.big_blind).to_json()
         per_seed.append(entry)
-    duplicate = {name: estimate(_joined(samples[name]), game.big_blind) for name in players}
-    per_hand = {
-        name: estimate(np.concatenate([m.values_of(name) for m in matches]), game.big_blind) for name in players
-    }
+    duplicate = {name: estimate(samples[name], game.big_blind) for name in players}
+    per_hand = {name: estimate([m.values_of(name) for m in matches], game.big_blind) for name in players}
     return MultiReport(
         players,
         game,
@@ -364,7 +361,3 @@ def _every_seat_equally(group: list[LoggedMatch], players: list[str]) -> bool:
     """Whether every player sits in every seat of ``group``'s matches the same number of times."""
     seats = Counter((name, m.seat_of(name)) for m in group for name in players)
     return len(seats) == len(players) ** 2 and len(set(seats.values())) == 1
-
-
-def _joined(parts: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate(parts) if parts else np.array([])
