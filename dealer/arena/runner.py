@@ -17,7 +17,8 @@ With ``RunSpec.in_process`` the shipped agents play inside this process instead
 (``in_process.AgentChannel``: the same dealer code, each agent driven as
 ``acpc-agent`` drives it, built afresh for every match with the same options and
 seed), while commands and external bots still connect over TCP: the logs are the
-same line for line, without a process and a connection per agent.
+same line for line, without a process and a connection per agent. A match of
+in-process agents alone is played without the lines (``in_process.play_seats``).
 
 A match whose agent crashes, misbehaves or runs out of time ends on its own; its
 finished hands stay in its log and the run goes on with the others.
@@ -26,6 +27,7 @@ finished hands stay in its log and the run goes on with the others.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import socket
 import string
@@ -41,7 +43,7 @@ import trio
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.options import parsed_options
 from acpc_arena.agents.registry import agent_class
-from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher
+from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher, play_seats
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
 from acpc_arena.dealer.logfiles import MatchLog, check_player_name
 from acpc_arena.dealer.match import (
@@ -52,7 +54,6 @@ from acpc_arena.dealer.match import (
     MatchObserver,
     MatchResult,
     Observers,
-    play_match,
 )
 from acpc_arena.dealer.seat import SeatChannel, SocketChannel, accept, open_listener
 from acpc_arena.protocol.game import Game
@@ -265,9 +266,16 @@ class RunObserver:
     def match_finished(self, outcome: MatchOutcome) -> None: ...
 
 
+TAIL_BYTES = 16384
+"""How much of the end of an agent's standard error ``_tail`` reads."""
+
+
 def _tail(path: Path, lines: int = 5) -> str:
+    """The last ``lines`` lines of the file at ``path`` (of its last ``TAIL_BYTES``), joined with `` | ``."""
     try:
-        text = path.read_text(errors="replace").strip().splitlines()
+        with open(path, "rb") as file:
+            file.seek(max(0, file.seek(0, os.SEEK_END) - TAIL_BYTES))
+            text = file.read().decode(errors="replace").strip().splitlines()
     except OSError:
         return ""
     return " | ".join(text[-lines:])
@@ -379,7 +387,7 @@ async def _play_one(
         try:
             log.write_text(config.header())
             extra = observer.match_started(match, config)
-            outcome.result = await play_match(config, channels, Observers(extra), log)
+            outcome.result = await play_seats(config, channels, Observers(extra), log)
         finally:
             log.close()
         if outcome.result.error is not None:

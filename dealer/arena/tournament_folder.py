@@ -38,9 +38,10 @@ from pathlib import Path
 from acpc_arena.dealer.arena.logreading import LoggedMatch, read_log
 from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec
 from acpc_arena.dealer.arena.tournament import Entrant, Tournament, match_finished
-from acpc_arena.protocol.dealing import deal_hands
+from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import InputError
+from acpc_arena.protocol.rng import MT19937
 
 LOCK = "tournament.lock"
 """The lock file in the output folder."""
@@ -154,7 +155,9 @@ def log_problem(log: LoggedMatch, spec: RunSpec, match: MatchSpec) -> str | None
     if len(log.hands) > spec.hands:
         return f"{log.path}: {len(log.hands)} hands, more than the {spec.hands} planned"
     players = len(seats)
-    for hand, dealt in zip(log.hands, deal_hands(spec.game, match.seed, len(log.hands)), strict=True):
+    rng = MT19937(match.seed)  # the hands dealt one at a time, as the log's are read
+    for hand in log.hands:
+        dealt = deal_hand(spec.game, hand.state.hand_id, rng)
         state = hand.state
         positions = tuple(seats[(p + state.hand_id) % players] for p in range(players))
         if hand.names != positions:
