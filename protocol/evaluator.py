@@ -32,7 +32,14 @@ from typing import TYPE_CHECKING
 
 from acpc_arena.protocol.cards import MAX_RANKS, MAX_SUITS, NUM_CARDS, rank_of, suit_of
 from acpc_arena.protocol.disk_cache import cached_array, source_digest
-from acpc_arena.protocol.rank_lookup import KEY_MASK, MAX_LOOKUP_CARDS, SUIT_SHIFT, load_tables
+from acpc_arena.protocol.rank_lookup import (
+    FLUSH_ADD,
+    FLUSH_BITS,
+    KEY_MASK,
+    MAX_LOOKUP_CARDS,
+    SUIT_SHIFT,
+    load_tables,
+)
 from acpc_arena.protocol.rank_lookup import rank_hand as rank_hand
 
 if TYPE_CHECKING:  # numpy is imported where used: a command starts without it (make bench SECTIONS=startup)
@@ -64,7 +71,7 @@ RANK_KEYS: dict[int, tuple[int, ...]] = {
 MAX_FAST_CARDS = MAX_LOOKUP_CARDS
 HAND_RANKS = 9841
 """How many hand ranks there are (0 .. 7,461 for five cards and more, the rest for fewer)."""
-_BATCH_ROWS = 1 << 16
+_BATCH_ROWS = 1 << 15
 
 
 def _pack(category: int, ranks: Sequence[int]) -> int:
@@ -183,15 +190,20 @@ def _build_flush_rank() -> np.ndarray:
 
 
 @cache
-def _flush_tables() -> tuple[np.ndarray, np.ndarray]:
-    """(suit-count nibbles -> flush suit or -1, rank mask -> rank of its best flush or -1)."""
+def _flush_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The batched path's flush tables: the four suits' rank masks of a hand are packed 16 bits a suit.
+
+    (suit-count nibbles -> 16 times the suit holding five or more cards, card -> its rank bit shifted
+    to its suit's 16 bits, rank mask -> rank of its best flush or -1).
+    """
     import numpy as np
 
     nibbles = np.arange(1 << 16)
-    suit_of_counts = np.full(1 << 16, -1, dtype=np.int8)
+    shift_of_counts = np.zeros(1 << 16, dtype=np.uint64)
     for suit in range(MAX_SUITS):
-        suit_of_counts[(nibbles >> (4 * suit)) & 0xF >= 5] = suit
-    return suit_of_counts, _cached("flush-rank", _build_flush_rank)
+        shift_of_counts[(nibbles >> (4 * suit)) & 0xF >= 5] = 16 * suit
+    suit_rank_bit = np.array([1 << (rank_of(card) + 16 * suit_of(card)) for card in range(NUM_CARDS)], np.uint64)
+    return shift_of_counts, suit_rank_bit, _cached("flush-rank", _build_flush_rank)
 
 
 def _build_rank_table(n: int) -> np.ndarray:
@@ -215,11 +227,24 @@ def _size_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(codes, dtype=np.uint64), _cached(f"rank-table-{n}", lambda: _build_rank_table(n))
 
 
+@cache
+def _pair_codes(n: int) -> np.ndarray:
+    """The sum of the codes of two cards ``a`` and ``b`` at ``a + 256 * b`` (two uint8 cards read as one
+    little-endian uint16)."""
+    import numpy as np
+
+    codes = _size_tables(n)[0]
+    pairs = np.zeros(1 << 16, dtype=np.uint64)
+    cards = np.arange(NUM_CARDS)
+    pairs[(cards[:, None] + 256 * cards[None, :]).ravel()] = (codes[:, None] + codes[None, :]).ravel()
+    return pairs
+
+
 def lookup_tables(n: int) -> tuple[list[int], bytes, list[int]]:
     """The scalar path's tables for hands of ``n`` cards (``protocol.rank_lookup.LookupTables``): each card's
     code, the rank of each sum of codes as two little-endian bytes, the rank of the best flush of each rank mask."""
     codes, table = _size_tables(n)
-    flush_rank = _flush_tables()[1]
+    flush_rank = _flush_tables()[2]
     return codes.tolist(), table.astype("<u2").tobytes(), flush_rank.tolist()
 
 
@@ -257,9 +282,10 @@ def rank_hands(cards: np.ndarray, fixed: Sequence[int] = ()) -> np.ndarray:
 def rank_hands_of_players(boards: np.ndarray, holes: Sequence[Sequence[int]]) -> np.ndarray:
     """Ranks of several players' hands on many boards: an (N, len(holes)) uint16 array.
 
-    Row i, column p ranks ``holes[p]`` together with ``boards[i]`` (an (N, k) array).
-    The boards' part of the work is done once for all players. Rows are processed in
-    blocks that stay in cache.
+    Row i, column p ranks ``holes[p]`` together with ``boards[i]`` (an (N, k) array of
+    cards 0..51). The boards' part of the work is done once for all players. Rows are
+    processed in blocks that stay in cache; two cards at a time are read as one 16-bit
+    index into a table of the codes of every pair.
     """
     import numpy as np
 
@@ -270,33 +296,37 @@ def rank_hands_of_players(boards: np.ndarray, holes: Sequence[Sequence[int]]) ->
     n = sizes.pop()
     if sizes or not 1 <= n <= MAX_FAST_CARDS or boards.shape[1] == 0:
         raise ValueError(f"hands of {n} cards: the batched path takes 1 to {MAX_FAST_CARDS} cards per hand")
+    if boards.size and (int(boards.max()) >= NUM_CARDS or int(boards.min()) < 0):
+        raise ValueError(f"cards are 0 to {NUM_CARDS - 1}, got {int(boards.min())} to {int(boards.max())}")
+    if any(not 0 <= card < NUM_CARDS for hole in holes for card in hole):
+        raise ValueError(f"cards are 0 to {NUM_CARDS - 1}, got {[list(hole) for hole in holes]}")
+    boards = np.ascontiguousarray(boards, dtype=np.uint8)
     codes, table = _size_tables(n)
-    suit_of_counts, flush_rank = _flush_tables()
+    pair_codes = _pair_codes(n)
+    shift_of_counts, suit_rank_bit, flush_rank = _flush_tables()
     bases = [np.uint64(sum(int(codes[c]) for c in hole)) for hole in holes]
-    hole_masks = np.zeros((len(holes), MAX_SUITS), dtype=np.intp)
-    for p, hole in enumerate(holes):
-        for card in hole:
-            hole_masks[p, suit_of(card)] |= 1 << rank_of(card)
+    hole_bits = [np.uint64(sum(int(suit_rank_bit[c]) for c in hole)) for hole in holes]
     out = np.empty((boards.shape[0], len(holes)), dtype=np.uint16)
-    key_mask, suit_shift = np.uint64(KEY_MASK), np.uint64(SUIT_SHIFT)
+    key_mask, suit_shift, rank_mask = np.uint64(KEY_MASK), np.uint64(SUIT_SHIFT), np.uint64((1 << MAX_RANKS) - 1)
+    flush_add, flush_bits = np.uint64(FLUSH_ADD), np.uint64(FLUSH_BITS)
+    k = boards.shape[1]
     for start in range(0, boards.shape[0], _BATCH_ROWS):
         block = boards[start : start + _BATCH_ROWS]
-        board_total = codes[block[:, 0]]
-        for j in range(1, block.shape[1]):
-            board_total += codes[block[:, j]]
+        pairs = np.ndarray(shape=(block.shape[0], k // 2), dtype="<u2", buffer=block, strides=(k, 2))
+        board_total = pair_codes.take(pairs[:, 0]) if k > 1 else codes.take(block[:, 0])
+        for j in range(1, k // 2):
+            board_total += pair_codes.take(pairs[:, j])
+        if k > 1 and k % 2:
+            board_total += codes.take(block[:, k - 1])
         for p, base in enumerate(bases):
-            total = board_total + base
-            ranks = table[total & key_mask]
-            suits = suit_of_counts[(total >> suit_shift).astype(np.intp)]
-            flushed = np.flatnonzero(suits >= 0)
-            if flushed.size:
-                sub = block[flushed].astype(np.intp)
-                flush_suit = suits[flushed]
-                mask = hole_masks[p][flush_suit]
-                for j in range(sub.shape[1]):
-                    column = sub[:, j]
-                    mask |= np.where((column & 3) == flush_suit, 1 << (column >> 2), 0)
-                ranks[flushed] = np.maximum(ranks[flushed], flush_rank[mask])
+            total = board_total + base if base else board_total
+            ranks = table.take(total & key_mask)
+            flushed = np.flatnonzero((total + flush_add) & flush_bits)
+            if flushed.size:  # the packed rank masks of these rows, shifted to the suit with five or more
+                packed = suit_rank_bit.take(block[flushed]).sum(axis=1, dtype=np.uint64) + hole_bits[p]
+                shift = shift_of_counts.take((total.take(flushed) >> suit_shift).astype(np.intp))
+                flush = flush_rank.take(((packed >> shift) & rank_mask).astype(np.intp))
+                ranks[flushed] = np.maximum(ranks.take(flushed), flush)
             out[start : start + block.shape[0], p] = ranks
     return out
 

@@ -19,8 +19,8 @@ MAX_LOOKUP_CARDS: Final = 7
 SUIT_SHIFT: Final = 32
 """A card's code: its rank key in the low 32 bits, a count of 1 in its suit's 4-bit field above."""
 KEY_MASK: Final = (1 << SUIT_SHIFT) - 1
-_FLUSH_ADD: Final = 0x3333 << SUIT_SHIFT  # 3 more in each suit's count: its top bit is set at 5 to 7 cards
-_FLUSH_BITS: Final = 0x8888 << SUIT_SHIFT
+FLUSH_ADD: Final = 0x3333 << SUIT_SHIFT  # 3 more in each suit's count: its top bit is set at 5 to 7 cards
+FLUSH_BITS: Final = 0x8888 << SUIT_SHIFT
 
 
 class LookupTables:
@@ -58,7 +58,7 @@ def rank_hand(cards: Sequence[int]) -> int:
     at = (total & KEY_MASK) * 2
     ranks = tables.ranks
     value = ranks[at] | ranks[at + 1] << 8
-    flush_bits = (total + _FLUSH_ADD) & _FLUSH_BITS
+    flush_bits = (total + FLUSH_ADD) & FLUSH_BITS
     if flush_bits:
         suit = 0
         while not flush_bits >> (SUIT_SHIFT + 3 + 4 * suit) & 1:
@@ -66,7 +66,7 @@ def rank_hand(cards: Sequence[int]) -> int:
         mask = 0
         for card in cards:
             if card & 3 == suit:
-                mask |= 1 << (card >> 2)
+                mask |= 1 << (int(card) >> 2)  # int(): run from the source, a numpy uint8 would overflow
         flush = tables.flush_ranks[mask]
         if flush > value:
             value = flush

@@ -166,6 +166,21 @@ def test_bad_batches_are_refused() -> None:
         rank_hands(np.zeros((3, 8), dtype=np.uint8))
     with pytest.raises(ValueError, match="expected an"):
         rank_hands(np.zeros(5, dtype=np.uint8))
+    with pytest.raises(ValueError, match="cards are 0 to 51, got 0 to 52"):
+        rank_hands(np.array([[0, 1, 2, 3, 52]]))
+    with pytest.raises(ValueError, match="cards are 0 to 51, got -1 to 3"):
+        rank_hands(np.array([[0, 1, 2, 3, -1]], dtype=np.int8))
+    with pytest.raises(ValueError, match="cards are 0 to 51"):
+        rank_hands(np.array([[0, 1, 2]]), fixed=[3, 99])
+
+
+def test_batches_of_any_integer_type_and_layout_give_the_same_ranks() -> None:
+    hands = np.concatenate([random_hands(7, 3000, seed=77), suited_hands(7, 1000, seed=78)])
+    expected = [rank_hand(h) for h in hands.tolist()]
+    assert rank_hands(hands.astype(np.int64)).tolist() == expected
+    assert rank_hands(np.asfortranarray(hands)).tolist() == expected
+    strided = np.concatenate([hands, hands], axis=1)[:, ::2]  # each hand's cards in another order, not contiguous
+    assert rank_hands(strided).tolist() == expected
 
 
 SEVEN_CARD_CATEGORY_COUNTS = [
