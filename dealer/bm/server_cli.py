@@ -81,7 +81,7 @@ def serve(argv: list[str]) -> int:
     pages = None
     if args.web is not None:
         try:
-            pages = start_web(args.db, args.web_host, args.web, lambda: refused_page(server.refused))
+            pages = start_web(args.db, args.web_host, args.web, lambda: refused_page(server.refused), config)
         except OSError as exc:
             store.close()
             usage_error(f"acpc-bm-server: --web {args.web_host}:{args.web}: {exc.strerror or exc}")

@@ -5,9 +5,11 @@ its own that reads the database with a read-only connection: no observer can slo
 
 ``/`` (refreshed every few seconds) and ``/api/bm`` (JSON) show the queue, the runs being played, and each
 user's results against each hosted bot: chips won per hand in mbb/h with a 95% interval (``estimates``') over
-the hands of the logs this host can read. ``/metrics`` (Prometheus, any ``Host``) gives the runs queued and
-running, the active jobs, the runs finished and failed and their durations (a histogram, by game), and the
-connections refused at logon (counted by the server and sent through the feed, as ``web.side`` takes them).
+the hands of the logs this host can read, and beside it the AIVAT estimate over the runs whose hosted bot is
+a shipped agent (``aivat_worker``: computed off the page's threads, once a run, cached beside its log).
+``/metrics`` (Prometheus, any ``Host``) gives the runs queued and running, the active jobs, the runs finished
+and failed and their durations (a histogram, by game), and the connections refused at logon (counted by the
+server and sent through the feed, as ``web.side`` takes them).
 A thread of this process reads the database every ``REFRESH_S`` seconds; the pages answer from its last
 reading. The HTTP bounds are ``web.http``'s; the process ends when the feed's pipe does.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import html
+import json
 import math
 import os
 import select
@@ -40,9 +43,11 @@ from prometheus_client.metrics_core import Metric
 
 from acpc_arena.dealer.arena.estimates import Z95
 from acpc_arena.dealer.arena.logreading import read_log
-from acpc_arena.dealer.bm.config import LOCAL
+from acpc_arena.dealer.bm.aivat_worker import AivatWorker
+from acpc_arena.dealer.bm.config import LOCAL, BmConfig
 from acpc_arena.dealer.bm.database import DATABASE_ERRORS
 from acpc_arena.dealer.bm.protocol import BAD_LOGON, LOGON_TIMEOUT, RATE_LIMITED, SERVER_BUSY, TOO_MANY_CONNECTIONS
+from acpc_arena.dealer.bm.run_aivat import Task
 from acpc_arena.dealer.bm.store import JobStatus, RunRow, Store
 from acpc_arena.dealer.feed import Feed
 from acpc_arena.dealer.pages import NICENESS, READY_SECONDS, SideServer, bind
@@ -51,6 +56,10 @@ from acpc_arena.dealer.web.side import METRICS_CONTENT_TYPE, READY, MetricsPage,
 
 DB_VARIABLE = "ACPC_BM_DB"
 """The environment variable that gives the page process its database (a URL may hold a password)."""
+HOSTED_VARIABLE = "ACPC_BM_HOSTED"
+"""The environment variable that gives the page process the hosted bots (JSON, ``Hosted``)."""
+Hosted = dict[str, dict[str, list[str] | None]]
+"""By game, each hosted bot's shipped agent and its options (``[agent, *args]``), or None for a command."""
 REFRESH_S = 1.0
 PAGE_REFRESH_S = 5
 """The HTML page reloads itself this often."""
@@ -91,6 +100,25 @@ def refused_page(refused: Counter[str]) -> bytes:
     return render([family])
 
 
+def hosted_agents(config: BmConfig) -> Hosted:
+    """The config's hosted bots as the page process is told them."""
+    return {
+        name: {bot.name: None if bot.agent is None else [bot.agent, *bot.args] for bot in game.bots.values()}
+        for name, game in config.games.items()
+    }
+
+
+def mbb_interval(hands: int, mean: float, deviations: float, big_blind: int) -> tuple[float, tuple[float, float]]:
+    """A mean of ``hands`` chip results in mbb/h and its 95% interval, as ``estimates.estimate`` makes them:
+    the mean ± ``Z95`` sample standard errors, ``deviations`` the sum of the squared deviations from the mean
+    (NaN without hands, an infinite interval with one)."""
+    if not hands:
+        return math.nan, (math.nan, math.nan)
+    scale = 1000.0 / (big_blind or 1)
+    half = Z95 * math.sqrt(max(0.0, deviations) / (hands - 1) / hands) if hands > 1 else math.inf
+    return mean * scale, ((mean - half) * scale, (mean + half) * scale)
+
+
 @dataclass
 class Pairing:
     """A user's bot against a hosted side in a game: the count, mean and sum of squared deviations of the
@@ -103,6 +131,10 @@ class Pairing:
     runs: int = 0
     unread: int = 0
     """Runs whose log this host could not read (another host's, or removed)."""
+    aivat_runs: list[int] = field(default_factory=list)
+    """The runs (match ids) given to the AIVAT worker."""
+    aivat_reason: str | None = None
+    """Why the other runs have no AIVAT (the last one's reason)."""
 
     def add(self, values: np.ndarray) -> None:
         """Take in a run's hands (the two sets' statistics merged, Chan et al.)."""
@@ -117,13 +149,28 @@ class Pairing:
         self.hands = hands
 
     def mbb(self) -> tuple[float, tuple[float, float]]:
-        """The mean in mbb/h and its 95% interval, as ``estimates.estimate`` makes them: the mean ± ``Z95``
-        sample standard errors (NaN without hands, an infinite interval with one)."""
-        if not self.hands:
-            return math.nan, (math.nan, math.nan)
-        scale = 1000.0 / (self.big_blind or 1)
-        half = Z95 * math.sqrt(self.squares / (self.hands - 1) / self.hands) if self.hands > 1 else math.inf
-        return self.mean * scale, ((self.mean - half) * scale, (self.mean + half) * scale)
+        """The mean in mbb/h and its 95% interval (``mbb_interval``)."""
+        return mbb_interval(self.hands, self.mean, self.squares, self.big_blind)
+
+    def aivat(self, worker: AivatWorker) -> dict[str, Any]:
+        """The AIVAT estimate over the runs that have one (their hands pooled, as the plain one), how many
+        runs that is of all, how many are still computed, and why the others have none."""
+        hands, total, squares, runs, pending = 0, 0.0, 0.0, 0, 0
+        big_blind, reason = self.big_blind, self.aivat_reason
+        for match_id in self.aivat_runs:
+            result = worker.result(match_id)
+            if result is None:
+                pending += 1
+            elif result.reason is not None:
+                reason = result.reason
+            else:
+                runs += 1
+                hands, total, squares = hands + result.hands, total + result.total, squares + result.squares
+                big_blind = result.big_blind
+        mean = total / hands if hands else 0.0
+        mbb, ci95 = mbb_interval(hands, mean, squares - total * mean, big_blind)
+        return {"runs": runs, "of_runs": self.runs, "pending": pending, "hands": hands, "mbb_per_hand": mbb,
+                "ci95": list(ci95), "reason": reason if runs + pending < self.runs else None}  # fmt: skip
 
 
 def opponents(players: Sequence[str]) -> str | None:
@@ -174,8 +221,10 @@ class Reading:
 class Watcher:
     """Reads the database every ``REFRESH_S`` seconds in a thread of its own; ``reading`` is the last."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, hosted: Hosted | None = None) -> None:
         self.target = target
+        self.hosted = hosted or {}
+        self.aivat = AivatWorker()
         self.reading = Reading()
         self.rendered = Rendered()
         self.seen: set[int] = set()
@@ -243,6 +292,27 @@ class Watcher:
             pairing.big_blind = match.game.big_blind
         except (OSError, ValueError):
             pairing.unread += 1
+        task = self._aivat_task(run, seat, names)
+        if isinstance(task, str):
+            pairing.aivat_reason = task
+        else:
+            pairing.aivat_runs.append(run.match_id)
+            self.aivat.add(run.match_id, task)
+
+    def _aivat_task(self, run: RunRow, seat: int, names: dict[int, str]) -> Task | str:
+        """What the AIVAT worker computes for the run, the hosted bot's policy known; or why it has none."""
+        if len(run.players) != 2:
+            return "AIVAT is for two-player runs"
+        bot = run.players[1 - seat]
+        bots = self.hosted.get(run.game, {})
+        if bot not in bots:
+            return f"{bot} is not a hosted bot of this server's config: its policy is not known"
+        agent = bots[bot]
+        if agent is None:
+            return f"{bot} is a hosted command, not a shipped agent: its policy is not known"
+        if run.log is None or not os.path.isfile(run.log) or set(names) != {0, 1}:
+            return "no log of the run on this host"
+        return Task(run.log, names[seat], names[1 - seat], agent[0], tuple(agent[1:]))
 
     def _results(self) -> list[dict[str, Any]]:
         rows = []
@@ -251,6 +321,7 @@ class Watcher:
             rows.append({
                 "game": game, "user": user, "opponent": side, "runs": pairing.runs, "hands": pairing.hands,
                 "unread_runs": pairing.unread, "mbb_per_hand": mbb, "ci95": list(ci95),
+                "aivat": pairing.aivat(self.aivat),
             })  # fmt: skip
         return rows
 
@@ -317,6 +388,17 @@ def _interval(row: dict[str, Any]) -> str:
     return f"{row['mbb_per_hand']:+.1f} [{low:+.1f}, {high:+.1f}]"
 
 
+def _aivat_cell(aivat: dict[str, Any]) -> str:
+    """The AIVAT estimate and the runs it is over; or, none having it, that it is computed or why not."""
+    computing = f"{aivat['pending']} run{'s' if aivat['pending'] != 1 else ''} computing"
+    if aivat["runs"]:
+        shown = f"{_interval(aivat)}, AIVAT over {aivat['runs']} of {aivat['of_runs']} runs"
+        return f"{shown}, {computing}" if aivat["pending"] else shown
+    if aivat["pending"]:
+        return computing
+    return f"none: {aivat['reason']}"
+
+
 def page_html(reading: Reading) -> str:
     """The page: the queue, the runs being played, the results (every value escaped)."""
     now = time.time()
@@ -327,9 +409,10 @@ def page_html(reading: Reading) -> str:
         for r in reading.running
     ]  # fmt: skip
     results = [
-        (r["game"], r["user"], r["opponent"], r["runs"], r["hands"], _interval(r), r["unread_runs"])
+        (r["game"], r["user"], r["opponent"], r["runs"], r["hands"], _interval(r), _aivat_cell(r["aivat"]),
+         r["unread_runs"])
         for r in reading.results
-    ]
+    ]  # fmt: skip
     counts = ", ".join(f"{state} {count}" for state, count in sorted(reading.counts.items())) or "no runs yet"
     error = f"<p><strong>{html.escape(reading.error)}</strong></p>" if reading.error else ""
     return f"""<!DOCTYPE html>
@@ -343,10 +426,20 @@ def page_html(reading: Reading) -> str:
 {_table(("run", "user", "tag", "game", "seats", "for"), running, "No run is being played.")}
 <h2>Results</h2>
 <p>The user's bot against each hosted side: chips won per hand in mbb/h (1000 x chips / big blind) with its 95%
-interval, over the hands of the finished runs' logs.</p>
+interval, over the hands of the finished runs' logs; beside it the AIVAT estimate, the luck of the cards and of
+the hosted bot's choices taken out, over the runs whose hosted bot is a shipped agent (its policy known).</p>
 {
         _table(
-            ("game", "user", "against", "runs", "hands", "mbb/h [95% interval]", "logs unread"),
+            (
+                "game",
+                "user",
+                "against",
+                "runs",
+                "hands",
+                "mbb/h [95% interval]",
+                "AIVAT mbb/h [95% interval]",
+                "logs unread",
+            ),
             results,
             "No finished run of a user's bot yet.",
         )
@@ -385,8 +478,9 @@ class BmPages:
 
 
 async def _serve(args: argparse.Namespace) -> None:
-    watcher = Watcher(args.db)
+    watcher = Watcher(args.db, json.loads(os.environ.get(HOSTED_VARIABLE) or "{}"))
     watcher.thread.start()
+    watcher.aivat.start()
     metrics = MetricsPage()
     pages = BmPages(watcher, metrics)
     base = guard_for(args.host, args.port)
@@ -400,12 +494,15 @@ async def _serve(args: argparse.Namespace) -> None:
         await read_feed(args.feed, None, metrics)
         nursery.cancel_scope.cancel()
     watcher.stop.set()
+    watcher.aivat.stop()
 
 
-def start_web(target: str | Path, host: str, port: int, server_page: Callable[[], bytes]) -> SideServer:
+def start_web(
+    target: str | Path, host: str, port: int, server_page: Callable[[], bytes], config: BmConfig | None = None
+) -> SideServer:
     """Serve the page and ``/metrics`` of the database ``target`` on ``host:port`` (0: any free port) from a
     process of its own, ``server_page()`` (the server's own metrics) sent to it at most once a second;
-    ``OSError`` when the port cannot be had."""
+    ``OSError`` when the port cannot be had. ``config``'s hosted bots give the runs' AIVAT (none without)."""
     sock = bind(host, port)
     port = sock.getsockname()[1]
     read, write = os.pipe()
@@ -416,7 +513,11 @@ def start_web(target: str | Path, host: str, port: int, server_page: Callable[[]
         process = subprocess.Popen(
             [*command, "--host", host, "--port", str(port)],
             pass_fds=[read, sock.fileno()],
-            env={**os.environ, DB_VARIABLE: str(target)},  # not in the command line, which anyone may read
+            env={  # not in the command line, which anyone may read
+                **os.environ,
+                DB_VARIABLE: str(target),
+                HOSTED_VARIABLE: json.dumps(hosted_agents(config) if config is not None else {}),
+            },
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             process_group=0,
