@@ -39,7 +39,7 @@ from acpc_arena.agents.options import AgentOptions, options_from
 from acpc_arena.models.example_player import EXAMPLE_PLAYER_PROBABILITIES
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.rng import MT19937
-from acpc_arena.protocol.state import CALL, CALL_ACTION, FOLD, FOLD_ACTION, RAISE, Action, ActionKind
+from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action
 from acpc_arena.protocol.wire import MatchState
 
 if TYPE_CHECKING:  # numpy is imported where used: an agent starts without it (make bench SECTIONS=startup)
@@ -91,27 +91,18 @@ class RandomAgent(Agent):
         self.rng = MT19937(seed)
 
     def act(self, view: MatchState) -> Action:
-        state = view.state
-        legal = state.legal_actions()
-        probs = list(EXAMPLE_PLAYER_PROBABILITIES)
+        legal = view.state.legal_actions()
+        fold, call, raise_ = EXAMPLE_PLAYER_PROBABILITIES
         if not legal.can_fold:
-            probs[FOLD] = 0.0
+            fold = 0.0
         if not legal.can_raise:
-            probs[RAISE] = 0.0
-        total = sum(probs)
-        probs = [p / total for p in probs]
-        x = self.rng.genrand_real2()
-        kind = FOLD
-        while kind < RAISE:
-            if x <= probs[kind]:
-                break
-            x -= probs[kind]
-            kind = ActionKind(kind + 1)
-        if kind == RAISE and not legal.can_raise:
-            return CALL_ACTION
-        if kind == FOLD:
+            raise_ = 0.0
+        total = sum([fold, call, raise_])
+        x = self.rng.genrand_real2()  # the first kind whose probability x is within, as the C player walks them
+        if x <= fold / total:
             return FOLD_ACTION
-        if kind == CALL:
+        x -= fold / total
+        if x <= call / total or not legal.can_raise:
             return CALL_ACTION
         size = self.rng.genrand_int32()  # drawn in limit games too, as the C player does
         if not self.game.no_limit:

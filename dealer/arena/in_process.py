@@ -23,14 +23,24 @@ run is waiting (on an agent, a process or the batcher), the batcher has one agen
 each key decide all its key's views in one ``act_batch``. A view's action is the one
 ``act`` gives it alone, so the logs stay those of TCP; the batch is what the
 network computes in one pass instead of one pass a table.
+
+Where every seat of a match is such an agent and no observer reads the messages
+(``play_seats``), the match is played by ``play_agents`` instead of ``play_match``:
+the same deal, betting, time limits, log and result, without the lines. Each agent
+is given the view it would read from its lines (its state as ``parse_match_state``
+makes it: its own cards, the board so far, the others' cards at a showdown they
+reach), at the moments ``ClientSession.follow`` gives them (a hand's start and end
+told when the agent is next asked, or after the last hand), and its action goes to
+the dealer's state as its reply line would.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import time
 import traceback
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -39,9 +49,14 @@ import trio
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.client import ClientSession
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
+from acpc_arena.dealer.logfiles import MatchLog
+from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, Observers, play_match
 from acpc_arena.dealer.seat import SeatChannel, SeatError, SeatFailure
-from acpc_arena.protocol.state import Action
-from acpc_arena.protocol.wire import MatchState
+from acpc_arena.protocol.dealing import deal_hand
+from acpc_arena.protocol.evaluator import MAX_FAST_CARDS, warm_up
+from acpc_arena.protocol.rng import MT19937
+from acpc_arena.protocol.state import CALL_ACTION, FOLD, FOLD_ACTION, LIMIT_RAISE_ACTION, RAISE, Action, State
+from acpc_arena.protocol.wire import MatchState, format_log_line, format_match_state, format_score_line, shows_cards
 
 VERSION_LINE = b"VERSION:2.0.0\r\n"
 """What ``acpc-agent`` sends first."""
@@ -201,3 +216,209 @@ class DecisionBatcher:
                         request.action = action
                 for request in requests:
                     request.done.set()
+
+
+async def play_seats(
+    config: MatchConfig,
+    channels: Sequence[SeatChannel],
+    observer: MatchObserver | None = None,
+    log: MatchLog | None = None,
+) -> MatchResult:
+    """``play_match`` on ``channels``, played by ``play_agents`` where every seat is an ``AgentChannel`` and
+    no observer reads the messages (the same log and result, without the lines)."""
+    agents = [channel for channel in channels if isinstance(channel, AgentChannel)]
+    if len(agents) == len(channels) and not (observer is not None and observer.wants_messages):
+        return await play_agents(config, agents, observer, log)
+    return await play_match(config, channels, observer, log)
+
+
+class _Seat:
+    """One seat of ``play_agents``: its channel's agent, and the hands' starts and ends it is still to be told."""
+
+    __slots__ = ("agent", "begins", "channel", "ends", "pending", "start")
+
+    def __init__(self, channel: AgentChannel) -> None:
+        self.channel = channel
+        self.agent = channel.session.agent
+        self.begins = type(self.agent).begin_hand is not Agent.begin_hand
+        self.ends = type(self.agent).end_hand is not Agent.end_hand
+        """Whether the agent reads a hand's start and end (the base class's ``begin_hand`` and
+        ``end_hand`` do nothing: no view is made for them)."""
+        self.pending: list[tuple[bool, MatchState]] = []
+        """(whether it is a hand's end, the view) not told yet."""
+        self.start: MatchState | None = None
+        """The view of the current hand's start given to ``begin_hand``: the one to act on, as
+        ``ClientSession.receive`` gives it, if the agent acts before anyone else."""
+
+    def tell(self) -> None:
+        """Tell the agent what it has not been told, in order (raises what the agent raises)."""
+        pending, self.pending = self.pending, []
+        for end, view in pending:
+            if end:
+                self.agent.end_hand(view)
+            else:
+                self.agent.begin_hand(view)
+
+    def tell_rest(self) -> None:
+        """``tell`` after the last answer, as the channel's ``aclose``: a failure is written to the agent's log."""
+        with contextlib.suppress(SeatError):
+            try:
+                self.tell()
+            except Exception as exc:
+                raise self.channel._failed(exc) from None
+
+    def action(self, view: MatchState, chosen: Action) -> Action:
+        """The action the dealer reads from the agent's reply: ``chosen`` made valid as ``ClientSession.respond``
+        makes it (with its warning), in the form ``read_action`` gives it."""
+        state = view.state
+        fixed = state.validate_action(chosen, try_fixing=True)
+        if fixed is None or fixed != chosen:
+            replacement = fixed if fixed is not None else CALL_ACTION
+            line = format_match_state(state, view.viewer)
+            print(f"WARNING: {self.agent.name} chose {chosen} in {line}; sending {replacement}", file=self.channel.log)
+            fixed = replacement
+        if fixed.kind != RAISE:
+            return FOLD_ACTION if fixed.kind == FOLD else CALL_ACTION
+        return Action(RAISE, int(fixed.size)) if state.game.no_limit else LIMIT_RAISE_ACTION
+
+
+class _Views:
+    """The views of one hand's states, as the seats read them from their lines: the ``MatchState`` that
+    ``parse_match_state`` makes of the line the dealer sends a viewer (its own cards, the others' at a
+    showdown they reach, the board dealt so far). The cards of a view are shared with the hand's other
+    views of the same viewer and round (readers never change a view, ``agents.base``); its betting is its own.
+    """
+
+    __slots__ = ("_boards", "_holes", "state")
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        n = len(state.hole_cards)
+        self._holes = [
+            [list(cards) if p == viewer else [] for p, cards in enumerate(state.hole_cards)] for viewer in range(n)
+        ]
+        """Each viewer's hole cards before the end of the hand."""
+        game = state.game
+        self._boards = [state.board_cards[: game.board_cards_after(r)] for r in range(game.num_rounds)]
+        """The board seen in each round."""
+
+    def view(self, viewer: int) -> MatchState:
+        """``viewer``'s view of the state as it stands."""
+        state = self.state
+        seen = state.copy()
+        if state.finished:
+            seen.hole_cards = [
+                cards if shows_cards(state, p, viewer) else [] for p, cards in enumerate(seen.hole_cards)
+            ]
+        else:
+            seen.hole_cards = self._holes[viewer]
+        seen.board_cards = self._boards[state.round]
+        return MatchState(viewer, seen)
+
+
+def _action_listeners(observer: MatchObserver) -> list[MatchObserver]:
+    """The observers that read ``action_taken`` (those that override it)."""
+    observers = observer.observers if isinstance(observer, Observers) else [observer]
+    return [o for o in observers if type(o).action_taken is not MatchObserver.action_taken]
+
+
+async def play_agents(
+    config: MatchConfig,
+    channels: Sequence[AgentChannel],
+    observer: MatchObserver | None = None,
+    log: MatchLog | None = None,
+) -> MatchResult:
+    """``play_match`` where every seat is an agent in this process: the same hands, log, result and
+    observer calls (the messages aside), each agent asked directly with the view its lines would give it.
+
+    Time is counted as ``AgentChannel`` counts it: an answer's seconds are the agent's work on what
+    it is told before it (the hands' starts and ends since its last answer) and its decision.
+    """
+    observer = observer or MatchObserver()
+    game = config.game
+    n = game.num_players
+    if len(channels) != n:
+        raise ValueError(f"{config.game_file} has {n} seats, got {len(channels)} channels")
+    showdown_cards = game.num_hole_cards + game.total_board_cards
+    if showdown_cards <= MAX_FAST_CARDS:
+        warm_up((showdown_cards,))
+    max_response, max_hand = config.t_response_ms / 1000, config.t_hand_ms / 1000
+    max_match = config.t_per_hand_ms * config.hands / 1000
+    """The time limits as ``play_match`` sets them: an answer, a hand's answers, the match's."""
+    match_used = [0.0] * n
+    result = MatchResult(totals=[0.0] * n, invalid_actions=[0] * n, seconds_used=match_used)
+    seats = [_Seat(channel) for channel in channels]
+    listeners = _action_listeners(observer)
+    rotations = [[config.seat_of_player(hand_id, p) for p in range(n)] for hand_id in range(n)]
+    """The seat of each position, by hand number modulo the players (``seat_of_player``)."""
+    names = [[config.players[seat] for seat in rotation] for rotation in rotations]
+    totals = result.totals
+    clock = time.perf_counter
+    answers = 0
+    try:
+        observer.match_started(config, time.time())
+        rng = MT19937(config.seed)
+        for hand_id in range(config.hands):
+            state = deal_hand(game, hand_id, rng)
+            views = _Views(state)
+            hand_used = [0.0] * n
+            rotation = rotations[hand_id % n]
+            by_position = [seats[seat] for seat in rotation]
+            for position, seat in enumerate(by_position):
+                seat.start = None
+                if seat.begins:
+                    seat.start = views.view(position)
+                    seat.pending.append((False, seat.start))
+            fresh = True
+            while not state.finished:
+                position = state.current_player
+                seat = by_position[position]
+                channel = seat.channel
+                started = clock()
+                try:
+                    seat.tell()
+                    view = seat.start if fresh and seat.start is not None else views.view(position)
+                    if channel.record is not None:
+                        channel.record.add(view, seat.agent.policy(view))
+                    if channel.batcher is None:
+                        chosen = seat.agent.act(view)
+                    else:
+                        chosen = await channel.batcher.decide(seat.agent, view)
+                    action = seat.action(view, chosen)
+                except Exception as exc:  # the agent's own failure: the seat is lost, as a crashed process's
+                    raise channel._failed(exc) from None
+                seconds = clock() - started
+                number = channel.seat  # what play_match's seconds_left and charge check
+                if seconds > min(max_response, max_hand - hand_used[number], max_match - match_used[number]):
+                    raise channel.timed_out()
+                hand_used[number] += seconds
+                match_used[number] += seconds
+                if seconds > max_response or hand_used[number] > max_hand or match_used[number] > max_match:
+                    raise SeatError(number, "ran out of time", SeatFailure.TIMEOUT)
+                for listener in listeners:
+                    listener.action_taken(channel.seat, action, seconds)
+                state.apply(action)
+                fresh = False
+                answers += 1
+                if answers % AgentChannel.CHECKPOINT_EVERY == 0:
+                    await trio.lowlevel.checkpoint()
+            values = state.values()
+            for position, value in enumerate(values):
+                totals[rotation[position]] += value
+            result.hands_played += 1
+            if log is not None:
+                log.write_line(format_log_line(state, values, names[hand_id % n]))
+            for position, seat in enumerate(by_position):
+                if seat.ends:
+                    seat.pending.append((True, views.view(position)))
+            observer.hand_finished(config, state, values, totals)
+            if hand_id % 100 == 0:
+                observer.time_report(match_used)
+        if log is not None:
+            log.write_line(format_score_line(totals, config.players))
+    except SeatError as error:
+        result.error = error
+    observer.match_finished(config, result, time.time())
+    for seat in seats:
+        seat.tell_rest()
+    return result
