@@ -222,9 +222,12 @@ def _size_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
     """(code of each of the 52 cards, rank table indexed by the sum of ``n`` codes' keys)."""
     import numpy as np
 
+    return np.array(_codes(n), dtype=np.uint64), _cached(f"rank-table-{n}", lambda: _build_rank_table(n))
+
+
+def _codes(n: int) -> list[int]:
     keys = RANK_KEYS[n]
-    codes = [keys[rank_of(card)] + (1 << (SUIT_SHIFT + 4 * suit_of(card))) for card in range(NUM_CARDS)]
-    return np.array(codes, dtype=np.uint64), _cached(f"rank-table-{n}", lambda: _build_rank_table(n))
+    return [keys[rank_of(card)] + (1 << (SUIT_SHIFT + 4 * suit_of(card))) for card in range(NUM_CARDS)]
 
 
 @cache
@@ -240,12 +243,10 @@ def _pair_codes(n: int) -> np.ndarray:
     return pairs
 
 
-def lookup_tables(n: int) -> tuple[list[int], bytes, list[int]]:
+def lookup_tables(n: int) -> tuple[list[int], memoryview, list[int]]:
     """The scalar path's tables for hands of ``n`` cards (``protocol.rank_lookup.LookupTables``): each card's
-    code, the rank of each sum of codes as two little-endian bytes, the rank of the best flush of each rank mask."""
-    codes, table = _size_tables(n)
-    flush_rank = _flush_tables()[2]
-    return codes.tolist(), table.astype("<u2").tobytes(), flush_rank.tolist()
+    code, the rank of each sum of codes (a view of the batched path's table), the best flush of each rank mask."""
+    return _codes(n), _size_tables(n)[1].data, _flush_tables()[2].tolist()
 
 
 def warm_up(sizes: Sequence[int] = (5, 6, 7)) -> None:

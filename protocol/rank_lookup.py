@@ -2,10 +2,11 @@
 
 ``rank_hand`` adds up the codes of the cards (``protocol.evaluator`` builds the
 tables and says how the codes work), reads the rank of that sum from a table of
-two-byte ranks, and only when a suit holds five or more of the cards looks up the
-best flush of that suit's rank mask. Plain ints, a list and a bytes object: mypyc
-turns the loop into a few machine instructions per card. Each size's tables are
-loaded on its first hand, so importing this module costs nothing.
+ranks, and only when a suit holds five or more of the cards looks up the best
+flush of that suit's rank mask. Plain ints and lists: mypyc turns the loop into a
+few machine instructions per card. The rank table is a view of the batched path's
+array, so a process that uses both holds it once. Each size's tables are loaded
+on its first hand, so importing this module costs nothing.
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ FLUSH_BITS: Final = 0x8888 << SUIT_SHIFT
 class LookupTables:
     """The tables for hands of one size."""
 
-    def __init__(self, codes: list[int], ranks: bytes, flush_ranks: list[int]) -> None:
+    def __init__(self, codes: list[int], ranks: memoryview, flush_ranks: list[int]) -> None:
         self.codes = codes
         """The code of each card, 0..51."""
         self.ranks = ranks
-        """The rank of the hand whose codes sum to ``s`` (``s & KEY_MASK``), at bytes 2s, 2s+1 (little-endian)."""
+        """The rank of the hand whose codes sum to ``s``, at ``s & KEY_MASK`` (a view of the evaluator's array)."""
         self.flush_ranks = flush_ranks
         """The rank of the best flush in a 13-bit rank mask of one suit (-1 under five ranks)."""
 
@@ -55,9 +56,7 @@ def rank_hand(cards: Sequence[int]) -> int:
             total += codes[card]
     except TypeError:  # compiled, a numpy integer is not an int: rank the cards as ints
         return rank_hand(_as_ints(cards))
-    at = (total & KEY_MASK) * 2
-    ranks = tables.ranks
-    value = ranks[at] | ranks[at + 1] << 8
+    value: int = tables.ranks[total & KEY_MASK]
     flush_bits = (total + FLUSH_ADD) & FLUSH_BITS
     if flush_bits:
         suit = 0
