@@ -6,9 +6,10 @@ The hosted bot is built as the run built it (``runner.build_agent``: the config'
 seed ``Contestant.agent_seed`` gives its label for the log's seed), and AIVAT takes the settings
 ``acpc-report --aivat`` takes for the game, so the figures are the report's on the same log.
 
-Run as ``python -m acpc_arena.dealer.bm.run_aivat``, it is the page's AIVAT process: it reads one task
-a line (JSON) from standard input, computes it, writes its cache and answers one line (JSON) on standard
-output; it ends when its standard input does, even in the middle of a run.
+Run as ``python -m acpc_arena.dealer.bm.run_aivat``, it is the page's AIVAT process: it reads one task a
+line (JSON) from standard input, computes it, writes its cache and answers one line (JSON) on standard
+output; it ends when its standard input does, even in the middle of a run. AIVAT is imported where it is
+computed: the page, which only reads the caches, does not load it.
 """
 
 from __future__ import annotations
@@ -22,17 +23,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from acpc_arena.agents.base import Agent
-from acpc_arena.dealer.arena.aivat import AivatUnavailable, aivat_estimates
-from acpc_arena.dealer.arena.aivat.reporting import default_settings
-from acpc_arena.dealer.arena.logreading import LoggedMatch, read_log
-from acpc_arena.dealer.arena.runner import Contestant, build_agent
-from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import write_atomic
+
+if TYPE_CHECKING:
+    from acpc_arena.agents.base import Agent
+    from acpc_arena.dealer.arena.logreading import LoggedMatch
 
 CACHE_SUFFIX = ".aivat.json"
 CACHE_VERSION = 1
@@ -100,6 +97,9 @@ def load_cache(task: Task) -> RunAivat | None:
 
 def _hosted_builder(task: Task) -> Callable[[LoggedMatch], Agent]:
     """What builds the hosted bot for a log as the run built it (``AivatUnavailable`` if it cannot be)."""
+    from acpc_arena.dealer.arena.aivat import AivatUnavailable
+    from acpc_arena.dealer.arena.runner import Contestant, build_agent
+
     label = task.known.partition("-")[0]
     contestant = Contestant(label, agent=task.agent, args=task.args, title=task.known.partition("-")[2])
 
@@ -120,6 +120,13 @@ def _one_line(exc: BaseException) -> str:
 
 def estimate_run(task: Task) -> RunAivat:
     """The run's AIVAT, or the one line saying why it is unavailable."""
+    import numpy as np
+
+    from acpc_arena.dealer.arena.aivat import AivatUnavailable, aivat_estimates
+    from acpc_arena.dealer.arena.aivat.reporting import default_settings
+    from acpc_arena.dealer.arena.logreading import read_log
+    from acpc_arena.protocol.errors import ProtocolError
+
     try:
         match = read_log(task.log)
         report = aivat_estimates([match], {task.known: _hosted_builder(task)}, player=task.player,
