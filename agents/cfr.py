@@ -70,6 +70,7 @@ from acpc_arena.models.cfr.nolimit import (
     pot_after_call,
     translation_probabilities,
 )
+from acpc_arena.models.cfr.river_resolve import RiverResolver
 from acpc_arena.models.checkpoints import CheckpointError, checkpoint_path, resolve_checkpoint
 from acpc_arena.protocol.game import Game, game_name, load_game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action, State
@@ -114,6 +115,10 @@ class CFROptions(AgentOptions):
         "sample without the actions the strategy gives less than this probability, renormalising "
         "the rest (default 0: none dropped)",
     ] = 0.0
+    resolve_river: Annotated[
+        bool, "re-solve the river at card resolution against the ranges the average strategy implies (limit hold'em)"
+    ] = False
+    resolve_iterations: Annotated[int, "CFR+ iterations of each river re-solve (with --resolve-river)"] = 200
 
 
 class CFRAgent(Agent):
@@ -150,6 +155,10 @@ class CFRAgent(Agent):
         nolimit = isinstance(self.checkpoint.tree, NoLimitTree)
         self.guard = AllInGuard() if nolimit and supports(game) else None
         """The all-in guard (no-limit heads-up hold'em only)."""
+        self.resolver = (
+            RiverResolver(game, self._average_policies, given.resolve_iterations) if given.resolve_river else None
+        )
+        """The river re-solver (``--resolve-river``), else None."""
 
     def begin_hand(self, view: MatchState) -> None:
         self._start_hand(view.state.hand_id)
@@ -162,6 +171,8 @@ class CFRAgent(Agent):
         if isinstance(self.checkpoint.tree, NoLimitTree):
             return self._act_nolimit(view)
         state = view.state
+        if self.resolver is not None and state.round == state.game.num_rounds - 1:
+            return self._played(self.resolver.policies([view])[0])
         probabilities = self._rows([view], self.checkpoint.node(view))[0].copy()  # the keys kept for the board
         legal = state.legal_actions()
         probabilities[0] *= legal.can_fold
@@ -244,6 +255,9 @@ class CFRAgent(Agent):
         if not views:
             return []
         state, viewer = views[0].state, views[0].viewer
+        if self.resolver is not None and state.round == state.game.num_rounds - 1:
+            resolved = self.resolver.policies(views)
+            return [{self._played(p): 1.0} for p in resolved] if self.argmax else resolved
         if not isinstance(self.checkpoint.tree, NoLimitTree):
             rows = self._rows(views, self.checkpoint.node(views[0]))
             legal = state.legal_actions()
@@ -283,6 +297,23 @@ class CFRAgent(Agent):
                 policy = self._slot_policy(row, allowed, action_of)
                 mixed[i].extend((action, weight * p) for action, p in policy.items())
         return [merge(pairs) for pairs in mixed]
+
+    def _average_policies(self, views: Sequence[MatchState]) -> list[Policy]:
+        """``policies`` of the average strategy itself (no purification, no threshold): the river's ranges."""
+        played = self.argmax, self.threshold
+        self.argmax, self.threshold = False, 0.0
+        try:
+            return self.policies(views)
+        finally:
+            self.argmax, self.threshold = played
+
+    def _played(self, policy: Policy) -> Action:
+        """The action taken from ``policy``: its most likely with --argmax, else one drawn."""
+        actions = list(policy)
+        if self.argmax:
+            return max(actions, key=policy.__getitem__)
+        weights = np.array([policy[a] for a in actions])
+        return actions[int(self.rng.choice(len(actions), p=weights / weights.sum()))]
 
     def _rows(self, views: Sequence[MatchState], node: int) -> np.ndarray:
         """The average strategy at ``node`` for each view's cards."""
