@@ -322,7 +322,7 @@ def rank_hands_of_players(boards: np.ndarray, holes: Sequence[Sequence[int]]) ->
         for p, base in enumerate(bases):
             total = board_total + base if base else board_total
             ranks = table.take(total & key_mask)
-            flushed = np.flatnonzero((total + flush_add) & flush_bits)
+            flushed = np.flatnonzero(((total + flush_add) & flush_bits) != 0)  # on bools: several times faster
             if flushed.size:  # the packed rank masks of these rows, shifted to the suit with five or more
                 packed = suit_rank_bit.take(block[flushed]).sum(axis=1, dtype=np.uint64) + hole_bits[p]
                 shift = shift_of_counts.take((total.take(flushed) >> suit_shift).astype(np.intp))
