@@ -100,13 +100,13 @@ def bench_dealer() -> Iterator[Row]:
 def _web_rate(folder: Path, player: list[str], game_path: str, hands: int, mode: str) -> tuple[float, float]:
     """Hands/s of one match of ``acpc-dealer`` in ``folder`` (from the players' start to its ``SCORE`` line)
     and the dealer process's own processor seconds by then. ``mode``: "plain" (no pages, no metrics),
-    "alone" (``--web 0 --metrics-port``, nobody asking), "loaded" (the same under ``tests.helpers_web_load``'s
+    "alone" (``--web 0 --metrics-port``, nobody asking), "loaded" (the same under ``tests.helpers.web_load``'s
     load) or "busy" (alone, beside two niced busy loops: what sharing the processors costs by itself)."""
     import subprocess
     import urllib.request
 
-    from tests.helpers_web_load import page_url, start_load, stop_load
-    from tests.processes import free_port
+    from tests.helpers.processes import free_port
+    from tests.helpers.web_load import page_url, start_load, stop_load
 
     metrics_port = free_port()
     served = [] if mode == "plain" else ["--web", "0", "--metrics-port", str(metrics_port)]
@@ -153,7 +153,7 @@ def _web_rate(folder: Path, player: list[str], game_path: str, hands: int, mode:
 
 def bench_web() -> Iterator[Row]:
     """The dealer's rate with its pages and metrics served, alone and under load: 200 live-event clients,
-    16 scrapers on /metrics, a client pulling 20,000-hand logs (``tests.helpers_web_load``, niced as the page
+    16 scrapers on /metrics, a client pulling 20,000-hand logs (``tests.helpers.web_load``, niced as the page
     process is). Runs interleaved for 5 rounds: the plain dealer, served with nobody asking, under load, and
     beside two niced busy loops (what sharing the processors with busy processes costs by itself); the
     median of the rounds' ratios (goal under load >= 0.90), in hands/s and in the dealer process's own
@@ -163,7 +163,7 @@ def bench_web() -> Iterator[Row]:
     import tempfile
 
     from acpc_arena.protocol.game import resolve_game_path
-    from tests.helpers_web_load import GAME, LOG_HANDS, write_log
+    from tests.helpers.web_load import GAME, LOG_HANDS, write_log
 
     game_path = str(resolve_game_path(GAME))
     c_dir = os.environ.get("ACPC_SERVER_DIR")

@@ -4,7 +4,7 @@ The reference libraries that are optional for the suite come as fixtures, so a
 missing one skips only the tests that use it: ``pyspiel`` (OpenSpiel) and
 ``openspiel``, the OpenSpiel oracle for our games. Helpers that run the real
 programs (the dealer and agents as processes over TCP) are plain functions in
-``tests/processes.py``; the processes they start (``spawn``) end with the test
+``tests/helpers/processes.py``; the processes they start (``spawn``) end with the test
 that started them (``no_process_left``), also when the run is interrupted by Ctrl-C or SIGTERM.
 """
 
@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, settings
 
 from acpc_arena.protocol.cards import MAX_RANKS, MAX_SUITS, RANK_CHARS, SUIT_CHARS, rank_of, suit_of
 from acpc_arena.protocol.game import Game, load_game, parse_game, resolve_game_path
-from tests.processes import ending_spawned
+from tests.helpers.processes import ending_spawned
 
 # Hypothesis: `make test` runs the same few hundred examples of each property every time
 # (derandomized, nothing stored in the repository); `make test-slow` passes
@@ -47,7 +47,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 @pytest.fixture(autouse=True)
 def no_process_left() -> Iterator[None]:
-    """Whatever a test started with ``tests.processes.spawn`` and is still running when the test ends
+    """Whatever a test started with ``tests.helpers.processes.spawn`` and is still running when the test ends
     (passed, failed, timed out or interrupted) is terminated, then killed."""
     with ending_spawned():
         yield

@@ -2,7 +2,7 @@
 
 The logs: tests/data/competition_2017_nolimit.log, made by hand in the 2017 competition's
 format (its first three hands are the excerpt that the Poker-CNN paper quotes; the others'
-values were worked out by hand and agree with tests/hand_values.py), the paper's own
+values were worked out by hand and agree with tests/helpers/hand_values.py), the paper's own
 excerpt with its ``;`` separators, and the C dealer's logs (tests/fixtures/c_dealer) with
 the players renamed, seats rotating, the header dropped or naming a game file that is not
 here, compressed, and damaged line by line. What each should give is read from the text

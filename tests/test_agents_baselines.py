@@ -19,7 +19,7 @@ from acpc_arena.agents.registry import AGENTS, agent_class
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState, parse_match_state
-from tests.processes import program, start_agent, start_dealer
+from tests.helpers.processes import program, start_agent, start_dealer
 
 LIMIT = load_game("holdem.limit.2p.reverse_blinds")
 NL = load_game("holdem.nolimit.2p.reverse_blinds")

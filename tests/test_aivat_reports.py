@@ -20,7 +20,7 @@ from acpc_arena.agents.baselines import CallAgent
 from acpc_arena.dealer.arena import play
 from acpc_arena.dealer.arena.aivat import AivatUnavailable, aivat_estimates, shipped_agent
 from acpc_arena.dealer.arena.logreading import LoggedMatch
-from tests.processes import program
+from tests.helpers.processes import program
 from tests.test_aivat import KUHN, pair, terminal_histories
 
 SEEDS = "1,2"

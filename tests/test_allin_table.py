@@ -25,7 +25,7 @@ from acpc_arena.protocol.equity import (
 from acpc_arena.protocol.evaluator import rank_hands_of_players
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.preflop_table import class_hands, hands, sign_sums
-from tests.processes import play
+from tests.helpers.processes import play
 
 HOLDEM = load_game("holdem.nolimit.2p.reverse_blinds")
 BOARDS = 1_712_304  # C(48, 5)

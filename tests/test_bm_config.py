@@ -11,8 +11,8 @@ from argon2 import PasswordHasher
 
 from acpc_arena.dealer.bm.config import read_config
 from acpc_arena.protocol.files import InputError
-from tests.bm_helpers import LIMIT, Line, query, start_server, write_config
-from tests.processes import program
+from tests.helpers.bm import LIMIT, Line, query, start_server, write_config
+from tests.helpers.processes import program
 
 C_SAMPLE = """# port to connect to the server
 port 54000

@@ -9,7 +9,7 @@ import threading
 import time
 from pathlib import Path
 
-from tests.bm_helpers import LIMIT, Line, query, start_server, wait_for, write_config
+from tests.helpers.bm import LIMIT, Line, query, start_server, wait_for, write_config
 
 
 def logon_answer(port: int, text: str | bytes) -> tuple[str, bytes, float]:

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from acpc_arena.dealer.bm.wholelines import pieces
-from tests.bm_helpers import Line, query, read_as_bm_run_matches, start_server, write_config
+from tests.helpers.bm import Line, query, read_as_bm_run_matches, start_server, write_config
 
 
 def test_pieces_are_whole_lines_no_longer_than_asked_and_a_longer_line_goes_alone() -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.bm_helpers import LIMIT, NOLIMIT, Line, query, start_local_bot, start_server, wait_for, write_config
-from tests.processes import program
+from tests.helpers.bm import LIMIT, NOLIMIT, Line, query, start_local_bot, start_server, wait_for, write_config
+from tests.helpers.processes import program
 
 
 def report(log: Path, player: str, tmp_path: Path) -> dict[str, float]:

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from acpc_arena.dealer.bm.web import Durations, Pairing
-from tests.bm_helpers import LIMIT, Line, query, start_local_bot, start_web_server, wait_for, write_config
+from tests.helpers.bm import LIMIT, Line, query, start_local_bot, start_web_server, wait_for, write_config
 
 
 def get(url: str, host: str | None = None) -> tuple[int, bytes]:

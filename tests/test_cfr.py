@@ -35,7 +35,7 @@ from acpc_arena.protocol.evaluator import HAND_RANKS, _classes, rank_hands
 from acpc_arena.protocol.game import load_game, resolve_game_path
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState, format_betting, parse_state
-from tests.processes import check_log, play, program
+from tests.helpers.processes import check_log, play, program
 
 if TYPE_CHECKING:
     from open_spiel.python.policy import TabularPolicy

@@ -29,7 +29,7 @@ from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState
-from tests.processes import check_log, play, program
+from tests.helpers.processes import check_log, play, program
 
 NL = "holdem.nolimit.2p.reverse_blinds"
 

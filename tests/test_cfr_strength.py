@@ -175,7 +175,7 @@ def test_agent_takes_shipped_names_and_refuses_missing_checkpoints_in_one_line(t
     import subprocess
 
     from acpc_arena.agents.cfr import CFRAgent
-    from tests.processes import program
+    from tests.helpers.processes import program
 
     assert CFRAgent(HOLDEM).checkpoint.meta["abstraction"] == "ehs2-exact-200-150-100"  # the default
     assert CFRAgent(HOLDEM, checkpoint="cfr-improved").checkpoint.meta["abstraction"] == "improved"

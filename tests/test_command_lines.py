@@ -16,7 +16,7 @@ import pytest
 
 from acpc_arena.dealer import cli as dealer_cli
 from acpc_arena.dealer.arena import match_cli, tournament_cli
-from tests.processes import REPO, error_lines, program
+from tests.helpers.processes import REPO, error_lines, program
 
 HANDS_MAX = 2**32 - 1
 """The C dealer reads the number of hands with ``sscanf("%" SCNu32)`` into a ``uint32_t`` and refuses 0."""

@@ -21,7 +21,7 @@ from acpc_arena.dealer.seat import StreamChannel
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import Action
 from acpc_arena.protocol.wire import LogHand, parse_log_line, parse_match_state
-from tests.processes import Player
+from tests.helpers.processes import Player
 
 Script = Callable[[Player], Awaitable[None]]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from acpc_arena.protocol.game import load_game
-from tests.processes import ScriptedPlayer, check_log, free_port, play, program, start_agent, start_dealer
+from tests.helpers.processes import ScriptedPlayer, check_log, free_port, play, program, start_agent, start_dealer
 
 LIMIT = "holdem.limit.2p.reverse_blinds"
 

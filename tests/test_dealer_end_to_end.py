@@ -10,7 +10,7 @@ import pytest
 from acpc_arena.protocol.cards import card_to_str
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import SHIPPED_GAMES, load_game
-from tests.processes import REPO, check_log, play, spawn, start_agent, start_dealer
+from tests.helpers.processes import REPO, check_log, play, spawn, start_agent, start_dealer
 
 FIXTURES = Path(__file__).parent / "fixtures" / "c_dealer"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import start_agent, start_dealer
+from tests.helpers.processes import start_agent, start_dealer
 
 
 def play_dealer(cwd: Path, match: str, *args: str) -> None:

@@ -20,7 +20,7 @@ from acpc_arena.dealer.match import MatchConfig, MatchResult, play_match
 from acpc_arena.dealer.seat import StreamChannel
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
-from tests.processes import play
+from tests.helpers.processes import play
 
 
 class Seat:

@@ -36,7 +36,16 @@ from acpc_arena.dealer.seat import SocketChannel, StreamChannel, accept
 from acpc_arena.dealer.warning_limit import WARNINGS_SHOWN
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
-from tests.processes import Dealer, Player, ScriptedPlayer, check_log, dealer_args, spawn, start_agent, start_dealer
+from tests.helpers.processes import (
+    Dealer,
+    Player,
+    ScriptedPlayer,
+    check_log,
+    dealer_args,
+    spawn,
+    start_agent,
+    start_dealer,
+)
 
 LIMIT = "holdem.limit.2p.reverse_blinds"
 GAME = load_game(LIMIT)

@@ -29,7 +29,7 @@ from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, LIMIT_RAISE_ACTION
 from acpc_arena.protocol.wire import parse_match_state
-from tests.processes import check_log, play
+from tests.helpers.processes import check_log, play
 
 LIMIT = load_game("holdem.limit.2p.reverse_blinds")
 

@@ -19,7 +19,7 @@ from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL_ACTION, State
 from acpc_arena.protocol.wire import MatchState
-from tests.processes import program
+from tests.helpers.processes import program
 
 GAME = load_game("holdem.nolimit.2p.reverse_blinds")
 

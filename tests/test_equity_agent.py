@@ -73,7 +73,7 @@ def test_thresholds_decide() -> None:
 
 @pytest.mark.parametrize("game", ["holdem.limit.2p.reverse_blinds", "kuhn.limit.3p"])
 def test_equity_agent_plays_through_the_dealer(tmp_path: Path, game: str) -> None:
-    from tests.processes import check_log, play
+    from tests.helpers.processes import check_log, play
 
     players = load_game(game).num_players
     opponent = "cfr" if game.startswith("holdem") else "random"

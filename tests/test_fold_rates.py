@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from acpc_arena.dealer.arena.fold_rates import FoldCounts, fold_rates, format_rates, main
-from tests.processes import program
+from tests.helpers.processes import program
 
 # holdem.limit.2p.reverse_blinds: position 0 posts the big blind (10), position 1 the small (5) and acts
 # first before the flop; the names alternate seats every hand. Alice's hands, as worked out by hand:

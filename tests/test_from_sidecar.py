@@ -13,7 +13,7 @@ from acpc_arena.models.cfr.nolimit import BetAbstraction
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.training import dqn, nfq
 from acpc_arena.models.training.from_sidecar import _config, cfr_arguments, read_recorded, rebuild_network
-from tests.processes import program
+from tests.helpers.processes import program
 
 
 def test_cfr_leduc_rebuilt_from_its_shipped_sidecar_is_the_shipped_strategy_bit_for_bit(tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ from acpc_arena.protocol.wire import (
     parse_score_line,
 )
 from tests.conftest import OpenSpielGames
-from tests.processes import REPO, Outcome, ScriptedPlayer, dealer_args, play_scripted, program, spawn
+from tests.helpers.processes import REPO, Outcome, ScriptedPlayer, dealer_args, play_scripted, program, spawn
 
 # -- random lines ----------------------------------------------------------------
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from acpc_arena.protocol.game import SHIPPED_GAMES, load_game
-from tests.hand_values import hand_values
+from tests.helpers.hand_values import hand_values
 
 FIXTURES = Path(__file__).parent / "fixtures" / "c_dealer"
 

@@ -25,7 +25,16 @@ import pytest
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import load_game, parse_game
 from acpc_arena.protocol.wire import parse_action, parse_match_state
-from tests.processes import Outcome, Respond, ScriptedPlayer, calling, dealer_args, play_scripted, program, spawn
+from tests.helpers.processes import (
+    Outcome,
+    Respond,
+    ScriptedPlayer,
+    calling,
+    dealer_args,
+    play_scripted,
+    program,
+    spawn,
+)
 
 NOLIMIT = "holdem.nolimit.2p.reverse_blinds"
 KUHN = "kuhn.limit.2p"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import program, start_agent, start_dealer
+from tests.helpers.processes import program, start_agent, start_dealer
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 

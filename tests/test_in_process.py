@@ -32,7 +32,7 @@ from acpc_arena.dealer.seat import SeatFailure
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 from acpc_arena.protocol.state import Action
 from acpc_arena.protocol.wire import MatchState, format_match_state, parse_match_state
-from tests.processes import program
+from tests.helpers.processes import program
 
 LIMIT = "holdem.limit.2p.reverse_blinds"
 NOLIMIT = "holdem.nolimit.2p.reverse_blinds"

@@ -23,7 +23,7 @@ from acpc_arena.models.cfr.checkpoint import load_policy
 from acpc_arena.models.cfr.solver import Solver
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
-from tests.processes import Dealer, ScriptedPlayer, default_sigint, program, spawn, start_agent, start_dealer
+from tests.helpers.processes import Dealer, ScriptedPlayer, default_sigint, program, spawn, start_agent, start_dealer
 
 HANDS = 1000
 

@@ -31,7 +31,7 @@ from acpc_arena.models.cfr.solver import Solver
 from acpc_arena.models.cfr.tree import build_tree
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.game import load_game
-from tests.processes import program
+from tests.helpers.processes import program
 
 LEDUC = load_game("leduc.limit.2p")
 HOLDEM = load_game("holdem.limit.2p.reverse_blinds")

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.processes import program, spawn
+from tests.helpers.processes import program, spawn
 
 
 def run_match(

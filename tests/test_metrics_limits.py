@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from acpc_arena.dealer.web.side import METRICS_LIMITS
-from tests.processes import free_port, start_dealer, wait_until
+from tests.helpers.processes import free_port, start_dealer, wait_until
 
 
 def _answered(port: int) -> bool:

@@ -7,7 +7,7 @@ import socket
 import urllib.request
 from pathlib import Path
 
-from tests.processes import start_agent, start_dealer
+from tests.helpers.processes import start_agent, start_dealer
 
 HANDS = 20
 

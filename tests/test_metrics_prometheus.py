@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.processes import free_port, program, spawn, start_prometheus
+from tests.helpers.processes import free_port, program, spawn, start_prometheus
 
 PROMETHEUS = shutil.which("prometheus")
 pytestmark = pytest.mark.skipif(

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import ClassVar
 
-from tests.processes import program
+from tests.helpers.processes import program
 
 
 class _Gateway(BaseHTTPRequestHandler):

@@ -25,7 +25,7 @@ from acpc_arena.dealer.match import MatchConfig, MatchResult
 from acpc_arena.dealer.metrics import DealerMetrics, MetricsObserver, RunMetrics
 from acpc_arena.dealer.seat import SeatError, SeatFailure
 from acpc_arena.protocol.game import load_game
-from tests.processes import REPO
+from tests.helpers.processes import REPO
 
 DOCKER = REPO / "docker"
 PROMTOOL = shutil.which("promtool")
@@ -287,7 +287,7 @@ def test_prometheus_scrapes_the_services_started_and_no_other(tmp_path: Path, pr
     running = {name: port for name, port in _metrics_ports(services).items() if name in started}
     assert ("dealer" in running) == ("dealer" in profiles)
     done = subprocess.run(
-        [*UNSHARE, sys.executable, "-m", "tests.compose_dns", str(tmp_path),
+        [*UNSHARE, sys.executable, "-m", "tests.helpers.compose_dns", str(tmp_path),
          *(f"{name}={port}" for name, port in running.items())],
         cwd=REPO, capture_output=True, text=True, timeout=120,
     )  # fmt: skip

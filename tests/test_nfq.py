@@ -19,7 +19,7 @@ from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL_ACTION, LIMIT_RAISE_ACTION, State
 from acpc_arena.protocol.wire import MatchState
-from tests.processes import check_log, play, program
+from tests.helpers.processes import check_log, play, program
 
 LIMIT_NAME = "holdem.limit.2p.reverse_blinds"
 LIMIT = load_game(LIMIT_NAME)

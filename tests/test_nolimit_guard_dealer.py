@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from acpc_arena.protocol.game import load_game
-from tests.processes import check_log, spawn, start_agent, start_dealer
+from tests.helpers.processes import check_log, spawn, start_agent, start_dealer
 
 NOLIMIT_NAME = "holdem.nolimit.2p.reverse_blinds"
 HANDS = 40

@@ -28,7 +28,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from acpc_arena.dealer.arena.runner import Contestant
 from acpc_arena.dealer.cli import UsageError, parse_args
 from acpc_arena.dealer.logfiles import check_player_name, unicode_text
-from tests.processes import dealer_args, free_port, program, spawn
+from tests.helpers.processes import dealer_args, free_port, program, spawn
 
 JURGEN = "J\u00fcrgen".encode()
 """``Jürgen`` in UTF-8."""

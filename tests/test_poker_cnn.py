@@ -25,7 +25,7 @@ from acpc_arena.models.training.poker_cnn_data import Records, decision_records,
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import load_game
-from tests.processes import check_log, play, program
+from tests.helpers.processes import check_log, play, program
 
 LIMIT = load_game("holdem.limit.2p.reverse_blinds")
 

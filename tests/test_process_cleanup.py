@@ -1,4 +1,4 @@
-"""A process a test starts through ``tests/processes.py`` ends with the test: when the test fails, when
+"""A process a test starts through ``tests/helpers/processes.py`` ends with the test: when the test fails, when
 the run is interrupted, and when the test's wait on its dealer runs out."""
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import REPO, START_TIMEOUT_MS, default_sigint, spawn, start_dealer
+from tests.helpers.processes import REPO, START_TIMEOUT_MS, default_sigint, spawn, start_dealer
 
 NESTED_TEST = """
 import os
 from pathlib import Path
 
-from tests.processes import start_dealer
+from tests.helpers.processes import start_dealer
 
 
 def test_with_a_dealer_whose_players_never_come(tmp_path):

@@ -23,7 +23,7 @@ from acpc_arena.models.cfr.tree import build_tree
 from acpc_arena.models.checkpoints import CheckpointError
 from acpc_arena.protocol.cards import CARD_STRINGS, parse_cards
 from acpc_arena.protocol.game import load_game
-from tests.processes import check_log, play, program
+from tests.helpers.processes import check_log, play, program
 
 with warnings.catch_warnings():  # eval7's range parser uses pyparsing names deprecated since
     warnings.simplefilter("ignore")

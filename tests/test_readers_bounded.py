@@ -32,7 +32,7 @@ from pokerkit import HandHistory
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import InputError, atomic_writer, read_json, read_lines, write_atomic
 from acpc_arena.protocol.game import load_game, parse_game
-from tests.processes import REPO, error_lines, program, spawn
+from tests.helpers.processes import REPO, error_lines, program, spawn
 
 DATA = REPO / "tests" / "data"
 COMPETITION = DATA / "competition_2017_nolimit.log"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from acpc_arena.dealer.arena import match_cli
-from tests.processes import program, small_tmpfs
+from tests.helpers.processes import program, small_tmpfs
 
 RESULTS = ["report.json", "cumulative-seed-5.png", "cumulative.png"]
 MATCH = ["--a", "call", "--b", "raise", "--game", "kuhn", "--seeds", "5", "--hands", "20", "--in-process"]

@@ -20,7 +20,7 @@ import pytest
 from acpc_arena.dealer.arena import match_cli, runner
 from acpc_arena.dealer.logfiles import MatchLog
 from acpc_arena.protocol.game import resolve_game_path
-from tests.processes import program, small_tmpfs
+from tests.helpers.processes import program, small_tmpfs
 
 FAST = ["--a", "call", "--b", "raise", "--quiet", "--no-plots", "--game", "kuhn"]
 

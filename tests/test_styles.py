@@ -46,7 +46,7 @@ from acpc_arena.protocol.evaluator import rank_hand
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState, format_betting, parse_log_line, parse_match_state
-from tests.processes import REPO, program
+from tests.helpers.processes import REPO, program
 
 GAME = load_game("holdem.nolimit.2p.reverse_blinds")
 HANDS = 10_000

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import program
+from tests.helpers.processes import program
 from tests.test_match_runner import card_sections, mean_and_ci95_mbb, run_match, values_of
 
 PLAYERS = ["a-cfr", "b-random", "c-call"]

@@ -27,7 +27,7 @@ from acpc_arena.dealer.arena.fanout import MatchJob, job_groups
 from acpc_arena.dealer.arena.runner import Contestant, RunSpec
 from acpc_arena.dealer.arena.tournament import Entrant, Tournament, match_finished
 from acpc_arena.protocol.game import load_game, resolve_game_path
-from tests.processes import program, spawn
+from tests.helpers.processes import program, spawn
 
 GAME = "holdem.limit.2p.reverse_blinds"
 BIG_BLIND = 10  # "blind = 10 5" in the game file

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import program, spawn
+from tests.helpers.processes import program, spawn
 
 GAME = "holdem.limit.2p.reverse_blinds"
 RUN = ["--game", GAME, "--agents", "random,call,raise", "--seeds", "1", "--hands", "3", "--workers", "1"]

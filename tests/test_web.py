@@ -25,7 +25,7 @@ from acpc_arena.dealer.web.app import WebApp
 from acpc_arena.dealer.web.tables import replay, summary
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_log_line
-from tests.processes import program, spawn, start_agent, start_dealer, wait_until
+from tests.helpers.processes import program, spawn, start_agent, start_dealer, wait_until
 
 NOLIMIT = load_game("holdem.nolimit.2p.reverse_blinds")
 LINE = "STATE:3:r300c/cr900f:AsKd|QhQc/2c3d4h:-300|300:alice|bob"

@@ -24,7 +24,7 @@ from typing import TypeVar
 
 import pytest
 
-from tests.processes import REPO, program, spawn
+from tests.helpers.processes import REPO, program, spawn
 
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.chrome.options import Options  # noqa: E402

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import default_sigint, program, spawn
+from tests.helpers.processes import default_sigint, program, spawn
 
 SECRET = "the secret beside the served folder"
 LOG = "STATE:0:cc/cc/cc/cc:2c2d|3c3d/4h5h6h/7s/9s:-100|100:bob|alice\n"

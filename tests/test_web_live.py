@@ -24,8 +24,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.helpers_web_load import GAME, page_url
-from tests.processes import start_agent, start_dealer, wait_until
+from tests.helpers.processes import start_agent, start_dealer, wait_until
+from tests.helpers.web_load import GAME, page_url
 
 STATE_LINE = re.compile(r"^STATE:(\d+):([^:]*):([^:]*):([^:]*):(.*)$")
 

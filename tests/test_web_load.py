@@ -1,7 +1,7 @@
 """A match under a load of page and metrics clients: nobody is timed out, the match finishes.
 
 ``acpc-dealer --web --metrics-port`` with two ``acpc-agent random`` players and a tight
-``--t_response``, while the load of ``tests/helpers_web_load.py`` (a process of its own, niced as
+``--t_response``, while the load of ``tests/helpers/web_load.py`` (a process of its own, niced as
 the page process is) keeps 100 live-event clients connected, 16 scrapers on ``/metrics`` and a
 client pulling 20,000-hand logs in a loop. ``benchmarks/dealer.py``'s ``web`` section (``make bench
 SECTIONS=web``) uses the same load to measure the dealer's rate.
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers_web_load import GAME, LOG_HANDS, page_url, start_load, stop_load, write_log
-from tests.processes import free_port, start_agent, start_dealer
+from tests.helpers.processes import free_port, start_agent, start_dealer
+from tests.helpers.web_load import GAME, LOG_HANDS, page_url, start_load, stop_load, write_log
 
 # -- the test ------------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ live-event clients connected, scrapers on ``/metrics`` and a client pulling logs
 written by the project's engine (``write_log``: dealt as the dealer deals, random legal actions, valued
 by the rules).
 
-    python -m tests.helpers_web_load PAGES_URL METRICS_URL --sse N --scrapers N --logs ID,ID
+    python -m tests.helpers.web_load PAGES_URL METRICS_URL --sse N --scrapers N --logs ID,ID
 
 runs the load until its standard input closes, then prints what it did as JSON.
 """
@@ -32,7 +32,7 @@ from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, LIMIT_RAISE_ACTION
 from acpc_arena.protocol.wire import format_log_line
-from tests.processes import REPO, spawn
+from tests.helpers.processes import REPO, spawn
 
 GAME = "holdem.limit.2p.reverse_blinds"
 LOG_HANDS = 20_000
@@ -154,7 +154,7 @@ async def _until_stdin_closes(load: LoadClients) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="tests.helpers_web_load")
+    parser = argparse.ArgumentParser(prog="tests.helpers.web_load")
     parser.add_argument("pages")
     parser.add_argument("metrics")
     parser.add_argument("--sse", type=int, default=100)
@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> None:
 def start_load(pages: str, metrics: str, sse: int, logs: list[str]) -> subprocess.Popen[str]:
     """The load as a process of its own, connected once it printed ``ready``."""
     process = spawn(
-        [sys.executable, "-m", "tests.helpers_web_load", pages, metrics, "--sse", str(sse), "--logs", ",".join(logs)],
+        [sys.executable, "-m", "tests.helpers.web_load", pages, metrics, "--sse", str(sse), "--logs", ",".join(logs)],
         cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert process.stdout is not None

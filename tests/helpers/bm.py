@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.processes import default_sigint, program, spawn
+from tests.helpers.processes import default_sigint, program, spawn
 
 LIMIT = "holdem.limit.2p.reverse_blinds"
 NOLIMIT = "holdem.nolimit.2p.reverse_blinds"

@@ -1,6 +1,6 @@
 """docker/prometheus/prometheus.yml as the compose stack runs it, in a network namespace of its own.
 
-Run under ``unshare`` (tests/test_metrics_stack.py's ``UNSHARE``) as ``python -m tests.compose_dns
+Run under ``unshare`` (tests/test_metrics_stack.py's ``UNSHARE``) as ``python -m tests.helpers.compose_dns
 WORKDIR SERVICE=PORT...``: it brings the namespace's loopback up, points ``/etc/resolv.conf`` (in
 this mount namespace only) at a DNS stub on 127.0.0.1 that stands in for Docker's embedded DNS (a
 service's name answers only while the service runs: here, the SERVICEs given; any other name is
@@ -25,7 +25,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from acpc_arena.dealer.metrics import DealerMetrics, RunMetrics
-from tests.processes import REPO, start_prometheus
+from tests.helpers.processes import REPO, start_prometheus
 
 CONFIG = REPO / "docker" / "prometheus" / "prometheus.yml"
 PROMETHEUS_PORT = 9090

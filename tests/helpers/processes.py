@@ -31,7 +31,7 @@ from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.wire import MatchStateReader, parse_log_line, parse_match_state, parse_score_line
 
 BIN = Path(sys.executable).parent
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT_MS = "120000"
 """The ``--start_timeout`` of a test's dealer unless the test gives one: a dealer whose players never
 come ends on its own, even where the run that started it was killed."""
@@ -274,7 +274,7 @@ def check_log(path: Path, game: Game, hands: int, finished: bool = True) -> list
     ``finished``; absent otherwise) is their sum. Comment lines (the header, repeated
     by a resumed run) may stand anywhere.
     """
-    from tests.hand_values import hand_values  # pokerkit, slow to import: not for every run of conftest.py
+    from tests.helpers.hand_values import hand_values  # pokerkit, slow to import: not for every run of conftest.py
 
     lines = path.read_text().splitlines()
     assert lines[0].startswith("# name/game/hands/seed ")
