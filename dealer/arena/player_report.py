@@ -71,8 +71,8 @@ def read_player_log(
         tuple(sorted(opponents)),
         reader.header.seed if reader.header else None,
         seat,
-        np.frombuffer(ids, dtype=np.int64).copy(),
-        np.frombuffer(values, dtype=np.float64).copy(),
+        np.frombuffer(ids, dtype=np.int64),  # over the arrays read: no copy
+        np.frombuffer(values, dtype=np.float64),
         reader.hands_read,
         reader.problem_count,
         reader.score is not None,
@@ -138,16 +138,15 @@ def build_player_report(logs: list[PlayerLog], player: str) -> PlayerReport:
     for log in logs:
         by_opponent.setdefault(", ".join(log.opponents), []).append(log.values)
     pairs = _seed_pairs(logs) if game.num_players == 2 else []
-    joined = np.concatenate(pairs) if pairs else np.array([])
     return PlayerReport(
         player,
         game,
         logs[0].game_name,
         logs,
-        estimate(np.concatenate([log.values for log in logs]), game.big_blind),
-        estimate(joined, game.big_blind),
-        len(joined),
-        {name: estimate(np.concatenate(parts), game.big_blind) for name, parts in sorted(by_opponent.items())},
+        estimate([log.values for log in logs], game.big_blind),
+        estimate(pairs, game.big_blind),
+        sum(len(pair) for pair in pairs),
+        {name: estimate(parts, game.big_blind) for name, parts in sorted(by_opponent.items())},
     )
 
 
