@@ -178,9 +178,35 @@ def _limit_tree(game: Game) -> BettingTree:
     return build_tree(game)
 
 
+LOADED_KEPT = 4
+"""Checkpoints ``load_policy`` keeps loaded (the last ones asked for)."""
+_LOADED: dict[tuple[str, int, int, int, int], CFRPolicy] = {}
+
+
 def load_policy(path: str | Path) -> CFRPolicy:
-    """Load a checkpoint written by ``save_policy`` (give the .npz or the .json)."""
+    """Load a checkpoint written by ``save_policy`` (give the .npz or the .json).
+
+    A checkpoint this process loaded already, whose two files are unchanged (the same sizes and modification
+    times), is the same object, its tables read-only: the in-process runner builds an agent a match.
+    """
     path = Path(path).with_suffix(".npz")
+    try:
+        table, description = path.stat(), sidecar(path).stat()
+    except OSError:
+        return _load_policy(path)  # what is missing is told there
+    key = (str(path.resolve()), table.st_mtime_ns, table.st_size, description.st_mtime_ns, description.st_size)
+    policy = _LOADED.get(key)
+    if policy is None:
+        policy = _load_policy(path)
+        for array in (policy.strategy, policy.base, policy.decision_row):
+            array.flags.writeable = False
+        if len(_LOADED) >= LOADED_KEPT:
+            del _LOADED[next(iter(_LOADED))]
+        _LOADED[key] = policy
+    return policy
+
+
+def _load_policy(path: Path) -> CFRPolicy:
     meta = read_sidecar(path)
     if meta.get("format") != FORMAT or meta.get("kind") != "cfr-average-strategy":
         raise CheckpointError(f"{sidecar(path)}: not a CFR checkpoint of format {FORMAT}")

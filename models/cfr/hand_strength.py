@@ -144,7 +144,8 @@ def _mean_square_over(boards: np.ndarray, fixed: np.ndarray) -> np.ndarray:
 def hand_river_strength(hole: np.ndarray, board: np.ndarray) -> float:
     """HS of one hand on a complete board, the same number ``river_strengths`` gives it (same counts,
     same arithmetic)."""
-    return float(_hand_strengths(np.asarray(hole, dtype=np.uint8), np.asarray(board, dtype=np.uint8)[None, :])[0])
+    hole, board = np.asarray(hole, dtype=np.uint8), np.asarray(board, dtype=np.uint8)
+    return float(_hand_strengths(hole, board, np.empty(0, dtype=np.uint8))[0])
 
 
 def hand_turn_ehs2(hole: np.ndarray, board: np.ndarray) -> float:
@@ -152,21 +153,27 @@ def hand_turn_ehs2(hole: np.ndarray, board: np.ndarray) -> float:
     added one river at a time in the order of the cards, as ``turn_ehs2``'s sum over its rows does."""
     hole, board = np.asarray(hole, dtype=np.uint8), np.asarray(board, dtype=np.uint8)
     rivers = np.setdiff1d(np.setdiff1d(np.arange(52, dtype=np.uint8), board), hole)
-    boards = np.concatenate([np.broadcast_to(board, (len(rivers), 4)), rivers[:, None]], axis=1)
     total = 0.0
-    for strength in _hand_strengths(hole, boards).tolist():
+    for strength in _hand_strengths(hole, board, rivers).tolist():
         total += strength * strength
     return total / len(rivers)
 
 
-def _hand_strengths(hole: np.ndarray, boards: np.ndarray) -> np.ndarray:
-    """(B,) HS of one hand on each complete board (B, 5): wins plus half the ties over the 990 hands."""
+def _hand_strengths(hole: np.ndarray, board: np.ndarray, rivers: np.ndarray) -> np.ndarray:
+    """(B,) HS of one hand on each complete board: wins plus half the ties over the 990 hands. The boards
+    are the four-card ``board`` with each of ``rivers``, or without rivers the complete ``board`` alone;
+    ``board`` is ranked as every hand's fixed part (``rank_hands``), the rivers with the hands."""
+    if len(rivers):
+        boards = np.column_stack([np.broadcast_to(board, (len(rivers), len(board))), rivers])
+    else:
+        boards = board[None, :]
     count = len(boards)
     valid = board_mask(np.concatenate([boards, np.broadcast_to(hole, (count, 2))], axis=1))  # (B, 1326)
     theirs = np.zeros((count, NUM_HANDS), dtype=np.int32)
     rows, hands = np.nonzero(valid)
-    theirs[rows, hands] = rank_hands(np.concatenate([HANDS[hands], boards[rows]], axis=1))
-    mine = rank_hands(np.concatenate([np.broadcast_to(hole, (count, 2)), boards], axis=1)).astype(np.int32)
+    cards = np.column_stack([HANDS[hands], rivers[rows]]) if len(rivers) else HANDS[hands]
+    theirs[rows, hands] = rank_hands(cards, board.tolist())
+    mine = rank_hands(boards, hole.tolist()).astype(np.int32)
     below = ((theirs < mine[:, None]) & valid).sum(axis=1)
     same = ((theirs == mine[:, None]) & valid).sum(axis=1)
     return (below + 0.5 * same) / OPPONENT_HANDS
