@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import statistics
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from benchmarks.timing import PURE, Row
+from benchmarks.timing import Row
 
 
 def bench_runner() -> Iterator[Row]:
@@ -35,70 +37,105 @@ def bench_runner() -> Iterator[Row]:
         )
 
 
-def bench_inprocess() -> Iterator[Row]:
-    """acpc-match with the agents inside the runner (--in-process) and inside 2 worker processes (--workers 2)
-    against the same run over TCP."""
+PAIRS = 5
+"""Interleaved runs of each side of a comparison; the ratio shown is the median of the pairs' ratios."""
+INPROCESS_GOAL = 10
+"""``--in-process`` over TCP, the same run (issue 40): random vs call, and lstm_dqn vs cfr 8 matches at once."""
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One ``acpc-match`` run as its report and the operating system count it."""
+
+    rate: float
+    """Hands a second as acpc-match reports them (the matches and the scoring)."""
+    play_rate: float
+    """Hands a second of the matches alone (the scoring's seconds left out)."""
+    cpu: float
+    """Processor seconds a hand of the whole run, the agents' processes included."""
+
+
+def _acpc_match(args: list[str]) -> _Run:
+    """``acpc-match ARGS`` in a scratch folder (quiet, no plots), waited for."""
     import json
+    import resource
     import subprocess
     import tempfile
     from pathlib import Path
 
     program = str(Path(sys.executable).parent / "acpc-match")
-    variants = {"": None, "--in-process": None, "--workers 2": None, "--in-process ": PURE}
-    """acpc-match's flags (a trailing space: the engine from its sources) and the environment."""
-    goals = {"random": 10, "lstm_dqn": 20}
-    """The targets for --in-process over TCP on 2 cores, by agent A (docs/guides/acpc-match.md, "Faster")."""
-    for a, b, seeds, hands in (("random", "call", "1,2", 2000), ("lstm_dqn", "cfr", "1,2", 500)):
-        rates = {}
-        for flags, env in variants.items():
-            with tempfile.TemporaryDirectory() as out:
-                subprocess.run(
-                    [program, "--a", a, "--b", b, "--seeds", seeds, "--hands", str(hands), "--out", out,
-                     "--concurrency", "2", "--quiet", "--no-plots", *flags.split()],
-                    check=True, capture_output=True, env=env,
-                )  # fmt: skip
-                rates[flags] = json.loads((Path(out) / "report.json").read_text())["hands_per_second"]
-        matches = 2 * len(seeds.split(","))
-        yield (f"acpc-match {a} vs {b}, {matches} matches of {hands} hands, over TCP", f"{rates['']:,.0f} hands/s", "")
-        tcp, inside, workers = rates[""], rates["--in-process"], rates["--workers 2"]
-        yield ("  the same --in-process", f"{inside:,.0f} hands/s", f"{inside / tcp:.1f}x over TCP (goal {goals[a]}x)")
-        yield ("  the same --workers 2", f"{workers:,.0f} hands/s", f"{workers / tcp:.1f}x over TCP")
-        pure = rates["--in-process "]
-        yield (
-            "  the same --in-process, the engine from its sources",
-            f"{pure:,.0f} hands/s",
-            f"{pure / rates['']:.1f}x over TCP; the compiled engine {rates['--in-process'] / pure:.2f}x its rate",
-        )
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with tempfile.TemporaryDirectory() as out:
+        subprocess.run([program, *args, "--out", out, "--quiet", "--no-plots"], check=True, capture_output=True)
+        report = json.loads((Path(out) / "report.json").read_text())
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    hands, play = report["hands_played"], report["elapsed_seconds"] - report["scoring_seconds"]
+    return _Run(report["hands_per_second"], hands / play, cpu / hands)
+
+
+def _interleaved(variants: dict[str, list[str]]) -> dict[str, list[_Run]]:
+    """``PAIRS`` runs of every variant (acpc-match's arguments by name), one of each in turn, the order
+    turned around every round so that no variant always runs first."""
+    runs: dict[str, list[_Run]] = {name: [] for name in variants}
+    for round_ in range(PAIRS):
+        names = list(variants) if round_ % 2 == 0 else list(reversed(variants))
+        for name in names:
+            runs[name].append(_acpc_match(variants[name]))
+    return runs
+
+
+def _ratio_row(label: str, runs: list[_Run], tcp: list[_Run], goal: float | None) -> Row:
+    """The row of a variant against TCP: its median rate, and the medians of the pairs' ratios (the reported
+    rate, the matches alone, processor time) with the goal's verdict."""
+    ratio = statistics.median(r.rate / t.rate for r, t in zip(runs, tcp, strict=True))
+    play = statistics.median(r.play_rate / t.play_rate for r, t in zip(runs, tcp, strict=True))
+    cpu = statistics.median(t.cpu / r.cpu for r, t in zip(runs, tcp, strict=True))
+    verdict = "" if goal is None else f" (goal {goal}x: {'met' if ratio >= goal else 'not met'})"
+    return (
+        label,
+        f"{statistics.median(r.rate for r in runs):,.0f} hands/s",
+        f"{ratio:.1f}x over TCP{verdict}; the matches alone {play:.1f}x; {cpu:.1f}x less processor time",
+    )
+
+
+def bench_inprocess() -> Iterator[Row]:
+    """acpc-match random vs call (4 matches of 2,000 hands, 2 at once) over TCP, with the agents inside the
+    runner (--in-process) and inside 2 worker processes (--workers 2): interleaved runs, medians of the pairs."""
+    common = ["--a", "random", "--b", "call", "--seeds", "1,2", "--hands", "2000", "--concurrency", "2"]
+    runs = _interleaved({"tcp": common, "in": [*common, "--in-process"], "workers": [*common, "--workers", "2"]})
+    tcp = runs["tcp"]
+    yield (
+        "acpc-match random vs call, 4 matches of 2000 hands, over TCP",
+        f"{statistics.median(r.rate for r in tcp):,.0f} hands/s",
+        f"median of {PAIRS} runs interleaved with the rows below; "
+        f"{statistics.median(r.cpu for r in tcp) * 1e6:,.0f} us of processor time a hand",
+    )
+    yield _ratio_row("  the same --in-process", runs["in"], tcp, INPROCESS_GOAL)
+    yield _ratio_row("  the same --workers 2", runs["workers"], tcp, None)
 
 
 def bench_batched() -> Iterator[Row]:
-    """lstm_dqn vs cfr in 8 matches over TCP and in process, one match at a time (a decision per network pass),
-    all 8 at once (lstm_dqn's decisions of every match batched into one pass) and in 2 workers (4 at once each)."""
-    import json
-    import subprocess
-    import tempfile
-    from pathlib import Path
-
-    program = str(Path(sys.executable).parent / "acpc-match")
-    variants = ("--concurrency 2", "--in-process --concurrency 1", "--in-process --concurrency 8", "--workers 2")
-    rates: dict[str, float] = {}
-    for flags in variants:
-        with tempfile.TemporaryDirectory() as out:
-            subprocess.run(
-                [program, "--a", "lstm_dqn", "--b", "cfr", "--seeds", "1,2,3,4", "--hands", "300", "--out", out,
-                 "--quiet", "--no-plots", *flags.split()],
-                check=True, capture_output=True,
-            )  # fmt: skip
-            rates[flags] = json.loads((Path(out) / "report.json").read_text())["hands_per_second"]
-    tcp, one, batched, workers = (rates[flags] for flags in variants)
-    yield ("acpc-match lstm_dqn vs cfr, 8 matches of 300 hands, over TCP", f"{tcp:,.0f} hands/s", "")
-    yield ("  --in-process, one match at a time", f"{one:,.0f} hands/s", f"{one / tcp:.1f}x over TCP")
-    yield (
-        "  --in-process, 8 matches at once (decisions batched)",
-        f"{batched:,.0f} hands/s",
-        f"{batched / tcp:.1f}x over TCP (goal 20x); {batched / one:.2f}x one at a time",
+    """lstm_dqn vs cfr in 8 matches of 300 hands, 8 at once, over TCP and in process (lstm_dqn's decisions of
+    every match batched into one pass), and in process one match at a time (a decision a pass): interleaved
+    runs, medians of the pairs."""
+    common = ["--a", "lstm_dqn", "--b", "cfr", "--seeds", "1,2,3,4", "--hands", "300"]
+    runs = _interleaved(
+        {
+            "tcp": [*common, "--concurrency", "8"],
+            "in": [*common, "--concurrency", "8", "--in-process"],
+            "one": [*common, "--concurrency", "1", "--in-process"],
+        }
     )
-    yield ("  --workers 2 (4 matches at once in each)", f"{workers:,.0f} hands/s", f"{workers / tcp:.1f}x over TCP")
+    tcp = runs["tcp"]
+    yield (
+        "acpc-match lstm_dqn vs cfr, 8 matches of 300 hands, 8 at once, over TCP",
+        f"{statistics.median(r.rate for r in tcp):,.0f} hands/s",
+        f"median of {PAIRS} runs interleaved with the rows below; "
+        f"{statistics.median(r.cpu for r in tcp) * 1e3:,.1f} ms of processor time a hand",
+    )
+    yield _ratio_row("  the same --in-process (decisions batched across the 8)", runs["in"], tcp, INPROCESS_GOAL)
+    yield _ratio_row("  --in-process, one match at a time", runs["one"], tcp, None)
 
 
 def bench_tournament() -> Iterator[Row]:
