@@ -3,19 +3,32 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
-from benchmarks.timing import PURE, Row
+from benchmarks.timing import Row
 
 
-def _timed_match(
-    dealer: list[str], players: list[list[str]], game_file: str, hands: int, env: dict[str, str] | None = None
-) -> float:
-    """Wall seconds of one quiet match: the dealer command (run with ``env``) and one command per seat
-    ({port} filled in)."""
+class _Run(NamedTuple):
+    """One match: wall seconds, the dealer process's own user and system seconds, its log's bytes."""
+
+    wall: float
+    user: float
+    system: float
+    log: bytes
+
+    def per_action(self, user_only: bool = False) -> float:
+        """Microseconds of the dealer's processor time per action in its log."""
+        return 1e6 * (self.user + (0 if user_only else self.system)) / _actions(self.log)
+
+
+def _match(dealer: list[str], players: list[list[str]], game_file: str, hands: int) -> _Run:
+    """One quiet match: the dealer command and one command per seat ({port} filled in), in a fresh folder.
+    The dealer's processor time is its own (``wait4``'s rusage: what ``/proc/PID/stat`` holds at its end)."""
     import subprocess
     import tempfile
 
@@ -27,7 +40,6 @@ def _timed_match(
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
-            env=env,
         )
         assert process.stdout is not None
         ports = process.stdout.readline().split()
@@ -35,66 +47,80 @@ def _timed_match(
             subprocess.Popen([part.replace("{port}", port) for part in player], cwd=cwd, stderr=subprocess.DEVNULL)
             for player, port in zip(players, ports, strict=True)
         ]
-        process.communicate(timeout=600)
+        process.stdout.read()
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        elapsed = time.perf_counter() - start
         for seat in seats:
             seat.wait(timeout=60)
-        elapsed = time.perf_counter() - start
         if process.returncode != 0:
             raise RuntimeError(f"the match failed: {dealer}")
-    return elapsed
+        log = (Path(cwd) / "bench.log").read_bytes()
+    return _Run(elapsed, usage.ru_utime, usage.ru_stime, log)
+
+
+_ACTION = re.compile(rb"[fc]|r[0-9]*")
+
+
+def _actions(log: bytes) -> int:
+    """The actions in an ACPC log (the betting field of its ``STATE`` lines)."""
+    return sum(len(_ACTION.findall(line.split(b":")[2])) for line in log.splitlines() if line.startswith(b"STATE:"))
 
 
 def bench_dealer() -> Iterator[Row]:
-    """acpc-dealer with two fast agents over TCP; the C dealer beside it if ACPC_SERVER_DIR has one.
-
-    ACPC_SERVER_DIR may name a folder where the ACPC server was built (``dealer`` and
-    ``example_player``); nothing of it is part of this project.
+    """acpc-dealer beside the C dealer, both with ACPC_SERVER_DIR's two C ``example_player``s, on limit and
+    no-limit reverse-blinds hold'em: 5 interleaved pairs of 10,000-hand matches, the median of the pairs'
+    rate ratios (goal >= 1.0x) and of each dealer process's own processor time per action. Without
+    ACPC_SERVER_DIR (a folder where the ACPC server was built; nothing of it is part of this project), the
+    players are two ``acpc-agent random`` and only acpc-dealer's figures are given.
     """
-    import os
-    from pathlib import Path
+    import statistics
 
     from acpc_arena.protocol.game import resolve_game_path
 
     bin_dir = Path(sys.executable).parent
     ours = [str(bin_dir / "acpc-dealer")]
-    hands = 10_000
+    hands, pairs = 10_000, 5
     c_dir = os.environ.get("ACPC_SERVER_DIR")
     for name in ("holdem.limit.2p.reverse_blinds", "holdem.nolimit.2p.reverse_blinds"):
         path = str(resolve_game_path(name))
-        agent = [str(bin_dir / "acpc-agent"), "random", "127.0.0.1", "{port}", "--game", path]
-        best = min(_timed_match(ours, [agent, agent], path, hands) for _ in range(2))
-        batched = min(_timed_match([*ours, "--batch-messages"], [agent, agent], path, hands) for _ in range(2))
-        yield (f"acpc-dealer + 2 acpc-agent random, {name}", f"{hands / best:,.0f} hands/s", f"{hands} hands, quiet")
-        yield (
-            f"  the same with --batch-messages, {name}",
-            f"{hands / batched:,.0f} hands/s",
-            f"{best / batched:.2f}x the rate of sending each message at once (the default)",
-        )
         if c_dir:
-            c_dealer = [str(Path(c_dir) / "dealer")]
-            c_player = [str(Path(c_dir) / "example_player"), path, "127.0.0.1", "{port}"]
-            runs: dict[str, list[float]] = {"ours": [], "batched": [], "pure": [], "C": []}
-            for _ in range(3):  # alternating, the best of each
-                runs["ours"].append(_timed_match(ours, [c_player, c_player], path, hands))
-                runs["batched"].append(_timed_match([*ours, "--batch-messages"], [c_player, c_player], path, hands))
-                runs["pure"].append(_timed_match(ours, [c_player, c_player], path, hands, env=PURE))
-                runs["C"].append(_timed_match(c_dealer, [c_player, c_player], path, hands))
-            ours_c, batched_c, pure_c, theirs = (min(runs[key]) for key in ("ours", "batched", "pure", "C"))
-            yield (
-                f"acpc-dealer + 2 C example players, {name}",
-                f"{hands / ours_c:,.0f} hands/s",
-                f"C dealer {hands / theirs:,.0f} hands/s: ours {theirs / ours_c:.2f}x its rate (goal 1x)",
-            )
-            yield (
-                f"  the same with --batch-messages, {name}",
-                f"{hands / batched_c:,.0f} hands/s",
-                f"{ours_c / batched_c:.2f}x the default's rate, {theirs / batched_c:.2f}x the C dealer's",
-            )
-            yield (
-                f"  the same, the engine from its sources, {name}",
-                f"{hands / pure_c:,.0f} hands/s",
-                f"the engine in use {pure_c / ours_c:.2f}x its rate, {theirs / pure_c:.2f}x the C dealer's",
-            )
+            player = [str(Path(c_dir) / "example_player"), path, "127.0.0.1", "{port}"]
+            dealers = {"ours": ours, "C": [str(Path(c_dir) / "dealer")]}
+        else:
+            player = [str(bin_dir / "acpc-agent"), "random", "127.0.0.1", "{port}", "--game", path]
+            dealers = {"ours": ours}
+        runs: dict[str, list[_Run]] = {key: [] for key in dealers}
+        for _ in range(pairs):  # interleaved, so a busy moment slows both alike
+            for key, command in dealers.items():
+                runs[key].append(_match(command, [player, player], path, hands))
+
+        def rate(key: str, runs: dict[str, list[_Run]] = runs) -> float:
+            return statistics.median(hands / run.wall for run in runs[key])
+
+        def per_action(key: str, user_only: bool = False, runs: dict[str, list[_Run]] = runs) -> float:
+            return statistics.median(run.per_action(user_only) for run in runs[key])
+
+        cpu = f"user {per_action('ours', True):.1f} us"
+        if not c_dir:
+            yield (f"acpc-dealer + 2 acpc-agent random, {name}", f"{rate('ours'):,.0f} hands/s", f"median of {pairs}")
+            yield ("  its processor time per action", f"{per_action('ours'):.1f} us", f"{cpu} (goal <= 12 us)")
+            continue
+        ratios = [c.wall / o.wall for o, c in zip(runs["ours"], runs["C"], strict=True)]
+        logs = {run.log for run in runs["C"]}
+        same = "identical" if logs == {run.log for run in runs["ours"]} else "DIFFER"
+        if len(logs) > 1:
+            same = "not compared (the players are not deterministic)"
+        yield (
+            f"acpc-dealer / C dealer, 2 C example players, {name}",
+            f"{statistics.median(ratios):.2f}x",
+            f"median of {pairs} pairs (goal >= 1.0x): {rate('ours'):,.0f} vs {rate('C'):,.0f} hands/s; logs {same}",
+        )
+        yield (
+            "  processor time per action, acpc-dealer",
+            f"{per_action('ours'):.1f} us",
+            f"{cpu} (goal <= 12 us); C dealer {per_action('C'):.1f} us, user {per_action('C', True):.1f} us",
+        )
 
 
 def _web_rate(folder: Path, player: list[str], game_path: str, hands: int, mode: str) -> tuple[float, float]:

@@ -32,6 +32,7 @@ import socket
 import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -54,7 +55,7 @@ if TYPE_CHECKING:  # imported where used: --help starts without trio (make bench
     from acpc_arena.dealer.match import MatchConfig, MatchObserver
     from acpc_arena.dealer.metrics import DealerMetrics
     from acpc_arena.dealer.pages import SideServer
-    from acpc_arena.dealer.seat import SeatChannel
+    from acpc_arena.dealer.seat import PollingSocketChannel
 
 Lingering = list[tuple["SideServer", float]]
 """The processes serving a match's pages and metrics, each with the seconds it stays up after the match."""
@@ -302,18 +303,16 @@ def _open_listeners(options: Options) -> list[socket.socket]:
     return listeners
 
 
-async def _accept_players(listeners: list[socket.socket], start_timeout_ms: int) -> list[SeatChannel]:
+def _accept_players(listeners: list[socket.socket], start_timeout_ms: int) -> list[PollingSocketChannel]:
     """Accept one player per listener, in seat order, closing each listener once used; the channels
-    wait with ``poll(2)`` themselves (the fastest: nothing else runs in this process's event loop)."""
-    import trio
+    wait with ``poll(2)`` themselves (the fastest: nothing else runs in this process)."""
+    from acpc_arena.dealer.seat import PollingSocketChannel, accept_sync
 
-    from acpc_arena.dealer.seat import PollingSocketChannel, accept
-
-    deadline = trio.current_time() + start_timeout_ms / 1000 if start_timeout_ms >= 0 else math.inf
-    channels: list[SeatChannel] = []
+    deadline = time.monotonic() + start_timeout_ms / 1000 if start_timeout_ms >= 0 else math.inf
+    channels: list[PollingSocketChannel] = []
     for seat, listener in enumerate(listeners):
         try:
-            connection = await accept(listener, deadline)
+            connection = accept_sync(listener, deadline)
         except OSError as exc:  # the process ends: the sockets close with it
             raise _StartError(f"could not accept seat {seat + 1}: {exc}") from None
         listener.close()
@@ -321,7 +320,7 @@ async def _accept_players(listeners: list[socket.socket], start_timeout_ms: int)
             for other in listeners[seat + 1 :]:
                 other.close()
             for channel in channels:
-                await channel.aclose()
+                channel.close()
             raise _StartError(f"timed out waiting for seat {seat + 1} to connect")
         channels.append(PollingSocketChannel(seat, connection))
     return channels
@@ -334,11 +333,15 @@ def _print_line(text: str) -> None:
     sys.stdout.buffer.flush()
 
 
-async def serve(options: Options, lingering: Lingering | None = None) -> int:
+def serve(options: Options, lingering: Lingering | None = None) -> int:
     """Listen, wait for the players, play the match; returns the exit status. The page and metrics
-    servers started are added to ``lingering``, for the caller to keep up and close."""
+    servers started are added to ``lingering``, for the caller to keep up and close.
+
+    The match is played by a plain blocking loop (``dealer.sync_match``), or with trio when pages or
+    metrics are served (``--web``, ``--metrics-port``).
+    """
     from acpc_arena.dealer.console import ConsoleObserver
-    from acpc_arena.dealer.match import Observers, play_match
+    from acpc_arena.dealer.match import Observers
 
     config = options.config
     console = ConsoleObserver(options.quiet)
@@ -367,7 +370,7 @@ async def serve(options: Options, lingering: Lingering | None = None) -> int:
     except _StartError as exc:
         return error(str(exc))
     files = [handle for handle in (log, transactions) if handle is not None]
-    channels: list[SeatChannel] = []
+    channels: list[PollingSocketChannel] = []
     metrics: DealerMetrics | None = None
     try:
         listeners = _open_listeners(options)
@@ -385,17 +388,35 @@ async def serve(options: Options, lingering: Lingering | None = None) -> int:
         web = _start_web(options, listeners, console, config, observers)
         if web is not None:
             servers.append((web, options.web_linger))
-        channels.extend(await _accept_players(listeners, options.start_timeout_ms))
-        result = await play_match(
-            config, channels, Observers(observers), log, transactions, replay, batch_messages=options.batch_messages
-        )
+        channels.extend(_accept_players(listeners, options.start_timeout_ms))
+        observer = Observers(observers)
+        if web is None and metrics is None:
+            from acpc_arena.dealer.sync_match import play_match_sync
+
+            result = play_match_sync(
+                config, channels, observer, log, transactions, replay, batch_messages=options.batch_messages
+            )
+        else:
+            import trio
+
+            from acpc_arena.dealer.match import play_match
+
+            result = trio.run(
+                partial(play_match, batch_messages=options.batch_messages),
+                config,
+                channels,
+                observer,
+                log,
+                transactions,
+                replay,
+            )
     except (_StartError, ProtocolError) as exc:  # ProtocolError: a transaction file that does not replay
         return error(str(exc))
     except MatchFileError as exc:  # a full disk
         return error(exc.strerror or str(exc))
     finally:
         for channel in channels:
-            await channel.aclose()
+            channel.close()
         for handle in files:
             handle.close()
         if metrics is not None:
@@ -483,11 +504,9 @@ def main(argv: list[str] | None = None) -> None:
 def _serve_then_linger(options: Options) -> int:
     """Play the match, then keep the pages up ``--web-linger`` seconds and the final metrics
     ``--metrics-linger`` seconds (a last look, a last scrape); returns the exit status."""
-    import trio
-
     lingering: Lingering = []
     try:
-        status = trio.run(serve, options, lingering)
+        status = serve(options, lingering)
         waited = 0.0
         for server, seconds in sorted(lingering, key=lambda pair: pair[1]):
             time.sleep(seconds - waited)

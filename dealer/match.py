@@ -187,7 +187,7 @@ class Observers(MatchObserver):
             o.match_finished(config, result, stamp)
 
 
-class _Budget:
+class Budget:
     """Time and invalid-action accounting per seat (the C dealer's ``ErrorInfo``)."""
 
     def __init__(self, config: MatchConfig) -> None:
@@ -231,28 +231,33 @@ class _Budget:
 async def check_version(channel: SeatChannel, deadline: float, observer: MatchObserver) -> None:
     """Read the ``VERSION:2.0.0`` line a player sends first (comment lines skipped; not echoed
     to the message log, as by the C dealer)."""
-    while True:
-        line = (await channel.receive_line(deadline)).decode("latin-1")
-        if not line.startswith(("#", ";")):
-            break
+    while not version_line(channel.seat, await channel.receive_line(deadline), observer):
+        pass
+
+
+def version_line(seat: int, raw: bytes, observer: MatchObserver) -> bool:
+    """Check a line a player sent before the match: False for a comment line (read the next), True for an
+    accepted ``VERSION:2.x.y`` (a newer minor version is a warning); raises SeatError otherwise."""
+    line = raw.decode("latin-1")
+    if line.startswith(("#", ";")):
+        return False
     text = line.rstrip("\r\n")
     parts = text[len(VERSION_PREFIX) :].split(".") if text.startswith(VERSION_PREFIX) else []
     if len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts):  # "²".isdigit() too
-        raise SeatError(channel.seat, f"invalid version string {text!r}", SeatFailure.VERSION)
+        raise SeatError(seat, f"invalid version string {text!r}", SeatFailure.VERSION)
     major, minor = int(parts[0]), int(parts[1])
     if major != VERSION_MAJOR:
         raise SeatError(
-            channel.seat,
+            seat,
             f"speaks protocol {text[8:]}, this server speaks {VERSION_MAJOR}.{VERSION_MINOR}.0",
             SeatFailure.VERSION,
         )
     if minor > VERSION_MINOR:
-        observer.warning(
-            channel.seat, WarningKind.VERSION, f"this server is currently using version 2.0.0, player sent {text}"
-        )
+        observer.warning(seat, WarningKind.VERSION, f"this server is currently using version 2.0.0, player sent {text}")
+    return True
 
 
-def _stamp() -> float:
+def stamp() -> float:
     return time.time()
 
 
@@ -282,54 +287,85 @@ async def play_match(
     only when it is asked to act.
     """
     observer = observer or MatchObserver()
-    game = config.game
-    n = game.num_players
-    if len(channels) != n:
-        raise ValueError(f"{config.game_file} has {n} seats, got {len(channels)} channels")
-    showdown_cards = game.num_hole_cards + game.total_board_cards
-    if showdown_cards <= MAX_FAST_CARDS:
-        warm_up((showdown_cards,))  # load the evaluator's tables before the clock starts
-    budget = _Budget(config)
-    for channel in channels:
-        channel.send_timeout = budget.max_response
-    result = MatchResult(totals=[0.0] * n, invalid_actions=budget.invalid, seconds_used=budget.match_used)
+    budget, result = start_match(config, channels)
     try:
         wait = budget.max_response if version_timeout is None else version_timeout
         for channel in channels:
             await check_version(channel, trio.current_time() + wait, observer)
-        observer.match_started(config, _stamp())
+        observer.match_started(config, stamp())
         rng = MT19937(config.seed)
-        hand_id, state = _replay(config, replay, rng, budget, result, log)
+        hand_id, state = replay_transactions(config, replay, rng, budget, result, log)
         over_before = hand_id >= config.hands  # every hand replayed: the run stopped at the very end
+        tables = SeatTables(config)
         while hand_id < config.hands:
-            hand = _Hand(config, channels, state, observer, batch_messages)
-            await _play_hand(hand, budget, transactions)
-            values = _add_values(config, state, result)
-            if log is not None:
-                log.write_line(_log_line(config, state, values))
-            await hand.send_views()
-            observer.hand_finished(config, state, values, result.totals)
-            if hand_id % 100 == 0:
-                observer.time_report(budget.match_used)
+            hand = Hand(tables, state, observer, batch_messages)
+            await _play_hand(config, hand, channels, budget, transactions)
+            values = end_hand(config, state, result, log)
+            await _send_views(hand, channels)
+            hand_over(config, state, values, result, budget, observer)
             hand_id += 1
-            budget.new_hand()
-            state = deal_hand(game, hand_id, rng)
+            state = deal_hand(config.game, hand_id, rng)
         for channel in channels:
             await channel.send()  # the final states still held (batch_messages)
-        score = format_score_line(result.totals, config.players)
-        if log is not None and not (over_before and log.last_record == score):  # not written already
-            log.write_line(score)
+        write_score(config, result, log, over_before)
     except SeatError as error:
         result.error = error
         for channel in channels:  # deliver what the other seats are still owed
             if channel.seat != error.seat:
                 with contextlib.suppress(SeatError):
                     await channel.send()
-    observer.match_finished(config, result, _stamp())
+    observer.match_finished(config, result, stamp())
     return result
 
 
-def _add_values(config: MatchConfig, state: State, result: MatchResult) -> list[float]:
+def start_match(config: MatchConfig, channels: Sequence[SeatChannel]) -> tuple[Budget, MatchResult]:
+    """The match's budget and empty result, a channel per seat checked, each channel's send time limit
+    set and the evaluator's tables loaded (before any clock starts)."""
+    game = config.game
+    n = game.num_players
+    if len(channels) != n:
+        raise ValueError(f"{config.game_file} has {n} seats, got {len(channels)} channels")
+    showdown_cards = game.num_hole_cards + game.total_board_cards
+    if showdown_cards <= MAX_FAST_CARDS:
+        warm_up((showdown_cards,))
+    budget = Budget(config)
+    for channel in channels:
+        channel.send_timeout = budget.max_response
+    return budget, MatchResult(totals=[0.0] * n, invalid_actions=budget.invalid, seconds_used=budget.match_used)
+
+
+def end_hand(config: MatchConfig, state: State, result: MatchResult, log: MatchLog | None) -> list[float]:
+    """Count a finished hand and log it; returns its values by position."""
+    values = add_values(config, state, result)
+    if log is not None:
+        log.write_line(log_line(config, state, values))
+    return values
+
+
+def hand_over(
+    config: MatchConfig,
+    state: State,
+    values: list[float],
+    result: MatchResult,
+    budget: Budget,
+    observer: MatchObserver,
+) -> None:
+    """Report a finished hand, whose last states are sent (every 100 hands the time used too), and
+    start the next hand's time budget."""
+    observer.hand_finished(config, state, values, result.totals)
+    if state.hand_id % 100 == 0:
+        observer.time_report(budget.match_used)
+    budget.new_hand()
+
+
+def write_score(config: MatchConfig, result: MatchResult, log: MatchLog | None, over_before: bool) -> None:
+    """The log's ``SCORE`` line, unless every hand was replayed and the log has it already."""
+    score = format_score_line(result.totals, config.players)
+    if log is not None and not (over_before and log.last_record == score):
+        log.write_line(score)
+
+
+def add_values(config: MatchConfig, state: State, result: MatchResult) -> list[float]:
     """Count a finished hand in ``result``; returns its values by position."""
     values = state.values()
     for p, value in enumerate(values):
@@ -338,16 +374,16 @@ def _add_values(config: MatchConfig, state: State, result: MatchResult) -> list[
     return values
 
 
-def _log_line(config: MatchConfig, state: State, values: list[float]) -> str:
+def log_line(config: MatchConfig, state: State, values: list[float]) -> str:
     names = [config.players[config.seat_of_player(state.hand_id, p)] for p in range(config.game.num_players)]
     return format_log_line(state, values, names)
 
 
-def _replay(
+def replay_transactions(
     config: MatchConfig,
     records: Sequence[TransactionRecord],
     rng: MT19937,
-    budget: _Budget,
+    budget: Budget,
     result: MatchResult,
     log: MatchLog | None,
 ) -> tuple[int, State]:
@@ -368,37 +404,44 @@ def _replay(
         budget.charge(config.seat_of_player(hand_id, state.current_player), record.received - record.sent)
         state.apply(action)
         if state.finished:
-            values = _add_values(config, state, result)
+            values = add_values(config, state, result)
             if log is not None and hand_id >= log.next_hand:
-                log.write_line(_log_line(config, state, values))
+                log.write_line(log_line(config, state, values))
             hand_id += 1
             budget.new_hand()
             state = deal_hand(game, hand_id, rng)
     return hand_id, state
 
 
-class _Hand:
+class SeatTables:
+    """Each seat rotation's order of seats, computed once per match."""
+
+    def __init__(self, config: MatchConfig) -> None:
+        n = config.game.num_players
+        self.num_players = n
+        self.fixed = config.fixed_seats
+        self.orders: list[list[tuple[int, int]]] = []
+        """By rotation: (seat, the position it views) seat by seat."""
+        self.acting_first: list[list[list[tuple[int, int]]]] = []
+        """By rotation and position: the same pairs with that position's seat first (the others in seat order)."""
+        for rotation in range(1 if self.fixed else n):
+            order = [(seat, config.player_of_seat(rotation, seat)) for seat in range(n)]
+            self.orders.append(order)
+            self.acting_first.append([sorted(order, key=lambda pair: pair[1] != position) for position in range(n)])
+
+    def rotation(self, hand_id: int) -> int:
+        return 0 if self.fixed else hand_id % self.num_players
+
+
+class Hand:
     """One hand in play: the state, each seat's position, and the betting text so far."""
 
-    def __init__(
-        self,
-        config: MatchConfig,
-        channels: Sequence[SeatChannel],
-        state: State,
-        observer: MatchObserver,
-        batch_messages: bool,
-    ) -> None:
-        self.config = config
-        self.channels = channels
+    def __init__(self, tables: SeatTables, state: State, observer: MatchObserver, batch_messages: bool) -> None:
         self.state = state
         self.printer = MatchStatePrinter(state)
-        self.viewers = [config.player_of_seat(state.hand_id, seat) for seat in range(len(channels))]
-        self.seat_order = list(zip(channels, self.viewers, strict=True))
-        """(channel, the position it views) seat by seat."""
-        self.acting_first = [
-            sorted(self.seat_order, key=lambda pair: pair[1] != position) for position in range(len(channels))
-        ]
-        """The same pairs with the given position's seat first (the others in seat order)."""
+        rotation = tables.rotation(state.hand_id)
+        self.seat_order = tables.orders[rotation]
+        self.acting_first = tables.acting_first[rotation]
         self.betting = format_betting(state)
         self.observer = observer
         self.verbose = observer.wants_messages
@@ -410,50 +453,63 @@ class _Hand:
         state.apply(action)
         self.betting += format_action(action, state.game) + "/" * (state.round - round_before)
 
-    async def send_views(self) -> tuple[float, float, str]:
-        """Send every seat its view of the state.
+    def send_order(self) -> list[tuple[int, int]]:
+        """(seat, the position it views) in the order their views go out.
 
-        Returns the wall-clock stamp, the trio-clock time and the text of the acting
-        player's message (zeros and ``""`` when the hand is over). The acting seat
-        gets its message first, so that it thinks while the others are sent theirs;
-        when the messages are reported (``-q`` not given) they go seat by seat, in
-        the order the C dealer prints them. With batching, a seat that is not to act
-        gets its lines with the next line it must answer, or at the end of the match;
-        its ``TO`` line then shows when it was queued.
+        The acting seat gets its message first, so that it thinks while the others are sent theirs;
+        when the messages are reported (``-q`` not given) they go seat by seat, in the order the C
+        dealer prints them.
         """
-        printer, betting, batch, verbose = self.printer, self.betting, self.batch, self.verbose
         acting = self.state.current_player
-        sent_at, sent_clock, sent_text = 0.0, 0.0, ""
-        order = self.seat_order if verbose or acting < 0 else self.acting_first[acting]
-        for channel, viewer in order:
-            text = printer.line(viewer, betting)
-            line = text + "\r\n"
-            if batch and viewer != acting:
-                channel.queue(line.encode("ascii"))
-            else:
-                await channel.send(line.encode("ascii"))
-            if viewer == acting:
-                sent_clock = trio.current_time()
-                sent_at, sent_text = _stamp(), text
-                if verbose:
-                    self.observer.message_sent(channel.seat, sent_at, line)
-            elif verbose:
-                self.observer.message_sent(channel.seat, _stamp(), line)
-        return sent_at, sent_clock, sent_text
+        return self.seat_order if self.verbose or acting < 0 else self.acting_first[acting]
 
 
-async def _play_hand(hand: _Hand, budget: _Budget, transactions: TransactionLog | None) -> None:
+async def _send_views(hand: Hand, channels: Sequence[SeatChannel]) -> tuple[float, float, str]:
+    """Send every seat its view of the state.
+
+    Returns the wall-clock stamp, the trio-clock time and the text of the acting
+    player's message (zeros and ``""`` when the hand is over). With batching, a seat
+    that is not to act gets its lines with the next line it must answer, or at the end
+    of the match; its ``TO`` line then shows when it was queued.
+    """
+    printer, betting, batch, verbose = hand.printer, hand.betting, hand.batch, hand.verbose
+    acting = hand.state.current_player
+    sent_at, sent_clock, sent_text = 0.0, 0.0, ""
+    for seat, viewer in hand.send_order():
+        channel = channels[seat]
+        text = printer.line(viewer, betting)
+        line = text + "\r\n"
+        if batch and viewer != acting:
+            channel.queue(line.encode("ascii"))
+        else:
+            await channel.send(line.encode("ascii"))
+        if viewer == acting:
+            sent_clock = trio.current_time()
+            sent_at, sent_text = stamp(), text
+            if verbose:
+                hand.observer.message_sent(seat, sent_at, line)
+        elif verbose:
+            hand.observer.message_sent(seat, stamp(), line)
+    return sent_at, sent_clock, sent_text
+
+
+async def _play_hand(
+    config: MatchConfig,
+    hand: Hand,
+    channels: Sequence[SeatChannel],
+    budget: Budget,
+    transactions: TransactionLog | None,
+) -> None:
     state = hand.state
-    config = hand.config
     game = config.game
     observer = hand.observer
     while not state.finished:
-        sent_at, sent_clock, sent_text = await hand.send_views()
+        sent_at, sent_clock, sent_text = await _send_views(hand, channels)
         player = state.current_player
         seat = config.seat_of_player(state.hand_id, player)
         deadline = sent_clock + budget.seconds_left(seat)
         action, received_at = await _read_response(
-            hand.channels[seat], MatchState(player, state), sent_text, deadline, budget, observer
+            channels[seat], MatchState(player, state), sent_text, deadline, budget, observer
         )
         seconds = trio.current_time() - sent_clock
         budget.charge(seat, seconds)
@@ -468,55 +524,69 @@ async def _read_response(
     expected: MatchState,
     sent_text: str,
     deadline: float,
-    budget: _Budget,
+    budget: Budget,
     observer: MatchObserver,
 ) -> tuple[Action, float]:
     """The acting player's action, fixed as the C dealer's ``readPlayerResponse`` fixes it, and
     the wall-clock stamp of its arrival. Lines are read until ``deadline`` (trio clock), whatever
     they hold; a line that is ignored gives the other tasks a turn."""
-    seat = channel.seat
-    state = expected.state
-    game = state.game
     while True:
         raw = await channel.receive_line(deadline)
-        received_at = _stamp()
-        line = raw.decode("latin-1")
-        if observer.wants_messages:
-            observer.message_received(seat, received_at, line)
-        if line.startswith(("#", ";")):
-            await trio.lowlevel.checkpoint()
-            continue
-        text = line.rstrip("\r\n")
-        if text.startswith(sent_text) and text[len(sent_text) : len(sent_text) + 1] == ":":
-            pos = len(sent_text)  # the usual case: the state echoed byte for byte
-        else:
-            try:
-                echoed, pos = read_match_state(text, game)
-            except ProtocolError:
-                observer.warning(seat, WarningKind.BAD_STATE, "bad state format in response")
-                await trio.lowlevel.checkpoint()
-                continue
-            if not match_states_equal(expected, echoed):
-                observer.warning(seat, WarningKind.UNREQUESTED, "ignoring un-requested response")
-                await trio.lowlevel.checkpoint()
-                continue
+        received_at = stamp()
+        action = response_action(channel.seat, raw, received_at, expected, sent_text, budget, observer)
+        if action is not None:
+            return action, received_at
+        await trio.lowlevel.checkpoint()
+
+
+def response_action(
+    seat: int,
+    raw: bytes,
+    received_at: float,
+    expected: MatchState,
+    sent_text: str,
+    budget: Budget,
+    observer: MatchObserver,
+) -> Action | None:
+    """The action in a line the acting seat sent, fixed as the C dealer's ``readPlayerResponse`` fixes
+    it; None for a line to ignore (a comment, a bad or un-requested state: read the next). An invalid
+    action counts against the seat's budget (SeatError past its limit)."""
+    state = expected.state
+    game = state.game
+    line = raw.decode("latin-1")
+    if observer.wants_messages:
+        observer.message_received(seat, received_at, line)
+    if line.startswith(("#", ";")):
+        return None
+    text = line.rstrip("\r\n")
+    if text.startswith(sent_text) and text[len(sent_text) : len(sent_text) + 1] == ":":
+        pos = len(sent_text)  # the usual case: the state echoed byte for byte
+    else:
         try:
-            if text[pos : pos + 1] != ":":
-                raise ProtocolError("no action")
-            action, _ = read_action(text, pos + 1, game)
+            echoed, pos = read_match_state(text, game)
         except ProtocolError:
-            budget.count_invalid(seat)
-            observer.warning(seat, WarningKind.BAD_ACTION, "bad action format in response, changed to call")
-            return CALL_ACTION, received_at
-        fixed = state.validate_action(action, try_fixing=True)
-        if fixed is None:
-            budget.count_invalid(seat)
-            observer.warning(seat, WarningKind.INVALID_ACTION, "invalid action, changed to call")
-            return CALL_ACTION, received_at
-        if fixed.kind == RAISE and fixed.size != action.size and game.no_limit:
-            change = "increased" if fixed.size > action.size else "decreased"
-            observer.warning(seat, WarningKind.RAISE_FIXED, f"raise of {action.size} {change} to {fixed.size}")
-        return fixed, received_at
+            observer.warning(seat, WarningKind.BAD_STATE, "bad state format in response")
+            return None
+        if not match_states_equal(expected, echoed):
+            observer.warning(seat, WarningKind.UNREQUESTED, "ignoring un-requested response")
+            return None
+    try:
+        if text[pos : pos + 1] != ":":
+            raise ProtocolError("no action")
+        action, _ = read_action(text, pos + 1, game)
+    except ProtocolError:
+        budget.count_invalid(seat)
+        observer.warning(seat, WarningKind.BAD_ACTION, "bad action format in response, changed to call")
+        return CALL_ACTION
+    fixed = state.validate_action(action, try_fixing=True)
+    if fixed is None:
+        budget.count_invalid(seat)
+        observer.warning(seat, WarningKind.INVALID_ACTION, "invalid action, changed to call")
+        return CALL_ACTION
+    if fixed.kind == RAISE and fixed.size != action.size and game.no_limit:
+        change = "increased" if fixed.size > action.size else "decreased"
+        observer.warning(seat, WarningKind.RAISE_FIXED, f"raise of {action.size} {change} to {fixed.size}")
+    return fixed
 
 
 __all__ = [

@@ -17,6 +17,8 @@ import errno
 import math
 import select
 import socket
+import time
+from collections.abc import Callable
 from enum import StrEnum
 
 import trio
@@ -123,32 +125,44 @@ class SeatChannel:
         del self._buffer[: end + 1]
         return line
 
-    async def _receive_line(self) -> bytes:
+    def _take_line(self) -> bytes | None:
+        """The next whole line from what was received (the last one cut off by the end of the connection
+        too), or None while more bytes are needed; raises SeatError for an over-long line or the end."""
         buffer = self._buffer
-        while True:
-            end = buffer.find(b"\n")
-            if end >= 0:
-                if end + 1 > MAX_LINE_BYTES:
-                    raise self._too_long()
-                line = bytes(buffer[: end + 1])
-                del buffer[: end + 1]
-                return line
-            if len(buffer) > MAX_LINE_BYTES:
+        end = buffer.find(b"\n")
+        if end >= 0:
+            if end + 1 > MAX_LINE_BYTES:
                 raise self._too_long()
-            if self._eof:
-                if buffer:  # the last line, cut off by the end of the connection
-                    line = bytes(buffer)
-                    buffer.clear()
-                    return line
-                raise SeatError(self.seat, "disconnected", SeatFailure.DISCONNECT)
+            line = bytes(buffer[: end + 1])
+            del buffer[: end + 1]
+            return line
+        if len(buffer) > MAX_LINE_BYTES:
+            raise self._too_long()
+        if self._eof:
+            if buffer:
+                line = bytes(buffer)
+                buffer.clear()
+                return line
+            raise SeatError(self.seat, "disconnected", SeatFailure.DISCONNECT)
+        return None
+
+    def _received(self, data: bytes | bytearray) -> None:
+        """Add bytes read from the connection (``b""``: its end)."""
+        if data:
+            self._buffer += data
+        else:
+            self._eof = True
+
+    async def _receive_line(self) -> bytes:
+        while True:
+            line = self._take_line()
+            if line is not None:
+                return line
             try:
                 data = await self._receive()
             except _CONNECTION_ERRORS as exc:
                 raise self._broken(exc, "read from the player") from None
-            if data:
-                buffer += data
-            else:
-                self._eof = True
+            self._received(data)
 
     def _broken(self, exc: BaseException, doing: str) -> SeatError:
         return SeatError(
@@ -223,19 +237,27 @@ class PollingSocketChannel(SocketChannel):
         self._poll_out.register(sock, select.POLLOUT)
         self._deadline = math.inf
 
-    async def _send(self, data: bytes) -> None:
-        view = memoryview(data)
-        give_up = math.inf  # set when the socket first has no room: most sends never wait
+    def _send_polling(self, data: bytes, clock: Callable[[], float]) -> None:
+        """Send all of ``data``, waiting with ``poll(2)`` while the socket has no room (``clock``: the deadline's)."""
+        try:
+            sent = self.sock.send(data)
+        except BlockingIOError:
+            sent = 0
+        if sent == len(data):  # the usual case: all of it at once
+            return
+        view = memoryview(data)[sent:]
+        give_up = clock() + self.send_timeout
         while view:
             try:
                 view = view[self.sock.send(view) :]
             except BlockingIOError:
-                if give_up == math.inf:
-                    give_up = trio.current_time() + self.send_timeout
-                left = give_up - trio.current_time()
+                left = give_up - clock()
                 if left <= 0:
                     raise self._stalled() from None
                 self._poll_out.poll(max(1, math.ceil(left * 1000)))
+
+    async def _send(self, data: bytes) -> None:
+        self._send_polling(data, trio.current_time)
 
     async def receive_line(self, deadline: float = math.inf) -> bytes:
         self._deadline = deadline
@@ -249,6 +271,45 @@ class PollingSocketChannel(SocketChannel):
         if left <= 0:
             raise self.timed_out()
         self._poll_in.poll(None if left == math.inf else max(1, math.ceil(left * 1000)))
+
+    # The same without an event loop (``dealer.sync_match``): deadlines on ``time.monotonic()``.
+
+    def send_sync(self, data: bytes = b"") -> None:
+        """Send what is queued, then ``data``."""
+        if self._pending:
+            data, self._pending = self._pending + data, b""
+        try:
+            self._send_polling(data, time.monotonic)
+        except OSError as exc:
+            raise self._broken(exc, "send to the player") from None
+
+    def receive_line_sync(self, deadline: float = math.inf) -> bytes:
+        """The next line, newline included, read by ``deadline`` (``time.monotonic()``); the same
+        errors, in the same cases, as ``receive_line``."""
+        line = self._take_line()
+        while line is None:
+            left = deadline - time.monotonic()
+            if left > 0:
+                self._poll_in.poll(None if left == math.inf else max(1, math.ceil(left * 1000)))
+            try:
+                data = self.sock.recv(_RECEIVE_BYTES)
+            except BlockingIOError:
+                if deadline - time.monotonic() <= 0:
+                    raise self.timed_out() from None
+                continue
+            except OSError as exc:
+                raise self._broken(exc, "read from the player") from None
+            self._received(data)
+            line = self._take_line()
+        if time.monotonic() > deadline:
+            raise self.timed_out()
+        return line
+
+    def close(self) -> None:
+        """Shut the connection down and close the socket."""
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+        self.sock.close()
 
 
 class StreamChannel(SeatChannel):
@@ -306,3 +367,23 @@ async def accept(listener: socket.socket, deadline: float = math.inf) -> socket.
             await trio.lowlevel.wait_readable(listener)
         if scope.cancelled_caught:
             return None
+
+
+def accept_sync(listener: socket.socket, deadline: float = math.inf) -> socket.socket | None:
+    """``accept`` without an event loop: ``deadline`` on ``time.monotonic()``, waiting with ``poll(2)``."""
+    waiting = select.poll()
+    waiting.register(listener, select.POLLIN)
+    while True:
+        try:
+            connection, _ = listener.accept()
+            return connection
+        except BlockingIOError:
+            pass
+        except OSError as exc:
+            if exc.errno not in _IGNORABLE_ACCEPT_ERRNOS:
+                raise
+            continue
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        waiting.poll(None if left == math.inf else max(1, math.ceil(left * 1000)))

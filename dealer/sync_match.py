@@ -1,0 +1,136 @@
+"""One match over plain sockets, without an event loop: ``acpc-dealer``'s default.
+
+The same match as ``dealer.match.play_match`` (its rules, budgets, fixes, logs and
+observer calls are the ones in ``dealer.match``), driven by a blocking loop: each
+reply is one ``poll(2)`` with the time the seat has left (``time.monotonic()``) and
+one ``recv``, each message one ``send``. ``acpc-dealer`` plays this way unless it
+serves pages or metrics (``--web``, ``--metrics-port``), which need trio.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Sequence
+
+from acpc_arena.dealer.logfiles import MatchLog, TransactionLog, TransactionRecord
+from acpc_arena.dealer.match import (
+    Budget,
+    Hand,
+    MatchConfig,
+    MatchObserver,
+    MatchResult,
+    SeatTables,
+    end_hand,
+    hand_over,
+    replay_transactions,
+    response_action,
+    stamp,
+    start_match,
+    version_line,
+    write_score,
+)
+from acpc_arena.dealer.seat import PollingSocketChannel, SeatError
+from acpc_arena.protocol.dealing import deal_hand
+from acpc_arena.protocol.rng import MT19937
+from acpc_arena.protocol.wire import MatchState, format_action
+
+
+def play_match_sync(
+    config: MatchConfig,
+    channels: Sequence[PollingSocketChannel],
+    observer: MatchObserver | None = None,
+    log: MatchLog | None = None,
+    transactions: TransactionLog | None = None,
+    replay: Sequence[TransactionRecord] = (),
+    version_timeout: float | None = None,
+    batch_messages: bool = False,
+) -> MatchResult:
+    """Play ``config.hands`` hands with the players on ``channels`` (one per seat); the arguments and the
+    result are ``play_match``'s."""
+    observer = observer or MatchObserver()
+    budget, result = start_match(config, channels)
+    try:
+        wait = budget.max_response if version_timeout is None else version_timeout
+        for channel in channels:
+            deadline = time.monotonic() + wait
+            while not version_line(channel.seat, channel.receive_line_sync(deadline), observer):
+                pass
+        observer.match_started(config, stamp())
+        rng = MT19937(config.seed)
+        hand_id, state = replay_transactions(config, replay, rng, budget, result, log)
+        over_before = hand_id >= config.hands  # every hand replayed: the run stopped at the very end
+        tables = SeatTables(config)
+        while hand_id < config.hands:
+            hand = Hand(tables, state, observer, batch_messages)
+            _play_hand(config, hand, channels, budget, transactions)
+            values = end_hand(config, state, result, log)
+            _send_views(hand, channels)
+            hand_over(config, state, values, result, budget, observer)
+            hand_id += 1
+            state = deal_hand(config.game, hand_id, rng)
+        for channel in channels:
+            channel.send_sync()  # the final states still held (batch_messages)
+        write_score(config, result, log, over_before)
+    except SeatError as error:
+        result.error = error
+        for channel in channels:  # deliver what the other seats are still owed
+            if channel.seat != error.seat:
+                with contextlib.suppress(SeatError):
+                    channel.send_sync()
+    observer.match_finished(config, result, stamp())
+    return result
+
+
+def _send_views(hand: Hand, channels: Sequence[PollingSocketChannel]) -> tuple[float, float, str]:
+    """Send every seat its view of the state (``match._send_views``, on ``time.monotonic()``)."""
+    printer, betting, batch, verbose = hand.printer, hand.betting, hand.batch, hand.verbose
+    acting = hand.state.current_player
+    sent_at, sent_clock, sent_text = 0.0, 0.0, ""
+    for seat, viewer in hand.send_order():
+        channel = channels[seat]
+        text = printer.line(viewer, betting)
+        line = text + "\r\n"
+        if batch and viewer != acting:
+            channel.queue(line.encode("ascii"))
+        else:
+            channel.send_sync(line.encode("ascii"))
+        if viewer == acting:
+            sent_clock = time.monotonic()
+            sent_at, sent_text = stamp(), text
+            if verbose:
+                hand.observer.message_sent(seat, sent_at, line)
+        elif verbose:
+            hand.observer.message_sent(seat, stamp(), line)
+    return sent_at, sent_clock, sent_text
+
+
+def _play_hand(
+    config: MatchConfig,
+    hand: Hand,
+    channels: Sequence[PollingSocketChannel],
+    budget: Budget,
+    transactions: TransactionLog | None,
+) -> None:
+    state = hand.state
+    game = config.game
+    observer = hand.observer
+    while not state.finished:
+        sent_at, sent_clock, sent_text = _send_views(hand, channels)
+        player = state.current_player
+        seat = config.seat_of_player(state.hand_id, player)
+        channel = channels[seat]
+        deadline = sent_clock + budget.seconds_left(seat)
+        expected = MatchState(player, state)
+        while True:
+            raw = channel.receive_line_sync(deadline)
+            received_at = stamp()
+            action = response_action(seat, raw, received_at, expected, sent_text, budget, observer)
+            if action is not None:
+                break
+        seconds = time.monotonic() - sent_clock
+        budget.charge(seat, seconds)
+        if transactions is not None:
+            transactions.record(format_action(action, game), state.hand_id, sent_at, received_at)
+        observer.action_taken(seat, action, seconds)
+        hand.record(action, state.round)
