@@ -289,17 +289,17 @@ class _Views:
     views of the same viewer and round (readers never change a view, ``agents.base``); its betting is its own.
     """
 
-    __slots__ = ("_boards", "_holes", "state")
+    __slots__ = ("boards", "holes", "state")
 
     def __init__(self, state: State) -> None:
         self.state = state
-        n = len(state.hole_cards)
-        self._holes = [
-            [list(cards) if p == viewer else [] for p, cards in enumerate(state.hole_cards)] for viewer in range(n)
+        holes = state.hole_cards
+        self.holes = [
+            [list(cards) if p == viewer else [] for p, cards in enumerate(holes)] for viewer in range(len(holes))
         ]
         """Each viewer's hole cards before the end of the hand."""
         game = state.game
-        self._boards = [state.board_cards[: game.board_cards_after(r)] for r in range(game.num_rounds)]
+        self.boards = [state.board_cards[: game.board_cards_after(r)] for r in range(game.num_rounds)]
         """The board seen in each round."""
 
     def view(self, viewer: int) -> MatchState:
@@ -307,12 +307,11 @@ class _Views:
         state = self.state
         seen = state.copy()
         if state.finished:
-            seen.hole_cards = [
-                cards if shows_cards(state, p, viewer) else [] for p, cards in enumerate(seen.hole_cards)
-            ]
+            holes = seen.hole_cards
+            seen.hole_cards = [cards if shows_cards(state, p, viewer) else [] for p, cards in enumerate(holes)]
         else:
-            seen.hole_cards = self._holes[viewer]
-        seen.board_cards = self._boards[state.round]
+            seen.hole_cards = self.holes[viewer]
+        seen.board_cards = self.boards[state.round]
         return MatchState(viewer, seen)
 
 
@@ -376,15 +375,24 @@ async def play_agents(
                 channel = seat.channel
                 started = clock()
                 try:
-                    seat.tell()
-                    view = seat.start if fresh and seat.start is not None else views.view(position)
+                    if seat.pending:
+                        seat.tell()
+                    if fresh and seat.start is not None:
+                        view = seat.start
+                    else:  # views.view(position), the hand not over
+                        seen = state.copy()
+                        seen.hole_cards = views.holes[position]
+                        seen.board_cards = views.boards[state.round]
+                        view = MatchState(position, seen)
                     if channel.record is not None:
                         channel.record.add(view, seat.agent.policy(view))
                     if channel.batcher is None:
                         chosen = seat.agent.act(view)
                     else:
                         chosen = await channel.batcher.decide(seat.agent, view)
-                    action = seat.action(view, chosen)
+                    action = view.state.validate_action(chosen, True)
+                    if action is None or action != chosen or action.kind == RAISE:
+                        action = seat.action(view, chosen)  # else a fold or call, as valid as read back
                 except Exception as exc:  # the agent's own failure: the seat is lost, as a crashed process's
                     raise channel._failed(exc) from None
                 seconds = clock() - started
