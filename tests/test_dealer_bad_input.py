@@ -1,12 +1,15 @@
 """Every kind of bad input a player can send, and what the dealer does about it.
 
-The dealer core runs in-process over memory streams with scripted players, so each
-case is exact and fast; ``test_dealer_cli.py`` checks the same classes through the
-real ``acpc-dealer`` process over TCP.
+The dealer core runs in-process with scripted players, so each case is exact and fast:
+each case on both loops, trio's ``play_match`` over memory streams and the blocking
+``play_match_sync`` (``acpc-dealer``'s default) over socket pairs in a thread (the time
+limit cases, on trio's virtual clock, on the first only); ``test_dealer_cli.py`` checks
+the same classes through the real ``acpc-dealer`` process over TCP.
 """
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -17,13 +20,30 @@ import trio.testing
 
 from acpc_arena.dealer.logfiles import MatchLog
 from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, play_match
-from acpc_arena.dealer.seat import StreamChannel
+from acpc_arena.dealer.seat import PollingSocketChannel, SeatChannel, StreamChannel
+from acpc_arena.dealer.sync_match import play_match_sync
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import Action
 from acpc_arena.protocol.wire import LogHand, parse_log_line, parse_match_state
 from tests.helpers.processes import Player
 
 Script = Callable[[Player], Awaitable[None]]
+
+LOOPS = ["trio", "sync"]
+_loop = {"name": "trio"}
+"""The loop the test in progress plays on (the ``loop`` fixture sets it)."""
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "autojump_clock" not in metafunc.fixturenames:  # virtual time: trio's loop only
+        metafunc.parametrize("loop", LOOPS, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def loop(request: pytest.FixtureRequest) -> str:
+    name: str = getattr(request, "param", "trio")
+    _loop["name"] = name
+    return name
 
 
 async def calls(player: Player) -> None:
@@ -55,11 +75,19 @@ async def run(
     )  # fmt: skip
     recorder = Recorder()
     log = MatchLog(tmp_path / "t.log")
-    channels = []
+    sync = _loop["name"] == "sync"
+    channels: list[SeatChannel] = []
+    sockets: list[PollingSocketChannel] = []
     async with trio.open_nursery() as nursery:
         for seat, script in enumerate(scripts):
-            ours, theirs = trio.testing.memory_stream_pair()
-            channels.append(StreamChannel(seat, ours))
+            theirs: trio.abc.Stream
+            if sync:
+                mine, other = socket.socketpair()
+                sockets.append(PollingSocketChannel(seat, mine))
+                theirs = trio.SocketStream(trio.socket.from_stdlib_socket(other))
+            else:
+                ours, theirs = trio.testing.memory_stream_pair()
+                channels.append(StreamChannel(seat, ours))
             player = Player(theirs, game_name)
 
             async def drive(script: Script = script, player: Player = player, theirs: trio.abc.Stream = theirs) -> None:
@@ -71,9 +99,14 @@ async def run(
                     await theirs.aclose()
 
             nursery.start_soon(drive)
-        result = await play_match(config, channels, recorder, log)
-        for channel in channels:
-            await channel.aclose()
+        if sync:
+            result = await trio.to_thread.run_sync(play_match_sync, config, sockets, recorder, log)
+            for channel in sockets:
+                channel.close()
+        else:
+            result = await play_match(config, channels, recorder, log)
+            for seat_channel in channels:
+                await seat_channel.aclose()
     log.close()
     return result, recorder, (tmp_path / "t.log").read_text().splitlines()
 

@@ -10,9 +10,16 @@ import pytest
 from acpc_arena.protocol.cards import card_to_str
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import SHIPPED_GAMES, load_game
-from tests.helpers.processes import REPO, check_log, play, spawn, start_agent, start_dealer
+from tests.helpers.processes import REPO, check_log, free_port, play, spawn, start_agent, start_dealer
 
 FIXTURES = Path(__file__).parent / "fixtures" / "c_dealer"
+
+
+@pytest.fixture(params=["sync", "trio"])
+def loop_args(request: pytest.FixtureRequest) -> list[str]:
+    """The dealer's extra arguments for each of its loops: none for the blocking loop (the default),
+    a metrics port for trio's."""
+    return [] if request.param == "sync" else ["--metrics-port", str(free_port())]
 
 
 @pytest.mark.parametrize(
@@ -44,7 +51,7 @@ def test_full_match_over_tcp(tmp_path: Path, game: str, agents: list[tuple[str, 
 
 
 @pytest.mark.parametrize("game", SHIPPED_GAMES)
-def test_logs_match_the_c_dealer(tmp_path: Path, game: str) -> None:
+def test_logs_match_the_c_dealer(tmp_path: Path, game: str, loop_args: list[str]) -> None:
     """Recorded with the ACPC dealer and two (three) ACPC example players seeded 11, 22 (33).
 
     Our random agent draws exactly as the example player, so with the same seeds our
@@ -54,7 +61,7 @@ def test_logs_match_the_c_dealer(tmp_path: Path, game: str) -> None:
     players = load_game(game).num_players
     agents = [("random", ["--seed", str(seed)]) for seed in (11, 22, 33)[:players]]
     names = ["Alice", "Bob", "Carol"][:players]
-    dealer = start_dealer(tmp_path, game, game, "300", "2024", *names, "-q")
+    dealer = start_dealer(tmp_path, game, game, "300", "2024", *names, "-q", *loop_args)
     procs = [
         start_agent(agent, port, "--game", game, *extra)
         for (agent, extra), port in zip(agents, dealer.ports, strict=True)
@@ -68,8 +75,8 @@ def test_logs_match_the_c_dealer(tmp_path: Path, game: str) -> None:
     assert ours[1:] == expected[1:]
 
 
-def test_verbose_output_shows_every_message(tmp_path: Path) -> None:
-    status, _out, err = play(tmp_path, "kuhn", 20, 1, [("call", []), ("raise", [])])
+def test_verbose_output_shows_every_message(tmp_path: Path, loop_args: list[str]) -> None:
+    status, _out, err = play(tmp_path, "kuhn", 20, 1, [("call", []), ("raise", [])], *loop_args)
     assert status == 0
     lines = err.splitlines()
     assert lines[0] == "# name/game/hands/seed match kuhn 20 1"
