@@ -85,7 +85,9 @@ class AgentChannel(SeatChannel):
         super().__init__(seat)
         self.session = ClientSession(agent, log)
         self.log = log
-        self.batcher = batcher if batcher is not None and agent.batch_key() is not None else None
+        self.batch_key = agent.batch_key() if batcher is not None else None
+        """The agent's ``batch_key`` (asked once: it does not change)."""
+        self.batcher = batcher if self.batch_key is not None else None
         self.record = record
         self._lines: list[str] = []
         self._replies = 0
@@ -133,7 +135,7 @@ class AgentChannel(SeatChannel):
             if view is None:
                 return None
             self._record(view)
-            action = await self.batcher.decide(self.session.agent, view)
+            action = await self.batcher.decide(self.session.agent, view, self.batch_key)
             return self.session.respond(lines[-1], view, action)
         except Exception as exc:
             raise self._failed(exc) from None
@@ -163,6 +165,7 @@ class AgentChannel(SeatChannel):
 class _Request:
     agent: Agent
     view: MatchState
+    key: Hashable
     done: trio.Event = field(default_factory=trio.Event)
     action: Action | None = None
     error: Exception | None = None
@@ -182,9 +185,9 @@ class DecisionBatcher:
         self._arrived = trio.Event()
         self.sizes: list[int] = []
 
-    async def decide(self, agent: Agent, view: MatchState) -> Action:
-        """``agent``'s action at ``view`` (raises what ``act_batch`` raised)."""
-        request = _Request(agent, view)
+    async def decide(self, agent: Agent, view: MatchState, key: Hashable) -> Action:
+        """``agent``'s action at ``view`` (``key``: its ``batch_key``; raises what ``act_batch`` raised)."""
+        request = _Request(agent, view, key)
         self._waiting.append(request)
         self._arrived.set()
         await request.done.wait()
@@ -203,7 +206,7 @@ class DecisionBatcher:
             waiting, self._waiting = self._waiting, []
             by_key: dict[Hashable, list[_Request]] = {}
             for request in waiting:
-                by_key.setdefault(request.agent.batch_key(), []).append(request)
+                by_key.setdefault(request.key, []).append(request)
             for requests in by_key.values():
                 self.sizes.append(len(requests))
                 try:
@@ -389,7 +392,7 @@ async def play_agents(
                     if channel.batcher is None:
                         chosen = seat.agent.act(view)
                     else:
-                        chosen = await channel.batcher.decide(seat.agent, view)
+                        chosen = await channel.batcher.decide(seat.agent, view, channel.batch_key)
                     action = view.state.validate_action(chosen, True)
                     if action is None or action != chosen or action.kind == RAISE:
                         action = seat.action(view, chosen)  # else a fold or call, as valid as read back
