@@ -27,7 +27,7 @@ def bench_evaluator() -> Iterator[Row]:
 
     from acpc_arena.protocol.cards import CARD_STRINGS
     from acpc_arena.protocol.evaluator import rank_hand, rank_hands
-    from tests.test_evaluator import category_counts_of_all_seven_card_hands
+    from tests.helpers.evaluator import category_counts_of_all_seven_card_hands
 
     rng = np.random.default_rng(0)
     count = 1_000_000

@@ -21,7 +21,7 @@ def bench_logs() -> Iterator[Row]:
 
     from acpc_arena.dealer.arena.phh import export_log
     from acpc_arena.protocol.acpc_log import AcpcLogReader
-    from tests.test_acpc_logs import write_long_log
+    from tests.helpers.logs import write_long_log
 
     lines = 20_000
     with tempfile.TemporaryDirectory() as folder:

@@ -23,12 +23,11 @@ import pytest
 from acpc_arena.protocol.acpc_log import AcpcLogReader, Problem, parse_hand_line
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import load_game
+from tests.helpers.logs import NAMES, competition_copy, write_long_log
 
 DATA = Path(__file__).parent / "data"
-FIXTURES = Path(__file__).parent / "fixtures" / "c_dealer"
 COMPETITION = DATA / "competition_2017_nolimit.log"
 PAPER = DATA / "poker_cnn_paper_excerpt.log"
-NAMES = {"Alice": "Hyperborean_2017", "Bob": "Slumbot_2017", "Carol": "Feste_2017"}
 NL = load_game("holdem.nolimit.2p.reverse_blinds")
 
 
@@ -45,18 +44,6 @@ def fields(line: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
     """Names and values of a STATE line, split by hand."""
     parts = line.replace(";", ":").split(":")
     return tuple(parts[5].split("|")), tuple(float(v) for v in parts[4].split("|"))
-
-
-def competition_copy(game: str, header: str | None = None) -> list[str]:
-    """The C dealer's ``game`` log as a competition log: players renamed, its header replaced (or dropped)."""
-    lines = []
-    for line in (FIXTURES / f"{game}.log").read_text().splitlines():
-        if line.startswith("#"):
-            continue
-        for old, new in NAMES.items():
-            line = line.replace(old, new)
-        lines.append(line)
-    return ([header] if header else []) + lines
 
 
 def test_the_2017_format_with_names_rotating_seats(tmp_path: Path) -> None:
@@ -262,17 +249,6 @@ def test_parse_hand_line_refuses_a_hand_not_over() -> None:
 
 
 # -- constant memory ---------------------------------------------------------------
-
-
-def write_long_log(path: Path, hands: int) -> list[str]:
-    """A log of ``hands`` hands (gzip-compressed if ``path`` ends in ``.gz``): the C dealer's
-    300 no-limit hands over and over, renumbered; returns those 300 lines."""
-    source = [line for line in competition_copy("holdem.nolimit.2p.reverse_blinds") if line.startswith("STATE")]
-    with gzip.open(path, "wt", compresslevel=1) if path.suffix == ".gz" else open(path, "w") as file:
-        for i in range(hands):
-            _, _, rest = source[i % len(source)].split(":", 2)
-            file.write(f"STATE:{i}:{rest}\n")
-    return source
 
 
 def peak_memory_reading(path: Path) -> tuple[int, int]:

@@ -20,9 +20,11 @@ from acpc_arena.agents.baselines import CallAgent
 from acpc_arena.dealer.arena import play
 from acpc_arena.dealer.arena.aivat import AivatUnavailable, aivat_estimates, shipped_agent
 from acpc_arena.dealer.arena.logreading import LoggedMatch
+from acpc_arena.protocol.game import load_game
+from tests.helpers.aivat import pair, terminal_histories
 from tests.helpers.processes import program
-from tests.test_aivat import KUHN, pair, terminal_histories
 
+KUHN = load_game("kuhn.limit.2p")
 SEEDS = "1,2"
 HANDS = 1500
 

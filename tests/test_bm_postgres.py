@@ -14,9 +14,18 @@ from pathlib import Path
 import pytest
 
 from acpc_arena.dealer.bm.store import Result, Store, StoreError
-from tests.helpers.bm import LIMIT, Line, Postgres, postgres_cluster, start_web_server, wait_for, write_config
+from tests.helpers.bm import (
+    LIMIT,
+    Line,
+    Postgres,
+    api,
+    metric,
+    postgres_cluster,
+    start_web_server,
+    wait_for,
+    write_config,
+)
 from tests.helpers.processes import program
-from tests.test_bm_web import api, metric
 
 pytestmark = pytest.mark.timeout(300)
 

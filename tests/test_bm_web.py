@@ -3,47 +3,28 @@ served by a process of its own over real TCP while the server plays real runs.""
 
 from __future__ import annotations
 
-import json
 import math
 import socket
 import statistics
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
 from acpc_arena.dealer.bm.web import Durations, Pairing
-from tests.helpers.bm import LIMIT, Line, query, start_local_bot, start_web_server, wait_for, write_config
-
-
-def get(url: str, host: str | None = None) -> tuple[int, bytes]:
-    request = urllib.request.Request(url, headers={} if host is None else {"Host": host})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            return answer.status, answer.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
-
-
-def api(url: str) -> Any:
-    status, body = get(url + "api/bm")
-    assert status == 200, body
-    return json.loads(body)
-
-
-def metric(url: str, series: str) -> float | None:
-    """The value of ``series`` (name and labels as written) in ``/metrics``, None when absent."""
-    status, body = get(url + "metrics", host="scraper.example:9999")  # any Host: Prometheus scrapes by name
-    assert status == 200
-    for line in body.decode().splitlines():
-        name, _, value = line.rpartition(" ")
-        if name == series:
-            return float(value)
-    return None
+from tests.helpers.bm import (
+    LIMIT,
+    Line,
+    api,
+    get,
+    metric,
+    query,
+    start_local_bot,
+    start_web_server,
+    wait_for,
+    write_config,
+)
 
 
 def hand_values(log: Path, player: str) -> list[float]:

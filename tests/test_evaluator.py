@@ -30,6 +30,7 @@ from acpc_arena.protocol.evaluator import (
     rank_hand_by_rules,
     rank_hands,
 )
+from tests.helpers.evaluator import category_counts_of_all_seven_card_hands
 
 
 def random_hands(n: int, count: int, seed: int) -> np.ndarray:
@@ -194,18 +195,6 @@ SEVEN_CARD_CATEGORY_COUNTS = [
     224_848,  # four of a kind
     41_584,  # straight flush
 ]
-
-
-def category_counts_of_all_seven_card_hands() -> np.ndarray:
-    """Category counts over all C(52, 7) hands: two leading cards fixed, every five after them."""
-    fives = np.array(list(itertools.combinations(range(52), 5)), dtype=np.uint8)
-    first = fives[:, 0]
-    counts = np.zeros(9, dtype=np.int64)
-    for a, b in itertools.combinations(range(52), 2):
-        rest = fives[np.searchsorted(first, b + 1) :]
-        if len(rest):
-            counts += np.bincount(category_of_ranks(rank_hands(rest, fixed=(a, b))), minlength=9)
-    return counts
 
 
 @pytest.mark.slow

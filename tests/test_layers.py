@@ -1,5 +1,6 @@
 """The layers of ``pyproject.toml``'s ``[tool.importlinter]`` contracts (checked by ``make lint``)
-cover every module, and no module imports another's private (``_name``) names.
+cover every module, no module imports another's private (``_name``) names, and no module of the tests or
+the benchmarks imports a test module.
 
 The layers contract names the modules of ``models/`` and ``dealer/`` outside their own layers
 (``models.training``, ``dealer.arena``, ``dealer.web``) one by one; a module in no layer would be
@@ -177,3 +178,42 @@ def f(self):
         "acpc_arena.protocol.equity._suit_canonical",
         "acpc_arena.protocol.evaluator._classes",
     ]
+
+
+TEST_SIDE = sorted(path for folder in ("tests", "benchmarks") for path in (REPO / folder).rglob("*.py"))
+"""The tests' and the benchmarks' modules: what they share is in ``tests/helpers/``, never in a test module."""
+
+
+def imported_test_modules(source: str) -> set[str]:
+    """The test modules (``tests.test_*``) that ``source`` imports, in any form."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    parts = (name.split(".") for name in names)
+    return {f"tests.{p[1]}" for p in parts if len(p) > 1 and p[0] == "tests" and p[1].startswith("test_")}
+
+
+@pytest.mark.parametrize("path", TEST_SIDE, ids=lambda p: str(p.relative_to(REPO)))
+def test_no_module_imports_a_test_module(path: Path) -> None:
+    """Importing a test module would collect its tests' state, and moving a test would break its importers."""
+    assert imported_test_modules(path.read_text()) == set()
+
+
+def test_test_module_imports_are_found_in_each_form() -> None:
+    source = """
+import tests.test_a
+import tests.test_b as b
+from tests.test_c import helper
+from tests import test_d, conftest
+from tests.helpers.processes import spawn
+from tests.helpers import matches
+
+def f():
+    from tests.test_e import other
+"""
+    expected = {"tests.test_a", "tests.test_b", "tests.test_c", "tests.test_d", "tests.test_e"}
+    assert imported_test_modules(source) == expected

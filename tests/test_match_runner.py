@@ -3,56 +3,17 @@
 from __future__ import annotations
 
 import json
-import math
 import socket
-import statistics
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.helpers.matches import card_sections, mean_and_ci95_mbb, run_match, values_of
 from tests.helpers.processes import program, spawn
-
-
-def run_match(
-    tmp_path: Path, *args: str, timeout: float = 300
-) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
-    out = tmp_path / "run"
-    done = subprocess.run(
-        [program("acpc-match"), "--out", str(out), "--quiet", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-    report_path = out / "report.json"
-    report = json.loads(report_path.read_text()) if report_path.exists() else {}
-    return done, report
-
-
-def card_sections(log: Path) -> list[str]:
-    return [line.split(":")[3] for line in log.read_text().splitlines() if line.startswith("STATE")]
-
-
-def values_of(log: Path, name: str) -> list[float]:
-    """``name``'s result in every hand, read off the log's STATE lines (``...:values:names``)."""
-    values = []
-    for line in log.read_text().splitlines():
-        if line.startswith("STATE"):
-            fields = line.split(":")
-            names, amounts = fields[5].split("|"), [float(v) for v in fields[4].split("|")]
-            values.append(amounts[names.index(name)])
-    return values
-
-
-def mean_and_ci95_mbb(samples: list[float], big_blind: int) -> tuple[float, list[float]]:
-    """Mean ± 1.96 sample standard errors, in mbb per hand."""
-    mean = statistics.fmean(samples)
-    half = 1.96 * statistics.stdev(samples) / math.sqrt(len(samples))
-    return 1000 * mean / big_blind, [1000 * (mean - half) / big_blind, 1000 * (mean + half) / big_blind]
 
 
 def test_small_duplicate_run(tmp_path: Path) -> None:

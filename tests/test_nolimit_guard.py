@@ -28,7 +28,7 @@ from acpc_arena.protocol.cards import CARD_STRINGS, parse_cards
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL, CALL_ACTION, FOLD, FOLD_ACTION, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState
-from tests.test_sparring_limit import cards7
+from tests.helpers.sparring import cards7
 
 eval7 = pytest.importorskip("eval7")
 

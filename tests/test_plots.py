@@ -17,7 +17,7 @@ from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.dealer.arena.plots import cell_colours, crosstable_figure, overview_figure, seed_figure
 from acpc_arena.dealer.arena.reports import build_report
 from acpc_arena.dealer.arena.tournament import Cell, Crosstable
-from tests.test_match_runner import run_match, values_of
+from tests.helpers.matches import run_match, values_of
 
 BIG_BLIND = 100  # holdem.nolimit.2p.reverse_blinds
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_match_runner import run_match
+from tests.helpers.matches import run_match
 
 
 @pytest.mark.parametrize(

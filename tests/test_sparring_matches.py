@@ -31,7 +31,7 @@ from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState, parse_log_line
 from tests.helpers.processes import check_log, program, spawn, start_agent, start_dealer
-from tests.test_sparring_limit import any_hand, cards7, play, view_of
+from tests.helpers.sparring import any_hand, cards7, play, view_of
 
 eval7 = pytest.importorskip("eval7")
 

@@ -20,7 +20,7 @@ from acpc_arena.protocol.cards import rank_of
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, State
-from tests.test_sparring_limit import (
+from tests.helpers.sparring import (
     Decision,
     clearly,
     decisions,

@@ -23,7 +23,7 @@ from acpc_arena.agents.sparring.reading import OpponentModel
 from acpc_arena.protocol.cards import CARD_STRINGS, parse_cards
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
-from tests.test_sparring_limit import cards7
+from tests.helpers.sparring import cards7
 
 eval7 = pytest.importorskip("eval7")
 

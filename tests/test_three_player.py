@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.matches import card_sections, mean_and_ci95_mbb, run_match, values_of
 from tests.helpers.processes import program
-from tests.test_match_runner import card_sections, mean_and_ci95_mbb, run_match, values_of
 
 PLAYERS = ["a-cfr", "b-random", "c-call"]
 SEATS_BY_ROTATION = {1: PLAYERS, 2: ["c-call", "a-cfr", "b-random"], 3: ["b-random", "c-call", "a-cfr"]}

@@ -3,6 +3,7 @@ over a plain socket."""
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import shutil
@@ -11,6 +12,8 @@ import sqlite3
 import subprocess
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -229,3 +232,29 @@ def postgres_cluster() -> Iterator[Postgres]:
     finally:
         cluster.pg_ctl("-m", "immediate", "-w", "stop")
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def get(url: str, host: str | None = None) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, headers={} if host is None else {"Host": host})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def api(url: str) -> Any:
+    status, body = get(url + "api/bm")
+    assert status == 200, body
+    return json.loads(body)
+
+
+def metric(url: str, series: str) -> float | None:
+    """The value of ``series`` (name and labels as written) in ``/metrics``, None when absent."""
+    status, body = get(url + "metrics", host="scraper.example:9999")  # any Host: Prometheus scrapes by name
+    assert status == 200
+    for line in body.decode().splitlines():
+        name, _, value = line.rpartition(" ")
+        if name == series:
+            return float(value)
+    return None
