@@ -42,6 +42,7 @@ from tests.helpers.processes import (
     ScriptedPlayer,
     check_log,
     dealer_args,
+    read_ports,
     spawn,
     start_agent,
     start_dealer,
@@ -425,8 +426,7 @@ def start_killer(cwd: Path, hand: int, *args: str) -> Dealer:
         stderr=subprocess.PIPE,
         text=True,
     )
-    assert process.stdout is not None
-    return Dealer(process, [int(p) for p in process.stdout.readline().split()])
+    return Dealer(process, read_ports(process))
 
 
 def test_kill_9_between_the_transaction_and_the_log_line_then_resume(tmp_path: Path) -> None:
@@ -474,8 +474,7 @@ def test_a_full_disk_ends_the_match_cleanly_and_it_resumes(tmp_path: Path) -> No
         text=True,
         preexec_fn=limit_file_size(8000),
     )
-    assert process.stdout is not None
-    dealer = Dealer(process, [int(p) for p in process.stdout.readline().split()])
+    dealer = Dealer(process, read_ports(process))
     status, out, err = run_match(dealer)
     assert status == 1 and out == ""
     assert err.splitlines()[-1] == "ERROR: could not write to m.tlog: File too large"

@@ -45,7 +45,16 @@ from acpc_arena.protocol.wire import (
     parse_score_line,
 )
 from tests.conftest import OpenSpielGames
-from tests.helpers.processes import REPO, Outcome, ScriptedPlayer, dealer_args, play_scripted, program, spawn
+from tests.helpers.processes import (
+    REPO,
+    Outcome,
+    ScriptedPlayer,
+    dealer_args,
+    play_scripted,
+    program,
+    read_ports,
+    spawn,
+)
 
 # -- random lines ----------------------------------------------------------------
 
@@ -367,8 +376,7 @@ def tcp_fuzz_match(openspiel: OpenSpielGames, cwd: Path, game_name: str, hands: 
     dealer = spawn(
         [program("acpc-dealer"), *dealer_args(*args)], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
-    assert dealer.stdout is not None
-    ports = [int(p) for p in dealer.stdout.readline().split()]
+    ports = read_ports(dealer)
     hostile = Hostile(random.Random(rng.random()), end_rate=0.001, version_damage_rate=0.0)
     seen: list[list[str]] = [[] for _ in ports]
     threads = [

@@ -33,6 +33,7 @@ from tests.helpers.processes import (
     dealer_args,
     play_scripted,
     program,
+    read_ports,
     spawn,
 )
 
@@ -237,8 +238,7 @@ def run_tcp_match(cwd: Path, args: Sequence[str | bytes], players: int = 2) -> F
     """``acpc-dealer args...`` with a calling player on each port it prints; raw bytes out."""
     argv = [program("acpc-dealer"), *dealer_args(*(os.fsdecode(a) for a in args))]
     process = spawn(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert process.stdout is not None
-    ports = [int(p) for p in process.stdout.readline().split()]
+    ports = read_ports(process)
     threads = [threading.Thread(target=_call_until_closed, args=(port,)) for port in ports[:players]]
     for thread in threads:
         thread.start()
@@ -320,8 +320,7 @@ def test_a_non_ascii_version_over_tcp_ends_the_match_with_one_error_line(tmp_pat
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    assert process.stdout is not None
-    ports = [int(p) for p in process.stdout.readline().split()]
+    ports = read_ports(process)
     good = threading.Thread(target=_call_until_closed, args=(ports[0],))
     good.start()
     bad = ScriptedPlayer(ports[1])
@@ -347,7 +346,7 @@ def test_a_non_ascii_game_file_name_and_comment(tmp_path: Path) -> None:
 def test_a_non_ascii_digit_in_a_game_file_is_one_error_line(tmp_path: Path) -> None:
     (tmp_path / "k.game").write_text(KUHN_TEXT.replace("numRanks = 3", "numRanks = \u0663"), encoding="utf-8")
     done = subprocess.run(
-        [program("acpc-dealer"), "m", "k.game", "2", "7", "a", "b"], cwd=tmp_path, capture_output=True
+        [program("acpc-dealer"), "m", "k.game", "2", "7", "a", "b"], cwd=tmp_path, capture_output=True, timeout=30
     )
     assert done.returncode == 1 and done.stdout == b""
     assert (

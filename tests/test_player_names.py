@@ -28,7 +28,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from acpc_arena.dealer.arena.runner import Contestant
 from acpc_arena.dealer.cli import UsageError, parse_args
 from acpc_arena.dealer.logfiles import check_player_name, unicode_text
-from tests.helpers.processes import dealer_args, free_port, program, spawn
+from tests.helpers.processes import dealer_args, free_port, program, read_ports, spawn
 
 JURGEN = "J\u00fcrgen".encode()
 """``Jürgen`` in UTF-8."""
@@ -134,11 +134,9 @@ def dealer(cwd: Path, *args: str | bytes) -> subprocess.Popen[bytes]:
 
 def calling_players(process: subprocess.Popen[bytes]) -> list[subprocess.Popen[bytes]]:
     """An ``acpc-agent call`` on each port the dealer prints first."""
-    assert process.stdout is not None
-    ports = process.stdout.readline().split()
     return [
-        spawn([program("acpc-agent"), "call", "127.0.0.1", port, "--game", GAME], stderr=subprocess.DEVNULL)
-        for port in ports
+        spawn([program("acpc-agent"), "call", "127.0.0.1", str(port), "--game", GAME], stderr=subprocess.DEVNULL)
+        for port in read_ports(process)
     ]
 
 

@@ -14,7 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.processes import REPO, START_TIMEOUT_MS, default_sigint, spawn, start_dealer
+from tests.helpers.processes import (
+    REPO,
+    START_TIMEOUT_MS,
+    dealer_args,
+    default_sigint,
+    program,
+    read_ports,
+    spawn,
+    start_dealer,
+)
 
 NESTED_TEST = """
 import os
@@ -102,3 +111,23 @@ def test_a_dealer_still_running_after_its_wait_is_ended_and_the_test_told(tmp_pa
         dealer.wait(timeout=0.5)
     assert dealer.process.returncode is not None
     assert not dealer_running(dealer.process.pid)
+
+
+def test_a_dealer_that_prints_no_ports_is_ended_and_the_test_told(tmp_path: Path) -> None:
+    dealer = spawn(
+        [program("acpc-dealer"), *dealer_args("m", "kuhn", "10", "1", "A", "B", "-q")],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    os.kill(dealer.pid, signal.SIGSTOP)  # stopped long before it could bind its seats: its ports never come
+    with pytest.raises(AssertionError, match=r"^the dealer printed no ports line within 1 s, so the test ended it"):
+        read_ports(dealer, timeout=1)
+    assert dealer.returncode == -signal.SIGKILL  # deaf to SIGTERM while stopped
+    assert not dealer_running(dealer.pid)
+
+
+def test_a_dealer_that_ends_before_its_ports_fails_the_test_with_its_error(tmp_path: Path) -> None:
+    with pytest.raises(AssertionError) as failure:
+        start_dealer(tmp_path, "m", "nosuchgame", "10", "1", "A", "B")
+    first, second = str(failure.value).splitlines()[:2]
+    assert first == "the dealer ended (exit 1) before printing its ports line; its standard error ends:"
+    assert second.startswith("ERROR: could not read game nosuchgame: no game file 'nosuchgame'")

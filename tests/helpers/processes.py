@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import select
 import shutil
 import signal
 import socket
@@ -35,6 +36,8 @@ REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT_MS = "120000"
 """The ``--start_timeout`` of a test's dealer unless the test gives one: a dealer whose players never
 come ends on its own, even where the run that started it was killed."""
+PORTS_TIMEOUT_S = 60.0
+"""How long a test waits for the ports line a dealer prints first (``read_ports``) before ending it."""
 END_GRACE_S = 3.0
 """How long a process asked to end (SIGTERM) has before it is killed (SIGKILL)."""
 
@@ -219,9 +222,35 @@ def dealer_args(*args: str | bytes) -> list[str | bytes]:
     return [*args] if given else [*args, "--start_timeout", START_TIMEOUT_MS]
 
 
+def read_ports(process: subprocess.Popen[Any], timeout: float = PORTS_TIMEOUT_S) -> list[int]:
+    """The ports a dealer prints on its first line of standard output (a pipe nothing has read yet). A
+    dealer that prints none within ``timeout`` seconds, or ends first, is ended (``end_processes``) and the
+    test fails saying so, with the end of the dealer's standard error."""
+    assert process.stdout is not None
+    fd = process.stdout.fileno()
+    line = b""
+    deadline = time.monotonic() + timeout
+    while not line.endswith(b"\n"):
+        readable, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        byte = os.read(fd, 1) if readable else b""  # one byte at a time: nothing after the line is taken
+        if not byte:
+            end_processes([_recorded(process)])
+            _, err = process.communicate(timeout=30)
+            err = os.fsdecode(err) if isinstance(err, bytes) else err or ""
+            status = process.returncode
+            what = (
+                f"the dealer ended (exit {status}) before printing its ports line"
+                if readable
+                else f"the dealer printed no ports line within {timeout:g} s, so the test ended it (exit {status})"
+            )
+            raise AssertionError(f"{what}; its standard error ends:\n{err[-2000:]}")
+        line += byte
+    return [int(port) for port in line.split()]
+
+
 def start_dealer(cwd: Path, *args: str) -> Dealer:
     """Start ``acpc-dealer args...`` (``dealer_args``) in ``cwd`` (``default_sigint``) and read the ports
-    line it prints first."""
+    line it prints first (``read_ports``)."""
     process = spawn(
         [program("acpc-dealer"), *dealer_args(*args)],
         cwd=cwd,
@@ -230,12 +259,7 @@ def start_dealer(cwd: Path, *args: str) -> Dealer:
         text=True,
         preexec_fn=default_sigint,
     )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    if not line:
-        _, err = process.communicate(timeout=30)
-        raise AssertionError(f"the dealer printed no ports (exit {process.returncode}): {err}")
-    return Dealer(process, [int(p) for p in line.split()])
+    return Dealer(process, read_ports(process))
 
 
 def start_agent(agent: str, port: int, *args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
