@@ -25,6 +25,7 @@ error, the log keeping the hands played, and status 130 or 143.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import re
@@ -36,26 +37,13 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from acpc_arena.dealer.logfiles import (
-    MatchFileError,
-    MatchLog,
-    TransactionLog,
-    TransactionRecord,
-    check_player_names,
-    read_transactions,
-)
-from acpc_arena.protocol.commands import Interrupted, run_command
-from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.game import MAX_PLAYERS, load_game
-from acpc_arena.protocol.wire import format_score_line
-
-if TYPE_CHECKING:  # imported where used: --help starts without trio (make bench SECTIONS=startup), a plain
-    # match without the metrics and pages (make bench SECTIONS=dealer)
+if TYPE_CHECKING:  # imported where used: --help starts with the standard library alone (make bench
+    # SECTIONS=startup), a plain match without trio, the metrics and the pages (make bench SECTIONS=dealer)
     from acpc_arena.dealer.console import ConsoleObserver
+    from acpc_arena.dealer.logfiles import MatchLog, TransactionLog, TransactionRecord
     from acpc_arena.dealer.match import MatchConfig, MatchObserver
     from acpc_arena.dealer.metrics import DealerMetrics
     from acpc_arena.dealer.pages import SideServer
-    from acpc_arena.dealer.seat import PollingSocketChannel
 
 Lingering = list[tuple["SideServer", float]]
 """The processes serving a match's pages and metrics, each with the seconds it stays up after the match."""
@@ -148,6 +136,8 @@ def _check_header_text(text: str, what: str) -> None:
 
 
 def _ports(text: str) -> list[int]:
+    from acpc_arena.protocol.game import MAX_PLAYERS
+
     try:
         ports = [_integer(p) for p in text.split(",")]
     except ValueError:
@@ -170,6 +160,7 @@ def _seconds(text: str, what: str) -> float:
 def parse_args(argv: list[str]) -> Options:
     if any(arg in ("-h", "--help") for arg in argv):
         raise HelpRequested
+    from acpc_arena.dealer.logfiles import check_player_names
     from acpc_arena.dealer.match import (
         DEFAULT_T_HAND_MS,
         DEFAULT_T_PER_HAND_MS,
@@ -178,6 +169,8 @@ def parse_args(argv: list[str]) -> Options:
         UINT32_MAX,
         MatchConfig,
     )
+    from acpc_arena.protocol.errors import ProtocolError
+    from acpc_arena.protocol.game import load_game
 
     parser = _Parser(prog="acpc-dealer", add_help=False)
     parser.add_argument("positional", nargs="*")
@@ -271,6 +264,9 @@ def _match_file(options: Options, suffix: str) -> Path:
 
 def _open_match_files(options: Options) -> tuple[MatchLog | None, TransactionLog | None, list[TransactionRecord]]:
     """The log and transaction files the options ask for, and the transactions to replay."""
+    from acpc_arena.dealer.logfiles import MatchLog, TransactionLog, read_transactions
+    from acpc_arena.protocol.errors import ProtocolError
+
     replay: list[TransactionRecord] = []
     log = transactions = None
     try:
@@ -290,7 +286,7 @@ def _open_match_files(options: Options) -> tuple[MatchLog | None, TransactionLog
 
 def _open_listeners(options: Options) -> list[socket.socket]:
     """One listening socket per seat, on the ports asked for (0: any free port)."""
-    from acpc_arena.dealer.seat import open_listener
+    from acpc_arena.dealer.lines import open_listener
 
     listeners: list[socket.socket] = []
     for seat, port in enumerate(options.ports):
@@ -303,13 +299,12 @@ def _open_listeners(options: Options) -> list[socket.socket]:
     return listeners
 
 
-def _accept_players(listeners: list[socket.socket], start_timeout_ms: int) -> list[PollingSocketChannel]:
-    """Accept one player per listener, in seat order, closing each listener once used; the channels
-    wait with ``poll(2)`` themselves (the fastest: nothing else runs in this process)."""
-    from acpc_arena.dealer.seat import PollingSocketChannel, accept_sync
+def _accept_players(listeners: list[socket.socket], start_timeout_ms: int) -> list[socket.socket]:
+    """Accept one player per listener, in seat order, closing each listener once used."""
+    from acpc_arena.dealer.lines import accept_sync
 
     deadline = time.monotonic() + start_timeout_ms / 1000 if start_timeout_ms >= 0 else math.inf
-    channels: list[PollingSocketChannel] = []
+    connections: list[socket.socket] = []
     for seat, listener in enumerate(listeners):
         try:
             connection = accept_sync(listener, deadline)
@@ -319,11 +314,11 @@ def _accept_players(listeners: list[socket.socket], start_timeout_ms: int) -> li
         if connection is None:
             for other in listeners[seat + 1 :]:
                 other.close()
-            for channel in channels:
-                channel.close()
+            for accepted in connections:
+                accepted.close()
             raise _StartError(f"timed out waiting for seat {seat + 1} to connect")
-        channels.append(PollingSocketChannel(seat, connection))
-    return channels
+        connections.append(connection)
+    return connections
 
 
 def _print_line(text: str) -> None:
@@ -341,7 +336,10 @@ def serve(options: Options, lingering: Lingering | None = None) -> int:
     metrics are served (``--web``, ``--metrics-port``).
     """
     from acpc_arena.dealer.console import ConsoleObserver
+    from acpc_arena.dealer.logfiles import MatchFileError
     from acpc_arena.dealer.match import Observers
+    from acpc_arena.protocol.errors import ProtocolError
+    from acpc_arena.protocol.wire import format_score_line
 
     config = options.config
     console = ConsoleObserver(options.quiet)
@@ -370,7 +368,7 @@ def serve(options: Options, lingering: Lingering | None = None) -> int:
     except _StartError as exc:
         return error(str(exc))
     files = [handle for handle in (log, transactions) if handle is not None]
-    channels: list[PollingSocketChannel] = []
+    connections: list[socket.socket] = []
     metrics: DealerMetrics | None = None
     try:
         listeners = _open_listeners(options)
@@ -388,23 +386,26 @@ def serve(options: Options, lingering: Lingering | None = None) -> int:
         web = _start_web(options, listeners, console, config, observers)
         if web is not None:
             servers.append((web, options.web_linger))
-        channels.extend(_accept_players(listeners, options.start_timeout_ms))
+        connections.extend(_accept_players(listeners, options.start_timeout_ms))
         observer = Observers(observers)
         if web is None and metrics is None:
+            from acpc_arena.dealer.blocking_seat import BlockingChannel
             from acpc_arena.dealer.sync_match import play_match_sync
 
+            channels = [BlockingChannel(seat, sock) for seat, sock in enumerate(connections)]
             result = play_match_sync(
                 config, channels, observer, log, transactions, replay, batch_messages=options.batch_messages
             )
-        else:
+        else:  # the pages and metrics are fed from trio
             import trio
 
-            from acpc_arena.dealer.match import play_match
+            from acpc_arena.dealer.seat import PollingSocketChannel
+            from acpc_arena.dealer.trio_match import play_match
 
             result = trio.run(
                 partial(play_match, batch_messages=options.batch_messages),
                 config,
-                channels,
+                [PollingSocketChannel(seat, sock) for seat, sock in enumerate(connections)],
                 observer,
                 log,
                 transactions,
@@ -415,8 +416,10 @@ def serve(options: Options, lingering: Lingering | None = None) -> int:
     except MatchFileError as exc:  # a full disk
         return error(exc.strerror or str(exc))
     finally:
-        for channel in channels:
-            channel.close()
+        for sock in connections:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
         for handle in files:
             handle.close()
         if metrics is not None:
@@ -498,12 +501,16 @@ def main(argv: list[str] | None = None) -> None:
         else:
             sys.stdout.write(USAGE)
         sys.exit(1)
+    from acpc_arena.protocol.commands import run_command
+
     run_command("acpc-dealer", lambda: _serve_then_linger(options))
 
 
 def _serve_then_linger(options: Options) -> int:
     """Play the match, then keep the pages up ``--web-linger`` seconds and the final metrics
     ``--metrics-linger`` seconds (a last look, a last scrape); returns the exit status."""
+    from acpc_arena.protocol.commands import Interrupted
+
     lingering: Lingering = []
     try:
         status = serve(options, lingering)

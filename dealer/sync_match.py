@@ -13,6 +13,8 @@ import contextlib
 import time
 from collections.abc import Sequence
 
+from acpc_arena.dealer.blocking_seat import BlockingChannel
+from acpc_arena.dealer.lines import SeatError
 from acpc_arena.dealer.logfiles import MatchLog, TransactionLog, TransactionRecord
 from acpc_arena.dealer.match import (
     Budget,
@@ -30,7 +32,6 @@ from acpc_arena.dealer.match import (
     version_line,
     write_score,
 )
-from acpc_arena.dealer.seat import PollingSocketChannel, SeatError
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.wire import MatchState, format_action
@@ -38,7 +39,7 @@ from acpc_arena.protocol.wire import MatchState, format_action
 
 def play_match_sync(
     config: MatchConfig,
-    channels: Sequence[PollingSocketChannel],
+    channels: Sequence[BlockingChannel],
     observer: MatchObserver | None = None,
     log: MatchLog | None = None,
     transactions: TransactionLog | None = None,
@@ -54,7 +55,7 @@ def play_match_sync(
         wait = budget.max_response if version_timeout is None else version_timeout
         for channel in channels:
             deadline = time.monotonic() + wait
-            while not version_line(channel.seat, channel.receive_line_sync(deadline), observer):
+            while not version_line(channel.seat, channel.receive_line(deadline), observer):
                 pass
         observer.match_started(config, stamp())
         rng = MT19937(config.seed)
@@ -70,20 +71,20 @@ def play_match_sync(
             hand_id += 1
             state = deal_hand(config.game, hand_id, rng)
         for channel in channels:
-            channel.send_sync()  # the final states still held (batch_messages)
+            channel.send()  # the final states still held (batch_messages)
         write_score(config, result, log, over_before)
     except SeatError as error:
         result.error = error
         for channel in channels:  # deliver what the other seats are still owed
             if channel.seat != error.seat:
                 with contextlib.suppress(SeatError):
-                    channel.send_sync()
+                    channel.send()
     observer.match_finished(config, result, stamp())
     return result
 
 
-def _send_views(hand: Hand, channels: Sequence[PollingSocketChannel]) -> tuple[float, float, str]:
-    """Send every seat its view of the state (``match._send_views``, on ``time.monotonic()``)."""
+def _send_views(hand: Hand, channels: Sequence[BlockingChannel]) -> tuple[float, float, str]:
+    """Send every seat its view of the state (``trio_match._send_views``, on ``time.monotonic()``)."""
     printer, betting, batch, verbose = hand.printer, hand.betting, hand.batch, hand.verbose
     acting = hand.state.current_player
     sent_at, sent_clock, sent_text = 0.0, 0.0, ""
@@ -94,7 +95,7 @@ def _send_views(hand: Hand, channels: Sequence[PollingSocketChannel]) -> tuple[f
         if batch and viewer != acting:
             channel.queue(line.encode("ascii"))
         else:
-            channel.send_sync(line.encode("ascii"))
+            channel.send(line.encode("ascii"))
         if viewer == acting:
             sent_clock = time.monotonic()
             sent_at, sent_text = stamp(), text
@@ -108,7 +109,7 @@ def _send_views(hand: Hand, channels: Sequence[PollingSocketChannel]) -> tuple[f
 def _play_hand(
     config: MatchConfig,
     hand: Hand,
-    channels: Sequence[PollingSocketChannel],
+    channels: Sequence[BlockingChannel],
     budget: Budget,
     transactions: TransactionLog | None,
 ) -> None:
@@ -123,7 +124,7 @@ def _play_hand(
         deadline = sent_clock + budget.seconds_left(seat)
         expected = MatchState(player, state)
         while True:
-            raw = channel.receive_line_sync(deadline)
+            raw = channel.receive_line(deadline)
             received_at = stamp()
             action = response_action(seat, raw, received_at, expected, sent_text, budget, observer)
             if action is not None:

@@ -18,9 +18,10 @@ import pytest
 import trio
 import trio.testing
 
+from acpc_arena.dealer.blocking_seat import BlockingChannel
 from acpc_arena.dealer.logfiles import MatchLog
 from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, play_match
-from acpc_arena.dealer.seat import PollingSocketChannel, SeatChannel, StreamChannel
+from acpc_arena.dealer.seat import SeatChannel, StreamChannel
 from acpc_arena.dealer.sync_match import play_match_sync
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import Action
@@ -77,13 +78,13 @@ async def run(
     log = MatchLog(tmp_path / "t.log")
     sync = _loop["name"] == "sync"
     channels: list[SeatChannel] = []
-    sockets: list[PollingSocketChannel] = []
+    sockets: list[BlockingChannel] = []
     async with trio.open_nursery() as nursery:
         for seat, script in enumerate(scripts):
             theirs: trio.abc.Stream
             if sync:
                 mine, other = socket.socketpair()
-                sockets.append(PollingSocketChannel(seat, mine))
+                sockets.append(BlockingChannel(seat, mine))
                 theirs = trio.SocketStream(trio.socket.from_stdlib_socket(other))
             else:
                 ours, theirs = trio.testing.memory_stream_pair()
