@@ -400,7 +400,11 @@ async def play_agents(
                     raise channel._failed(exc) from None
                 seconds = clock() - started
                 number = channel.seat  # what play_match's seconds_left and charge check
-                if seconds > min(max_response, max_hand - hand_used[number], max_match - match_used[number]):
+                if (
+                    seconds > max_response
+                    or seconds > max_hand - hand_used[number]
+                    or seconds > max_match - match_used[number]
+                ):
                     raise channel.timed_out()
                 hand_used[number] += seconds
                 match_used[number] += seconds

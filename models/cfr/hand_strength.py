@@ -169,13 +169,17 @@ def _hand_strengths(hole: np.ndarray, board: np.ndarray, rivers: np.ndarray) -> 
         boards = board[None, :]
     count = len(boards)
     valid = board_mask(np.concatenate([boards, np.broadcast_to(hole, (count, 2))], axis=1))  # (B, 1326)
-    theirs = np.zeros((count, NUM_HANDS), dtype=np.int32)
-    rows, hands = np.nonzero(valid)
-    cards = np.column_stack([HANDS[hands], rivers[rows]]) if len(rivers) else HANDS[hands]
-    theirs[rows, hands] = rank_hands(cards, board.tolist())
-    mine = rank_hands(boards, hole.tolist()).astype(np.int32)
-    below = ((theirs < mine[:, None]) & valid).sum(axis=1)
-    same = ((theirs == mine[:, None]) & valid).sum(axis=1)
+    rows, hands = np.nonzero(valid)  # each board's 990 opponent hands
+    if len(rivers):
+        cards = np.empty((len(rows), 3), dtype=np.uint8)
+        cards[:, :2] = HANDS[hands]
+        cards[:, 2] = rivers[rows]
+    else:
+        cards = HANDS[hands]
+    theirs = rank_hands(cards, board.tolist())
+    mine = rank_hands(boards, hole.tolist())[rows]
+    below = np.bincount(rows, weights=theirs < mine, minlength=count)  # whole counts, exact in float64
+    same = np.bincount(rows, weights=theirs == mine, minlength=count)
     return (below + 0.5 * same) / OPPONENT_HANDS
 
 
