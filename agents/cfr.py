@@ -41,6 +41,14 @@ buckets a round) and seed 002's ``cfr-improved`` and ``cfr-traditional`` for
 ``cfr-leduc`` (exact CFR+). ``--checkpoint`` takes a file or the name of a
 shipped checkpoint (``--checkpoint cfr-improved``).
 
+``--resolve-river`` (two-player limit hold'em only; ``models/cfr/river_resolve.py``): at the
+agent's first decision on the river it takes both players' ranges from the average strategy (not
+purified) over their actions before the river, solves the river's real betting between them at card
+resolution with ``--resolve-iterations`` (default 200, about a second a river) iterations of
+CFR+, and plays the rest of the river from that solution for its cards: the most likely action with
+``--argmax`` (the default checkpoint's), else one drawn. Off by default: against ``spar_tag`` it did
+not win more than the checkpoint's own river (``docs/agents/seed-002-cfr.md``).
+
 ``policy`` gives the restricted average strategy for any cards (``--argmax``:
 its most likely action); in no-limit games an opponent raise not yet translated
 in this hand weighs both pseudo-harmonic choices by their probabilities (the
