@@ -67,6 +67,19 @@ def test_the_c_packages_sample_config_is_read_as_the_c_server_reads_it(tmp_path:
     assert config.users == {"neil": "test"}
 
 
+def test_a_bot_script_beside_a_config_named_by_a_relative_path_runs_from_anywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``bot NAME ./ext.sh`` in ``bm.config`` (the server started in the config's folder) names the script
+    by its absolute path, so the runner finds it whatever folder a match starts the bot in."""
+    (tmp_path / "ext.sh").write_text("#!/bin/sh\n")
+    (tmp_path / "bm.config").write_text(f"port 0\ngame {LIMIT} {{\nbot ext ./ext.sh\n}}\n")
+    monkeypatch.chdir(tmp_path)
+    config = read_config(Path("bm.config"))
+    bot = config.games[LIMIT].bots["ext"]
+    assert bot.command_line(0) == f"{tmp_path / 'ext.sh'} {{host}} {{port}} 0"
+
+
 @pytest.mark.parametrize(
     ("line", "number", "reason"),
     [

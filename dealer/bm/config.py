@@ -154,7 +154,7 @@ def _bot(path: Path, number: int, line: str, game: GameConfig) -> HostedBot:
         raise InputError(path, number, f"bot {name} is already defined for {game.name}")
     if program in AGENTS:
         return HostedBot(name, agent=program, args=tuple(rest))
-    script = path.parent / program if not Path(program).is_absolute() else Path(program)
+    script = path.absolute().parent / program  # a script beside the config, wherever the server was started
     words = [str(script) if script.exists() else program, *rest]
     command = shlex.join(words)
     if not any("{" + field_name + "}" in command for field_name in COMMAND_FIELDS):
