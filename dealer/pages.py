@@ -81,13 +81,28 @@ def start_metrics(render: Callable[[], bytes], host: str, port: int) -> SideServ
 
 
 def _start(args: list[str], sockets: list[socket.socket], render: Callable[[], bytes] | None, url: str) -> SideServer:
+    return start_page_process(PAGE_PROCESS, args, sockets, render, url)
+
+
+def start_page_process(
+    module: str,
+    args: list[str],
+    sockets: list[socket.socket],
+    render: Callable[[], bytes] | None,
+    url: str,
+    env: dict[str, str] | None = None,
+) -> SideServer:
+    """Start ``python -m MODULE --feed FD ARGS`` as a page process: handed ``sockets`` (closed here), fed
+    ``render()`` through a pipe (``Feed``), ``NICENESS`` nicer than this process, ``env`` its environment
+    (None: this one's); waits up to ``READY_SECONDS`` for it to serve. ``OSError`` when it cannot start."""
     read, write = os.pipe()
     feed = Feed(write, render)
     feed.flush(0)  # the first metrics page is there before the first scrape
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", PAGE_PROCESS, "--feed", str(read), *args],
+            [sys.executable, "-m", module, "--feed", str(read), *args],
             pass_fds=[read, *(s.fileno() for s in sockets)],
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             # A process group of its own: a Ctrl-C reaches the parent alone, which then stops this. The same
@@ -101,11 +116,16 @@ def _start(args: list[str], sockets: list[socket.socket], render: Callable[[], b
         os.close(read)
         for sock in sockets:
             sock.close()
-    with contextlib.suppress(OSError):  # behind the matches for the processor, from its start
-        os.setpriority(os.PRIO_PROCESS, process.pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS))
+    make_nicer(process.pid)  # behind the matches for the processor, from its start
     feed.start()
     _wait_until_serving(process)
     return SideServer(process, feed, url)
+
+
+def make_nicer(pid: int) -> None:
+    """Put process ``pid`` ``NICENESS`` behind this one for the processor (where the system lets it)."""
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS))
 
 
 def _wait_until_serving(process: subprocess.Popen[bytes]) -> None:

@@ -15,7 +15,7 @@ import threading
 from dataclasses import asdict
 
 from acpc_arena.dealer.bm.run_aivat import RunAivat, Task, load_cache
-from acpc_arena.dealer.pages import NICENESS
+from acpc_arena.dealer.pages import make_nicer
 
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 """The AIVAT process computes on one core."""
@@ -76,8 +76,7 @@ class AivatWorker:
             text=True,
             env={**os.environ, **ONE_THREAD},
         )
-        with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, process.pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS))
+        make_nicer(process.pid)
         self.process = process
         return process
 

@@ -22,10 +22,8 @@ import html
 import json
 import math
 import os
-import select
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -49,8 +47,7 @@ from acpc_arena.dealer.bm.database import DATABASE_ERRORS
 from acpc_arena.dealer.bm.protocol import BAD_LOGON, LOGON_TIMEOUT, RATE_LIMITED, SERVER_BUSY, TOO_MANY_CONNECTIONS
 from acpc_arena.dealer.bm.run_aivat import Task
 from acpc_arena.dealer.bm.store import JobStatus, RunRow, Store
-from acpc_arena.dealer.feed import Feed
-from acpc_arena.dealer.pages import NICENESS, READY_SECONDS, SideServer, bind
+from acpc_arena.dealer.pages import SideServer, bind, start_page_process
 from acpc_arena.dealer.web.http import Guard, HttpError, Request, Response, guard_for, json_bytes, serve
 from acpc_arena.dealer.web.side import METRICS_CONTENT_TYPE, READY, MetricsPage, read_feed
 
@@ -505,37 +502,14 @@ def start_web(
     ``OSError`` when the port cannot be had. ``config``'s hosted bots give the runs' AIVAT (none without)."""
     sock = bind(host, port)
     port = sock.getsockname()[1]
-    read, write = os.pipe()
-    feed = Feed(write, server_page)
-    feed.flush(0)
-    command = [sys.executable, "-m", "acpc_arena.dealer.bm.web", "--feed", str(read), "--sock", str(sock.fileno())]
-    try:
-        process = subprocess.Popen(
-            [*command, "--host", host, "--port", str(port)],
-            pass_fds=[read, sock.fileno()],
-            env={  # not in the command line, which anyone may read
-                **os.environ,
-                DB_VARIABLE: str(target),
-                HOSTED_VARIABLE: json.dumps(hosted_agents(config) if config is not None else {}),
-            },
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            process_group=0,
-        )
-    except OSError:
-        feed.close()
-        raise
-    finally:
-        os.close(read)
-        sock.close()
-    with contextlib.suppress(OSError):
-        os.setpriority(os.PRIO_PROCESS, process.pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS))
-    feed.start()
-    assert process.stdout is not None
-    with process.stdout:
-        select.select([process.stdout], [], [], READY_SECONDS)
     shown = f"[{host}]" if ":" in host else host
-    return SideServer(process, feed, f"http://{shown}:{port}/")
+    env = {  # not in the command line, which anyone may read
+        **os.environ,
+        DB_VARIABLE: str(target),
+        HOSTED_VARIABLE: json.dumps(hosted_agents(config) if config is not None else {}),
+    }
+    args = ["--sock", str(sock.fileno()), "--host", host, "--port", str(port)]
+    return start_page_process("acpc_arena.dealer.bm.web", args, [sock], server_page, f"http://{shown}:{port}/", env)
 
 
 def main(argv: list[str] | None = None) -> None:
