@@ -17,6 +17,7 @@ from acpc_arena.dealer.arena.api import play
 from acpc_arena.dealer.arena.reports import Report
 from acpc_arena.models.cfr.river_resolve import (
     RiverSolution,
+    Showdown,
     exploitability,
     river_holdings,
     river_start,
@@ -159,6 +160,23 @@ def test_polarised_river_reaches_the_hand_computed_equilibrium() -> None:
     assert abs(mean(root_strategy, raise_slot, air) - 0.25) <= e / 120
     assert 1 - mean(root_strategy, raise_slot, nuts) <= e / 30
     assert abs(mean(call_strategy, call_slot, catchers) - 0.5) < 0.01  # what e < 0.5 gives
+
+
+def test_showdown_sums_equal_the_win_and_apart_matrices() -> None:
+    """``Showdown``'s sums against the matrices built pair by pair with the scalar evaluator."""
+    board = parse_cards("9h9c4d4sAh")  # two pair on the board: many ties
+    holdings = river_holdings(board)
+    ranks = np.array([rank_hand([*map(int, h), *board]) for h in holdings])
+    cards = np.zeros((len(holdings), 52), dtype=bool)
+    cards[np.arange(len(holdings))[:, None], holdings] = True
+    apart = (cards.astype(int) @ cards.T.astype(int) == 0).astype(float)
+    win = np.sign(ranks[:, None] - ranks[None, :]) * apart
+    reach = np.random.default_rng(0).random((len(holdings), 3))
+    showdown = Showdown(holdings, board)
+    np.testing.assert_allclose(showdown.wins(reach), win @ reach, atol=1e-9)
+    np.testing.assert_allclose(showdown.apart(reach), apart @ reach, atol=1e-9)
+    with pytest.raises(ValueError, match="every holding the board leaves"):
+        Showdown(holdings[::7], board)
 
 
 def random_river(seed: int, size: int) -> tuple[State, list[int], np.ndarray, np.ndarray]:

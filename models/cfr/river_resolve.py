@@ -8,10 +8,11 @@ that action with that holding.
 ``solve_river`` solves the river's real betting (the bets left under the game's cap, the real
 pot) between those ranges by CFR+ (regret matching+, alternating updates, iteration-weighted
 average), vectorised over holdings: per decision node an actions x holdings regret array;
-showdown values by a holdings x holdings win (+1) / tie (0) / lose (-1) matrix with the pairs
-that share a card zeroed, fold values by the opponent's reach over the holdings that share no
-card with one's own. Values are chips won or lost over the whole hand (what each player has put
-in), per pair of holdings, weighted by the opponent's reach.
+showdown values are the opponent's reach times a holdings x holdings win (+1) / tie (0) / lose (-1)
+matrix with the pairs that share a card zeroed, fold values the opponent's reach over the holdings
+that share no card with one's own (``Showdown`` computes both in O(H) a column). Values are chips
+won or lost over the whole hand (what each player has put in), per pair of holdings, weighted by
+the opponent's reach.
 """
 
 from __future__ import annotations
@@ -99,6 +100,8 @@ class Showdown:
         cards = sorted(set(holdings.ravel().tolist()))
         row_of = {card: row for row, card in enumerate(cards)}
         with_card = [np.flatnonzero((holdings == card).any(axis=1)) for card in cards]
+        if len({len(hands) for hands in with_card}) != 1:
+            raise ValueError("a showdown needs every holding the board leaves (river_holdings), not a part of them")
         self.card_holdings = np.array([hands[np.argsort(ranks[hands], kind="stable")] for hands in with_card])
         """(cards, holdings with the card) the holdings that hold each card, by rank."""
         self.card_row = np.array([[row_of[c] for c in pair] for pair in holdings.tolist()], dtype=np.int64)
