@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
+from acpc_arena.agents.base import Policy
 from acpc_arena.agents.cfr import CFRAgent
 from acpc_arena.dealer.arena.api import play
 from acpc_arena.dealer.arena.reports import Report
@@ -20,6 +21,7 @@ from acpc_arena.models.cfr.river_resolve import (
     Showdown,
     exploitability,
     river_holdings,
+    river_ranges,
     river_start,
     solve_river,
 )
@@ -177,6 +179,40 @@ def test_showdown_sums_equal_the_win_and_apart_matrices() -> None:
     np.testing.assert_allclose(showdown.apart(reach), apart @ reach, atol=1e-9)
     with pytest.raises(ValueError, match="every holding the board leaves"):
         Showdown(holdings[::7], board)
+
+
+def test_ranges_multiply_the_trunk_probabilities_of_each_players_actions() -> None:
+    """A trunk that calls 0.6 and raises 0.3 with an ace, calls 0.2 and raises 0.7 without (folds 0.1).
+    Player 0 checked twice, called the flop bet and bet the turn: 0.6^3 * 0.3 with an ace, 0.2^3 * 0.7
+    without; player 1 called, bet the flop and called the turn: 0.6 * 0.3 * 0.6 and 0.2 * 0.7 * 0.2. The
+    trunk is asked each actor's holdings with the board that actor saw."""
+    board = parse_cards("KsQd7h4c2s")
+    state = State(LIMIT, 0, [[], []], list(board))
+    # preflop: 1 calls, 0 checks; flop: 0 checks, 1 bets, 0 calls; turn: 0 bets, 1 calls
+    for action in [CALL_ACTION, CALL_ACTION, CALL_ACTION, LIMIT_RAISE_ACTION, CALL_ACTION, LIMIT_RAISE_ACTION]:
+        state.apply(action)
+    state.apply(CALL_ACTION)
+    assert state.round == 3
+    seen: list[tuple[int, int]] = []
+    aces = set(parse_cards("AcAdAhAs"))
+
+    def trunk(views: Sequence[MatchState]) -> list[Policy]:
+        seen.append((views[0].viewer, len(views[0].state.board_cards)))
+        out = []
+        for view in views:
+            hole = view.state.hole_cards[view.viewer]
+            ace = bool(set(hole) & aces)
+            out.append({FOLD_ACTION: 0.1, CALL_ACTION: 0.6 if ace else 0.2, LIMIT_RAISE_ACTION: 0.3 if ace else 0.7})
+        return out
+
+    holdings = river_holdings(board)
+    ranges = river_ranges(state, trunk, holdings)
+    assert seen == [(1, 0), (0, 0), (0, 3), (1, 3), (0, 3), (0, 4), (1, 4)]
+    ace = np.array([bool(set(h.tolist()) & aces) for h in holdings])
+    # player 0: call, call (flop check), call (the flop bet), raise (the turn bet)
+    np.testing.assert_allclose(ranges[0], np.where(ace, 0.6**3 * 0.3, 0.2**3 * 0.7))
+    # player 1: call, raise (the flop bet), call (the turn bet)
+    np.testing.assert_allclose(ranges[1], np.where(ace, 0.6 * 0.3 * 0.6, 0.2 * 0.7 * 0.2))
 
 
 def random_river(seed: int, size: int) -> tuple[State, list[int], np.ndarray, np.ndarray]:
