@@ -40,7 +40,7 @@ from acpc_arena.agents.base import Agent, Policy, pot_size_raise_to, valid_or_ca
 from acpc_arena.agents.options import AgentOptions, options_from
 from acpc_arena.models.checkpoints import FOLDER, CheckpointError, resolve_checkpoint
 from acpc_arena.models.encoding import IMAGE_SIZE, images, num_planes, observe
-from acpc_arena.models.networks import HIDDEN, NUM_ACTIONS
+from acpc_arena.models.networks import HIDDEN, NUM_ACTIONS, QNetwork
 from acpc_arena.models.q_checkpoint import default_device, load_network, weights_digest
 from acpc_arena.models.row_passes import MAX_ROWS, checked_batch_key, forward_rows
 from acpc_arena.protocol.game import Game
@@ -69,14 +69,14 @@ class QAgent(Agent):
         # networks were trained in float32 anyway.
         torch.backends.cudnn.allow_tf32 = False
         try:
-            self.net, self.meta = load_network(self.path, self.device)
+            self.net, self.meta, digest = _loaded(self.path, self.device)
         except CheckpointError as exc:
             raise ValueError(str(exc)) from None  # acpc-agent prints it as one line
         if self.meta["planes"] != num_planes(game):
             raise ValueError(
                 f"{self.path} was trained on {self.meta['planes']} planes; this game has {num_planes(game)}"
             )
-        self._network_key = (self.network, weights_digest(self.net), str(self.device))
+        self._network_key = (self.network, digest, str(self.device))
         """What agents of the same network share: batches and the outputs kept (``_KNOWN``)."""
         self._empty = torch.zeros(2 * HIDDEN if self.net.recurrent else 0, device=self.device)
         """The memory before a hand's first decision (h and c side by side; none without an LSTM)."""
@@ -172,6 +172,32 @@ class QAgent(Agent):
             size = pot_size_raise_to(state) if self.game.no_limit else 0
             return valid_or_call(state, Action(RAISE, size))
         return Action(ActionKind(kind))
+
+
+_LOADED: dict[tuple[str, int, int, int, int, str], tuple[QNetwork, dict[str, Any], str]] = {}
+"""``_loaded``'s networks, by checkpoint (its files' sizes and modification times) and device."""
+
+
+def _loaded(path: Path, device: torch.device) -> tuple[QNetwork, dict[str, Any], str]:
+    """``load_network(path, device)`` and the weights' digest; a network this process loaded already from the
+    same unchanged files is the same object (the agents only evaluate it: the in-process runner builds an
+    agent a match)."""
+    path = path.with_suffix(".pt")
+    try:
+        weights, description = path.stat(), path.with_suffix(".json").stat()
+    except OSError:
+        net, meta = load_network(path, device)  # what is missing is told there
+        return net, meta, weights_digest(net)
+    full = (
+        str(path.resolve()), weights.st_mtime_ns, weights.st_size, description.st_mtime_ns, description.st_size,
+        str(device),
+    )  # fmt: skip
+    if full not in _LOADED:
+        net, meta = load_network(path, device)
+        if len(_LOADED) >= 4:
+            del _LOADED[next(iter(_LOADED))]
+        _LOADED[full] = (net, meta, weights_digest(net))
+    return _LOADED[full]
 
 
 KNOWN_PREFIXES = 20_000
