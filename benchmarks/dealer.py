@@ -67,6 +67,17 @@ def _actions(log: bytes) -> int:
     return sum(len(_ACTION.findall(line.split(b":")[2])) for line in log.splitlines() if line.startswith(b"STATE:"))
 
 
+def _check_runs(*programs: Path) -> None:
+    """Raise a one-line error for a program that does not start here (not built, built for another system)."""
+    import subprocess
+
+    for program in programs:
+        try:
+            subprocess.run([str(program)], capture_output=True, timeout=30)
+        except OSError as exc:
+            raise SystemExit(f"bench dealer: {program} does not run here ({exc.strerror}): build it (make)") from None
+
+
 def bench_dealer() -> Iterator[Row]:
     """acpc-dealer beside the C dealer, both with ACPC_SERVER_DIR's two C ``example_player``s, on limit and
     no-limit reverse-blinds hold'em: 5 interleaved pairs of 10,000-hand matches, the median of the pairs'
@@ -82,6 +93,8 @@ def bench_dealer() -> Iterator[Row]:
     ours = [str(bin_dir / "acpc-dealer")]
     hands, pairs = 10_000, 5
     c_dir = os.environ.get("ACPC_SERVER_DIR")
+    if c_dir:
+        _check_runs(Path(c_dir) / "dealer", Path(c_dir) / "example_player")
     for name in ("holdem.limit.2p.reverse_blinds", "holdem.nolimit.2p.reverse_blinds"):
         path = str(resolve_game_path(name))
         if c_dir:

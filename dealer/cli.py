@@ -161,7 +161,7 @@ def parse_args(argv: list[str]) -> Options:
     if any(arg in ("-h", "--help") for arg in argv):
         raise HelpRequested
     from acpc_arena.dealer.logfiles import check_player_names
-    from acpc_arena.dealer.match import (
+    from acpc_arena.dealer.match_config import (
         DEFAULT_T_HAND_MS,
         DEFAULT_T_PER_HAND_MS,
         DEFAULT_T_RESPONSE_MS,
@@ -387,7 +387,7 @@ def serve(options: Options, lingering: Lingering | None = None) -> int:
         if web is not None:
             servers.append((web, options.web_linger))
         connections.extend(_accept_players(listeners, options.start_timeout_ms))
-        observer = Observers(observers)
+        observer = observers[0] if len(observers) == 1 else Observers(observers)
         if web is None and metrics is None:
             from acpc_arena.dealer.blocking_seat import BlockingChannel
             from acpc_arena.dealer.sync_match import play_match_sync
