@@ -214,9 +214,10 @@ def canonical_flop(flop: np.ndarray) -> tuple[tuple[int, int, int], np.ndarray]:
     permutations) and the permutation of the 52 cards that maps the flop onto it."""
     flop = np.asarray(flop, dtype=np.int64)
     images = np.sort((flop // MAX_SUITS) * MAX_SUITS + SUIT_PERMUTATIONS[:, flop % MAX_SUITS], axis=1)
-    best = min(range(len(SUIT_PERMUTATIONS)), key=lambda i: tuple(images[i]))
+    rows = images.tolist()
+    best = min(range(len(rows)), key=rows.__getitem__)  # the first smallest, as lists compare
     permutation = SUIT_PERMUTATIONS[best]
-    return tuple(int(c) for c in images[best]), _permuted(np.arange(52), permutation)  # type: ignore[return-value]
+    return tuple(rows[best]), _permuted(np.arange(52), permutation)  # type: ignore[return-value]
 
 
 @cache
