@@ -197,7 +197,8 @@ class DecisionBatcher:
         return request.action
 
     async def run(self) -> None:
-        import trio.testing  # it imports pytest: only where a run batches
+        await self._arrived.wait()
+        import trio.testing  # it imports pytest (0.1 s): only once an agent asks for a batched decision
 
         while True:
             await self._arrived.wait()
