@@ -72,6 +72,7 @@ from acpc_arena.protocol.state import (
     ActionKind,
     State,
 )
+from acpc_arena.protocol.views import ZERO_FLOOR, agent_view, range_views
 from acpc_arena.protocol.wire import MatchState, format_betting
 
 _T = TypeVar("_T")
@@ -81,8 +82,6 @@ class ImpossibleAction(ValueError):
     """The agent took an action its policy gives probability 0 with every holding LBR still considers."""
 
 
-ZERO_FLOOR = 1e-9
-"""The least factor a holding's weight is multiplied by when the agent acts (see the module docstring)."""
 DEFAULT_FRACTIONS = (0.5, 1.0)
 """No-limit raises LBR considers besides all-in: half a pot and a pot (after calling, on top of the call)."""
 DEFAULT_ROLLOUTS = 100
@@ -120,25 +119,6 @@ def card_masks(cards: np.ndarray) -> np.ndarray:
 
 def mask_of(cards: Sequence[int]) -> np.uint64:
     return np.uint64(sum(1 << c for c in set(cards)))
-
-
-def agent_view(state: State, position: int, hole: Sequence[int]) -> MatchState:
-    """``state`` as the player in ``position`` holding ``hole`` sees it: no other cards, the board so far."""
-    view = state.copy()
-    view.hole_cards = [list(hole) if p == position else [] for p in range(state.game.num_players)]
-    view.board_cards = state.visible_board()
-    return MatchState(position, view)
-
-
-def range_views(state: State, position: int, holdings: Sequence[Sequence[int]]) -> list[MatchState]:
-    """``agent_view`` with each of ``holdings``, built once and shared: the views differ only in their
-    ``hole_cards`` (agents read views and never change them; a copy each was most of LBR's time)."""
-    base = agent_view(state, position, []).state
-    players = range(state.game.num_players)
-    return [
-        MatchState(position, base.sharing_all_but_hole_cards([list(hole) if p == position else [] for p in players]))
-        for hole in holdings
-    ]
 
 
 def win_probability(

@@ -23,15 +23,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from acpc_arena.agents.base import Policy
-from acpc_arena.dealer.arena.lbr import ZERO_FLOOR, range_views
 from acpc_arena.models.cfr.hand_strength import HANDS
 from acpc_arena.protocol.evaluator import rank_hands
 from acpc_arena.protocol.game import Game, game_name
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, LIMIT_RAISE_ACTION, Action, State
+from acpc_arena.protocol.views import ZERO_FLOOR, range_views
 from acpc_arena.protocol.wire import MatchState
 
-Policies = Callable[[Sequence[MatchState]], list[Policy]]
+Policies = Callable[[Sequence[MatchState]], list[dict[Action, float]]]
 """Policies of many views at once (``Agent.policies``)."""
 
 
@@ -326,7 +325,7 @@ class RiverResolver:
             self.solved = (key, solved)
         return self.solved[1]
 
-    def policies(self, views: Sequence[MatchState]) -> list[Policy]:
+    def policies(self, views: Sequence[MatchState]) -> list[dict[Action, float]]:
         """The re-solved strategy at the river node of the views (one betting, any cards)."""
         state = views[0].state
         solution = self.solution(state)

@@ -8,9 +8,9 @@ from collections.abc import Iterator, Sequence
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.registry import agent_class
-from acpc_arena.dealer.arena.lbr import agent_view
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import Action, State
+from acpc_arena.protocol.views import agent_view
 from acpc_arena.protocol.wire import LogHand
 
 NAMES = ("a", "b")

@@ -45,9 +45,9 @@ import numpy as np
 
 from acpc_arena.agents.base import Agent, Policy
 from acpc_arena.dealer.arena.aivat.values import Holdings, board_ranks, holdings_of, outcome_masks, sign_sums, stake
-from acpc_arena.dealer.arena.lbr import agent_view, range_views
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import FOLD, RAISE, Action, State
+from acpc_arena.protocol.views import agent_view, range_views
 from acpc_arena.protocol.wire import LogHand, MatchState, format_action
 
 ENUMERATE_UP_TO = 2000
