@@ -217,7 +217,7 @@ def canonical_flop(flop: np.ndarray) -> tuple[tuple[int, int, int], np.ndarray]:
     rows = images.tolist()
     best = min(range(len(rows)), key=rows.__getitem__)  # the first smallest, as lists compare
     permutation = SUIT_PERMUTATIONS[best]
-    return tuple(rows[best]), _permuted(np.arange(52), permutation)  # type: ignore[return-value]
+    return tuple(rows[best]), _permuted(np.arange(52), permutation)
 
 
 @cache
