@@ -16,8 +16,8 @@ import pytest
 from acpc_arena.dealer.bm.aivat_worker import AivatWorker
 from acpc_arena.dealer.bm.run_aivat import RunAivat, Task, compute, load_cache
 from acpc_arena.dealer.bm.web import Pairing
-from tests.helpers.bm import Line, api, get, query, start_local_bot, start_web_server, wait_for
-from tests.helpers.processes import program, spawn
+from tests.helpers.bm import Line, api, get, query, start_local_bot, start_web_server
+from tests.helpers.processes import program, spawn, wait_until
 
 GAME = "leduc.limit.2p.game"
 HANDS = 300
@@ -101,7 +101,7 @@ def test_the_page_shows_the_aivat_acpc_report_gives_for_the_same_logs_and_keeps_
     logs = [Path(log) for (log,) in query(tmp_path / "bm.sqlite3", "SELECT log FROM matches ORDER BY id")]
     # the report builds the hosted b-cfr as acpc-match names and seeds its players, from the logs alone
     report = report_aivat(tmp_path, logs, "b-cfr")
-    wait_for(lambda: row_against(url, "cfr").get("aivat", {}).get("runs") == 2, 30, "both runs' AIVAT on the page")
+    wait_until(lambda: row_against(url, "cfr").get("aivat", {}).get("runs") == 2, 30, "both runs' AIVAT on the page")
     row = row_against(url, "cfr")
     expected = aivat_figures(tmp_path, report)
     aivat = row["aivat"]
@@ -119,9 +119,9 @@ def test_the_page_shows_the_aivat_acpc_report_gives_for_the_same_logs_and_keeps_
     assert len(aivat_processes(tmp_path)) == 1
     server.terminate()
     server.wait(timeout=10)
-    wait_for(lambda: not aivat_processes(tmp_path), 10, "the end of the page's AIVAT process with the server")
+    wait_until(lambda: not aivat_processes(tmp_path), 10, "the end of the page's AIVAT process with the server")
     _, _, url = start_web_server(tmp_path, "--web", "0")
-    wait_for(lambda: row_against(url, "cfr").get("aivat", {}).get("pending") == 0, 30, "the AIVAT read again")
+    wait_until(lambda: row_against(url, "cfr").get("aivat", {}).get("pending") == 0, 30, "the AIVAT read again")
     assert row_against(url, "cfr")["aivat"] == aivat
     assert [cache.stat().st_mtime_ns for cache in caches] == written and not aivat_processes(tmp_path)
 
@@ -156,7 +156,7 @@ def test_a_hosted_command_has_no_aivat_and_the_page_says_why(tmp_path: Path) -> 
     write_leduc_config(tmp_path)
     _, port, url = start_web_server(tmp_path, "--web", "0")
     play_job(port, tmp_path, 1, "ext")
-    wait_for(lambda: api(url).get("results"), 10, "the run's result on the page")
+    wait_until(lambda: api(url).get("results"), 10, "the run's result on the page")
     aivat = row_against(url, "ext")["aivat"]
     assert (aivat["runs"], aivat["of_runs"], aivat["pending"]) == (0, 1, 0)
     assert aivat["mbb_per_hand"] is None and "not known" in aivat["reason"]

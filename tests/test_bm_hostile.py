@@ -9,7 +9,8 @@ import threading
 import time
 from pathlib import Path
 
-from tests.helpers.bm import LIMIT, Line, query, start_server, wait_for, write_config
+from tests.helpers.bm import LIMIT, Line, query, start_server, write_config
+from tests.helpers.processes import wait_until
 
 
 def logon_answer(port: int, text: str | bytes) -> tuple[str, bytes, float]:
@@ -134,4 +135,6 @@ def test_a_bot_that_hangs_up_mid_match_fails_its_run_and_the_server_goes_on(tmp_
     assert query(tmp_path / "bm.sqlite3", "SELECT state FROM matches") == [("failed",)]
     widget.send(f"RUNMATCHES {LIMIT}.game 1 after 3 random random\n")
     assert widget.read_until("# FINISHED")[-1].startswith("# FINISHED 2.0 ")
-    wait_for(lambda: query(tmp_path / "bm.sqlite3", "SELECT state FROM jobs") == [("done",), ("done",)], 30, "the jobs")
+    wait_until(
+        lambda: query(tmp_path / "bm.sqlite3", "SELECT state FROM jobs") == [("done",), ("done",)], 30, "the jobs"
+    )

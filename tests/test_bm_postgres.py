@@ -4,6 +4,7 @@ two ``acpc-bm-server`` processes sharing one PostgreSQL database playing every r
 
 from __future__ import annotations
 
+import functools
 import random
 import subprocess
 import threading
@@ -22,10 +23,9 @@ from tests.helpers.bm import (
     metric,
     postgres_cluster,
     start_web_server,
-    wait_for,
     write_config,
 )
-from tests.helpers.processes import program
+from tests.helpers.processes import program, wait_until
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -150,9 +150,13 @@ def test_two_servers_sharing_one_postgresql_database_play_every_run_once(cluster
         assert run.log is not None and Path(run.log).is_file()
         assert [r.hands for r in store.results(run.match_id)] == [20, 20]
     store.close()
+
+    def every_run_done(page: str) -> bool:
+        return bool(api(page)["counts"] == {"done": 12})
+
     # each server's page reads the shared database (read-only): every run done, wherever it was played
     for _, page in ports:
-        wait_for(lambda page=page: api(page)["counts"] == {"done": 12}, 10, "the page's count of runs")
+        wait_until(functools.partial(every_run_done, page), 10, "the page's count of runs")
         assert metric(page, f'acpc_bm_runs_finished_total{{game="{LIMIT}.game"}}') == 12
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.helpers.bm import LIMIT, NOLIMIT, Line, query, start_local_bot, start_server, wait_for, write_config
-from tests.helpers.processes import program
+from tests.helpers.bm import LIMIT, NOLIMIT, Line, query, start_local_bot, start_server, write_config
+from tests.helpers.processes import program, wait_until
 
 
 def report(log: Path, player: str, tmp_path: Path) -> dict[str, float]:
@@ -115,13 +115,13 @@ def test_killing_the_server_mid_job_and_starting_it_again_finishes_every_run_onc
         logs = list((tmp_path / "logs" / "job1-neil.restart" / "run1").glob("*.log"))
         return bool(rows) and bool(logs) and logs[0].read_text().count("\nSTATE:") > 100
 
-    wait_for(second_run_playing, 120, "the second run's first hundred hands")
+    wait_until(second_run_playing, 120, "the second run's first hundred hands")
     os.killpg(server.pid, signal.SIGKILL)
     server.wait(timeout=30)
     request.close()
 
     start_server(tmp_path)
-    wait_for(lambda: query(db, "SELECT state FROM jobs") == [("done",)], 180, "the job's end after the restart")
+    wait_until(lambda: query(db, "SELECT state FROM jobs") == [("done",)], 180, "the job's end after the restart")
     runs = query(db, "SELECT id, run_index, state, attempts, log FROM matches ORDER BY run_index")
     assert [(index, state) for _, index, state, _, _ in runs] == [(0, "done"), (1, "done"), (2, "done")]
     assert [attempts for _, _, _, attempts, _ in runs] == [1, 2, 1]  # the killed run played again, once

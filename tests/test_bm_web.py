@@ -22,9 +22,9 @@ from tests.helpers.bm import (
     query,
     start_local_bot,
     start_web_server,
-    wait_for,
     write_config,
 )
+from tests.helpers.processes import wait_until
 
 
 def hand_values(log: Path, player: str) -> list[float]:
@@ -48,7 +48,7 @@ def test_the_page_shows_the_queue_the_running_run_and_the_results_with_their_int
     assert request.read() == "# RUNNING neil.web 1.0\n"
     run_line = request.read()
     # the run waits for the user's bot: running, and its job the queue's with one run left after it
-    wait_for(lambda: api(url)["running"] != [], 10, "the running run on the page")
+    wait_until(lambda: api(url)["running"] != [], 10, "the running run on the page")
     state = api(url)
     started = state["running"][0]["started"]
     assert state["running"] == [{"run": "1.0", "user": "neil", "tag": "web", "game": f"{LIMIT}.game",
@@ -74,7 +74,7 @@ def test_the_page_shows_the_queue_the_running_run_and_the_results_with_their_int
     mean = sum(values) / len(values)
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
     half = 1.959964 * sd / math.sqrt(len(values))
-    wait_for(lambda: [r["runs"] for r in api(url)["results"]] == [2], 10, "both runs' results on the page")
+    wait_until(lambda: [r["runs"] for r in api(url)["results"]] == [2], 10, "both runs' results on the page")
     (row,) = api(url)["results"]
     assert (row["game"], row["user"], row["opponent"], row["runs"], row["hands"], row["unread_runs"]) == (
         f"{LIMIT}.game", "neil", "random", 2, 80, 0)  # fmt: skip
@@ -96,7 +96,7 @@ def test_refused_logons_are_counted_and_the_page_refuses_other_hosts(tmp_path: P
         client.send(f"neil {password}\n")
         assert client.read() == "BAD LOGON\n"
         client.close()
-    wait_for(lambda: metric(url, 'acpc_bm_logons_refused_total{reason="bad_logon"}') == 2, 10, "two refusals")
+    wait_until(lambda: metric(url, 'acpc_bm_logons_refused_total{reason="bad_logon"}') == 2, 10, "two refusals")
     assert metric(url, 'acpc_bm_logons_refused_total{reason="rate_limited"}') == 0
     # the page answers its own address only (a DNS-rebinding page names another), /metrics any name
     assert get(url, host="evil.example")[0] == 421

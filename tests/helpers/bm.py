@@ -11,7 +11,6 @@ import socket
 import sqlite3
 import subprocess
 import tempfile
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -130,13 +129,6 @@ def query(db: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
     """Rows of the server's database, read apart from the server's code."""
     with sqlite3.connect(db, timeout=30) as connection:
         return connection.execute(sql, args).fetchall()
-
-
-def wait_for(condition: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"{what} did not happen within {timeout:g} s"
-        time.sleep(0.1)
 
 
 READBUF_LEN = 4096
