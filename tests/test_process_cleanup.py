@@ -23,6 +23,7 @@ from tests.helpers.processes import (
     read_ports,
     spawn,
     start_dealer,
+    wait_until,
 )
 
 NESTED_TEST = """
@@ -67,6 +68,12 @@ def dealer_running(pid: int) -> bool:
     return b"acpc-dealer" in command and state != "Z"
 
 
+def waiting_in_poll(pid: int) -> bool:
+    """Process ``pid`` sleeps in the kernel's ``poll`` (where ``communicate`` with a timeout waits on pipes)."""
+    state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    return state == "S" and "poll" in Path(f"/proc/{pid}/wchan").read_text()
+
+
 @contextlib.contextmanager
 def killing_a_leaked_dealer(pid_file: Path) -> Iterator[None]:
     """Kill the dealer named in ``pid_file`` if the check failed and left it running."""
@@ -96,7 +103,7 @@ def test_an_interrupted_run_leaves_no_dealer_behind(tmp_path: Path, signum: sign
             assert run.poll() is None and time.monotonic() < deadline, run.communicate()[0]
             time.sleep(0.05)
         pid = int((tmp_path / "dealer.pid").read_text())
-        time.sleep(0.5)  # the test is in its wait on the dealer
+        wait_until(lambda: waiting_in_poll(run.pid), 60, "the nested test to be in its wait on the dealer")
         run.send_signal(signum)  # to pytest alone: a Ctrl-C the dealer does not get, or a kill
         out, _ = run.communicate(timeout=60)
         assert run.returncode == pytest.ExitCode.INTERRUPTED and "KeyboardInterrupt" in out, out

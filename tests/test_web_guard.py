@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.processes import default_sigint, program, spawn
+from tests.helpers.processes import default_sigint, program, spawn, wait_until
 
 SECRET = "the secret beside the served folder"
 LOG = "STATE:0:cc/cc/cc/cc:2c2d|3c3d/4h5h6h/7s/9s:-100|100:bob|alice\n"
@@ -228,7 +229,8 @@ def test_a_reader_that_never_reads_a_big_file_costs_no_memory(tmp_path: Path) ->
             sock.connect(("127.0.0.1", web.port))
             sock.sendall(f"GET /files/0/big.log HTTP/1.1\r\nHost: 127.0.0.1:{web.port}\r\n\r\n".encode())
             clients.append(sock)
-        time.sleep(3)
+        # Each answer has begun (a server that reads the whole file first has read it by then).
+        wait_until(lambda: all(select.select([c], [], [], 0)[0] for c in clients), 30, "the ten answers to begin")
         assert ask(web.port, "/api/files").status == 200
         grown = web.rss_kib() - before
         assert grown < 20 * 1024, f"the server grew {grown} KiB"
