@@ -139,7 +139,7 @@ def test_line_too_long_over_tcp(tmp_path: Path) -> None:
 def test_response_timeout_over_tcp(tmp_path: Path) -> None:
     def behave(player: ScriptedPlayer, line: str, hand: int) -> bool:
         if hand == 3:
-            time.sleep(1.0)
+            time.sleep(1.0)  # a player late on purpose: past the 300 ms response limit
         player.send(f"{line}:c\r\n")
         return True
 

@@ -23,7 +23,16 @@ from acpc_arena.models.cfr.checkpoint import load_policy
 from acpc_arena.models.cfr.solver import Solver
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
-from tests.helpers.processes import Dealer, ScriptedPlayer, default_sigint, program, spawn, start_agent, start_dealer
+from tests.helpers.processes import (
+    Dealer,
+    ScriptedPlayer,
+    default_sigint,
+    program,
+    spawn,
+    start_agent,
+    start_dealer,
+    wait_until,
+)
 
 HANDS = 1000
 
@@ -77,10 +86,7 @@ def test_an_interrupted_run_keeps_its_finished_matches(tmp_path: Path, signum: s
         f"acpc-match: interrupted by {signum.name}: {len(finished)} of 4 matches finished; "
         "the report covers those (marked partial)"
     ]
-    deadline = time.monotonic() + 10
-    while not all(_gone(pid) for pid in agents):
-        assert time.monotonic() < deadline, f"agents left running: {[p for p in agents if not _gone(p)]}"
-        time.sleep(0.05)
+    wait_until(lambda: all(_gone(pid) for pid in agents), 10, f"the end of the agents {agents}")
 
     report = json.loads((run / "report.json").read_text())
     assert report["partial"] is True and report["interrupted_by"] == signum.name

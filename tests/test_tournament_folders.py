@@ -18,13 +18,12 @@ import shlex
 import shutil
 import signal
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.processes import program, spawn
+from tests.helpers.processes import program, spawn, wait_until
 
 GAME = "holdem.limit.2p.reverse_blinds"
 RUN = ["--game", GAME, "--agents", "random,call,raise", "--seeds", "1", "--hands", "3", "--workers", "1"]
@@ -251,16 +250,14 @@ def test_two_runs_at_once_the_second_stops_and_the_lock_dies_with_the_first(tmp_
     command += ["--agents", "call", "--cmd", slow, "--seeds", "1", "--hands", "3", "--workers", "1"]
     first = spawn(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
-        deadline = time.monotonic() + 60
         lock = out / "tournament.lock"
         settings = out / "tournament.json"  # written (whole) just after the lock is taken
 
         def first_is_under_way() -> bool:
+            assert first.poll() is None, first.communicate()
             return lock.exists() and lock.read_text().strip() == str(first.pid) and settings.exists()
 
-        while not first_is_under_way() and time.monotonic() < deadline:
-            assert first.poll() is None, first.communicate()
-            time.sleep(0.05)
+        wait_until(first_is_under_way, 60, "the first run to take the lock")
         before = snapshot(out)
         second = subprocess.run(command, capture_output=True, text=True, timeout=60)
         assert first.poll() is None, "the first run ended before the second was refused: make the bot slower"
