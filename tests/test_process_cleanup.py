@@ -69,9 +69,14 @@ def dealer_running(pid: int) -> bool:
 
 
 def waiting_in_poll(pid: int) -> bool:
-    """Process ``pid`` sleeps in the kernel's ``poll`` (where ``communicate`` with a timeout waits on pipes)."""
+    """Process ``pid`` sleeps in the kernel's ``poll`` (where ``communicate`` with a timeout waits on pipes);
+    where the kernel does not say in what it sleeps (``wchan`` hidden: "0" or absent), that it sleeps."""
     state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    return state == "S" and "poll" in Path(f"/proc/{pid}/wchan").read_text()
+    try:
+        wchan = Path(f"/proc/{pid}/wchan").read_text().strip()
+    except OSError:
+        wchan = ""
+    return state == "S" and ("poll" in wchan or wchan in ("", "0"))
 
 
 @contextlib.contextmanager
