@@ -50,7 +50,7 @@ from acpc_arena.agents.base import Agent
 from acpc_arena.agents.client import ClientSession
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
 from acpc_arena.dealer.logfiles import MatchLog
-from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, Observers, play_match
+from acpc_arena.dealer.match import Budget, MatchConfig, MatchObserver, MatchResult, Observers, play_match
 from acpc_arena.dealer.seat import SeatChannel, SeatError, SeatFailure
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.evaluator import MAX_FAST_CARDS, warm_up
@@ -345,11 +345,8 @@ async def play_agents(
     showdown_cards = game.num_hole_cards + game.total_board_cards
     if showdown_cards <= MAX_FAST_CARDS:
         warm_up((showdown_cards,))
-    max_response, max_hand = config.t_response_ms / 1000, config.t_hand_ms / 1000
-    max_match = config.t_per_hand_ms * config.hands / 1000
-    """The time limits as ``play_match`` sets them: an answer, a hand's answers, the match's."""
-    match_used = [0.0] * n
-    result = MatchResult(totals=[0.0] * n, invalid_actions=[0] * n, seconds_used=match_used)
+    budget = Budget(config)  # the time limits as play_match keeps them: an answer, a hand's answers, the match's
+    result = MatchResult(totals=[0.0] * n, invalid_actions=[0] * n, seconds_used=budget.match_used)
     seats = [_Seat(channel) for channel in channels]
     listeners = _action_listeners(observer)
     rotations = [[config.seat_of_player(hand_id, p) for p in range(n)] for hand_id in range(n)]
@@ -364,7 +361,7 @@ async def play_agents(
         for hand_id in range(config.hands):
             state = deal_hand(game, hand_id, rng)
             views = _Views(state)
-            hand_used = [0.0] * n
+            budget.new_hand()
             rotation = rotations[hand_id % n]
             by_position = [seats[seat] for seat in rotation]
             for position, seat in enumerate(by_position):
@@ -400,17 +397,9 @@ async def play_agents(
                 except Exception as exc:  # the agent's own failure: the seat is lost, as a crashed process's
                     raise channel._failed(exc) from None
                 seconds = clock() - started
-                number = channel.seat  # what play_match's seconds_left and charge check
-                if (
-                    seconds > max_response
-                    or seconds > max_hand - hand_used[number]
-                    or seconds > max_match - match_used[number]
-                ):
+                if seconds > budget.seconds_left(channel.seat):
                     raise channel.timed_out()
-                hand_used[number] += seconds
-                match_used[number] += seconds
-                if seconds > max_response or hand_used[number] > max_hand or match_used[number] > max_match:
-                    raise SeatError(number, "ran out of time", SeatFailure.TIMEOUT)
+                budget.charge(channel.seat, seconds)
                 for listener in listeners:
                     listener.action_taken(channel.seat, action, seconds)
                 state.apply(action)
@@ -429,7 +418,7 @@ async def play_agents(
                     seat.pending.append((True, views.view(position)))
             observer.hand_finished(config, state, values, totals)
             if hand_id % 100 == 0:
-                observer.time_report(match_used)
+                observer.time_report(budget.match_used)
         if log is not None:
             log.write_line(format_score_line(totals, config.players))
     except SeatError as error:
