@@ -37,8 +37,8 @@ BENCH_PAGE = Page(
         Commands(
             "sections",
             "The benchmark sections",
-            "One run of `python -m benchmarks SECTION` a section, on the machine named above, with nothing else "
-            "running on it.",
+            "One run of `python -m benchmarks SECTION` a section, on the machine named above. Rates and ratios "
+            "move with what else runs there; peak memory does not.",
             tuple(
                 (name, ("python", "-m", "benchmarks", "--json", "{out}/bench.json", name)) for name in BENCH_SECTIONS
             ),
