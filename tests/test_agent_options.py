@@ -158,7 +158,14 @@ def test_the_ensemble_styles_are_the_counter_networks() -> None:
 DOCUMENTED: dict[str, dict[str, object]] = {
     "rule": {"threshold": 0.6, "samples": 400},
     "equity": {"raise_at": 0.65, "call_at": 0.45, "samples": 1000},
-    "cfr": {"checkpoint": None, "argmax": False, "sample": False, "threshold": 0.0},
+    "cfr": {
+        "checkpoint": None,
+        "argmax": False,
+        "sample": False,
+        "threshold": 0.0,
+        "resolve_river": False,
+        "resolve_iterations": 200,
+    },
     "lstm_dqn": {"checkpoint": None, "threads": 1},
     "dqn": {"checkpoint": None, "threads": 1},
     "nfq": {"checkpoint": None, "threads": 1},
