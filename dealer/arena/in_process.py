@@ -50,10 +50,9 @@ from acpc_arena.agents.base import Agent
 from acpc_arena.agents.client import ClientSession
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
 from acpc_arena.dealer.logfiles import MatchLog
-from acpc_arena.dealer.match import Budget, MatchConfig, MatchObserver, MatchResult, Observers, play_match
+from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, Observers, play_match, start_match
 from acpc_arena.dealer.seat import SeatChannel, SeatError, SeatFailure
 from acpc_arena.protocol.dealing import deal_hand
-from acpc_arena.protocol.evaluator import MAX_FAST_CARDS, warm_up
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.state import CALL_ACTION, FOLD, FOLD_ACTION, LIMIT_RAISE_ACTION, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState, format_log_line, format_match_state, format_score_line, shows_cards
@@ -340,13 +339,7 @@ async def play_agents(
     observer = observer or MatchObserver()
     game = config.game
     n = game.num_players
-    if len(channels) != n:
-        raise ValueError(f"{config.game_file} has {n} seats, got {len(channels)} channels")
-    showdown_cards = game.num_hole_cards + game.total_board_cards
-    if showdown_cards <= MAX_FAST_CARDS:
-        warm_up((showdown_cards,))
-    budget = Budget(config)  # the time limits as play_match keeps them: an answer, a hand's answers, the match's
-    result = MatchResult(totals=[0.0] * n, invalid_actions=[0] * n, seconds_used=budget.match_used)
+    budget, result = start_match(config, channels)  # the time limits and tables as play_match sets them
     seats = [_Seat(channel) for channel in channels]
     listeners = _action_listeners(observer)
     rotations = [[config.seat_of_player(hand_id, p) for p in range(n)] for hand_id in range(n)]
