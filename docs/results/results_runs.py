@@ -160,11 +160,7 @@ def machine() -> str:
 
 
 def source() -> tuple[str, list[str]]:
-    """The commit the runs play and the files changed since it; in a copy of the tree without its
-    repository (a benchmark machine's), the commit the environment's ``RESULTS_COMMIT`` names, whose
-    copy it must be."""
-    if not (REPO / ".git").exists() and os.environ.get("RESULTS_COMMIT"):
-        return os.environ["RESULTS_COMMIT"], []
+    """The commit the runs play and the files changed since it."""
     changed = sorted({line[3:] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()})
     return git("rev-parse", "HEAD").strip(), changed
 
