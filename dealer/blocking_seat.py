@@ -13,7 +13,7 @@ import select
 import socket
 import time
 
-from acpc_arena.dealer.lines import RECEIVE_BYTES, LineChannel
+from acpc_arena.dealer.lines import RECEIVE_BYTES, LineChannel, prepare_player_socket
 
 
 class BlockingChannel(LineChannel):
@@ -21,10 +21,7 @@ class BlockingChannel(LineChannel):
 
     def __init__(self, seat: int, sock: socket.socket) -> None:
         super().__init__(seat)
-        sock.setblocking(False)
-        if sock.family in (socket.AF_INET, socket.AF_INET6):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.sock = sock
+        self.sock = prepare_player_socket(sock)
         self._poll_in = select.poll()
         self._poll_in.register(sock, select.POLLIN)
         self._poll_out = select.poll()

@@ -110,6 +110,14 @@ class LineChannel:
         return SeatError(self.seat, f"did not read its messages for {self.send_timeout:g} s", SeatFailure.TIMEOUT)
 
 
+def prepare_player_socket(sock: socket.socket) -> socket.socket:
+    """A player's connection made non-blocking, its small messages sent at once (``TCP_NODELAY`` on TCP)."""
+    sock.setblocking(False)
+    if sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
 def open_listener(host: str, port: int = 0) -> socket.socket:
     """A non-blocking listening TCP socket on ``host:port`` (port 0: any free port)."""
     family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import trio
 
-from acpc_arena.dealer.lines import IGNORABLE_ACCEPT_ERRNOS, LineChannel
+from acpc_arena.dealer.lines import IGNORABLE_ACCEPT_ERRNOS, LineChannel, prepare_player_socket
 from acpc_arena.dealer.lines import MAX_LINE_BYTES as MAX_LINE_BYTES
 from acpc_arena.dealer.lines import RECEIVE_BYTES as _RECEIVE_BYTES
 from acpc_arena.dealer.lines import SeatError as SeatError
@@ -92,10 +92,7 @@ class SocketChannel(SeatChannel):
 
     def __init__(self, seat: int, sock: socket.socket) -> None:
         super().__init__(seat)
-        sock.setblocking(False)
-        if sock.family in (socket.AF_INET, socket.AF_INET6):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.sock = sock
+        self.sock = prepare_player_socket(sock)
 
     async def _send(self, data: bytes) -> None:
         try:

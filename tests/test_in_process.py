@@ -12,7 +12,6 @@ import io
 import json
 import re
 import subprocess
-import time
 from collections.abc import Hashable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -32,6 +31,7 @@ from acpc_arena.dealer.seat import SeatFailure
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 from acpc_arena.protocol.state import Action
 from acpc_arena.protocol.wire import MatchState, format_match_state, parse_match_state
+from tests.helpers.agents import SlowOnFifthDecision
 from tests.helpers.processes import program
 
 LIMIT = "holdem.limit.2p.reverse_blinds"
@@ -318,18 +318,6 @@ def _asks(line: str, game: Game) -> bool:
     return not view.state.finished and view.state.current_player == view.viewer
 
 
-class _Slow(CallAgent):
-    def __init__(self, game: Game, seed: int) -> None:
-        super().__init__(game, seed)
-        self.decisions = 0
-
-    def act(self, view: MatchState) -> Action:
-        self.decisions += 1
-        if self.decisions == 5:
-            time.sleep(0.3)
-        return super().act(view)
-
-
 class _Broken(CallAgent):
     def act(self, view: MatchState) -> Action:
         if view.state.hand_id == 3:
@@ -339,7 +327,7 @@ class _Broken(CallAgent):
 
 def test_an_in_process_agent_out_of_time_loses_its_seat_as_over_tcp() -> None:
     game = load_game(LIMIT)
-    result, _ = _play([CallAgent(game, 1), _Slow(game, 2)], 50, t_response_ms=200)
+    result, _ = _play([CallAgent(game, 1), SlowOnFifthDecision(game, 2)], 50, t_response_ms=200)
     assert result.error is not None and result.error.seat == 1 and result.error.kind == SeatFailure.TIMEOUT
     assert 0 < result.hands_played < 50
 

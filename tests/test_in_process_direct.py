@@ -9,7 +9,6 @@ agent is told: the same calls, with views equal field by field to the parsed lin
 from __future__ import annotations
 
 import io
-import time
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from acpc_arena.dealer.seat import SeatFailure
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 from acpc_arena.protocol.state import Action, State
 from acpc_arena.protocol.wire import MatchState
+from tests.helpers.agents import SlowOnFifthDecision
 
 LIMIT = "holdem.limit.2p.reverse_blinds"
 NOLIMIT = "holdem.nolimit.2p.reverse_blinds"
@@ -171,18 +171,6 @@ def test_play_seats_plays_with_lines_where_an_observer_reads_them(monkeypatch: p
     assert result.ok and result.hands_played == 5
 
 
-class _Slow(CallAgent):
-    def __init__(self, game: Game, seed: int) -> None:
-        super().__init__(game, seed)
-        self.decisions = 0
-
-    def act(self, view: MatchState) -> Action:
-        self.decisions += 1
-        if self.decisions == 5:
-            time.sleep(0.3)
-        return super().act(view)
-
-
 class _Broken(CallAgent):
     def end_hand(self, view: MatchState) -> None:
         if view.state.hand_id == 2:
@@ -191,7 +179,7 @@ class _Broken(CallAgent):
 
 def test_an_agent_out_of_time_loses_its_seat_as_with_lines() -> None:
     config = _config(LIMIT, 50, t_response_ms=200)
-    result, _ = _match(play_agents, config, [CallAgent(config.game, 1), _Slow(config.game, 2)])
+    result, _ = _match(play_agents, config, [CallAgent(config.game, 1), SlowOnFifthDecision(config.game, 2)])
     assert result.error is not None and result.error.seat == 1 and result.error.kind == SeatFailure.TIMEOUT
     assert result.error.cause == "timed out waiting for a response"
     assert 0 < result.hands_played < 50 and result.seconds_used[1] < 0.2

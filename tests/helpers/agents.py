@@ -1,0 +1,24 @@
+"""Agents the tests build to misbehave on purpose."""
+
+from __future__ import annotations
+
+import time
+
+from acpc_arena.agents.baselines import CallAgent
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.state import Action
+from acpc_arena.protocol.wire import MatchState
+
+
+class SlowOnFifthDecision(CallAgent):
+    """``call``, except that its fifth decision takes 0.3 s (past a 200 ms response limit)."""
+
+    def __init__(self, game: Game, seed: int) -> None:
+        super().__init__(game, seed)
+        self.decisions = 0
+
+    def act(self, view: MatchState) -> Action:
+        self.decisions += 1
+        if self.decisions == 5:
+            time.sleep(0.3)  # the lateness under test
+        return super().act(view)
