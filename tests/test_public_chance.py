@@ -7,6 +7,7 @@ opponent hand ranked by eval7 and compared pair by pair, the slow way.
 from __future__ import annotations
 
 import itertools
+import re
 import subprocess
 import warnings
 from pathlib import Path
@@ -226,11 +227,44 @@ def test_public_chance_sampling_refuses_other_games_and_abstractions(
 
 def test_one_hands_turn_and_river_values_are_the_bits_of_every_hands() -> None:
     """The agent computes its own hand's value, training every hand's at once: a value on a bucket edge
-    must land in the same bucket, so the two must agree to the last bit."""
+    must land in the same bucket, so the two must agree to the last bit, for every hand on many boards."""
     rng = np.random.default_rng(14)
-    for _ in range(2):
+    for _ in range(12):
         board = rng.permutation(52)[:5].astype(np.uint8)
         turn, river = hs.turn_ehs2(board[:4]), hs.river_strengths(board[None, :])[0]
-        for index in rng.choice(np.flatnonzero(~np.isnan(river)), 25, replace=False):
-            assert hs.hand_turn_ehs2(hs.HANDS[index], board[:4]) == turn[index]
+        every = np.flatnonzero(~np.isnan(river))
+        assert len(every) == 1081
+        assert (hs.hands_turn_ehs2(hs.HANDS[every], board[:4]) == turn[every]).all()
+        assert (hs.hands_river_strength(hs.HANDS[every], board) == river[every]).all()
+        for index in rng.choice(every, 3, replace=False):  # one hole at a time, its cards in either order
+            assert hs.hand_turn_ehs2(hs.HANDS[index][::-1], board[:4]) == turn[index]
             assert hs.hand_river_strength(hs.HANDS[index], board) == river[index]
+
+
+def test_a_few_holdings_values_match_a_pair_by_pair_count() -> None:
+    rng = np.random.default_rng(15)
+    board = rng.permutation(52)[:5].astype(np.uint8)
+    unseen = [c for c in range(52) if c not in board]
+    holes = np.array([rng.choice(unseen, 2, replace=False) for _ in range(3)])
+    river = hs.hands_river_strength(holes, board)
+    turn = hs.hands_turn_ehs2(holes, board[:4])
+    for hole, hole_river, hole_turn in zip(holes.tolist(), river, turn, strict=True):
+        assert hole_river == pytest.approx(eval7_strength(tuple(hole), board.tolist()), abs=1e-12)
+        rivers = [c for c in range(52) if c not in hole and c not in board[:4]]
+        squares = [eval7_strength(tuple(hole), [*board[:4].tolist(), r]) ** 2 for r in rivers]
+        assert hole_turn == pytest.approx(sum(squares) / 46, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("holes", "board", "message"),
+    [
+        ([[0, 1]], [1, 2, 3, 4], "a hole of [[0, 1]] repeats a card or holds one of the board [1, 2, 3, 4]"),
+        ([[5, 5]], [1, 2, 3, 4], "a hole of [[5, 5]] repeats a card or holds one of the board [1, 2, 3, 4]"),
+        ([[5, 6]], [1, 2, 3], "a turn board has 4 cards, not [1, 2, 3]"),
+        ([[5, 6]], [1, 2, 3, 4, 6], "the river 6 is on the board [1, 2, 3, 4] or in a hole"),
+    ],
+)
+def test_a_holding_on_the_board_is_refused(holes: list[list[int]], board: list[int], message: str) -> None:
+    strength = hs.hands_river_strength if len(board) == 5 else hs.hands_turn_ehs2
+    with pytest.raises(ValueError, match=re.escape(message)):
+        strength(np.array(holes), np.array(board))

@@ -376,8 +376,9 @@ class ExactStrengthBuckets(Abstraction):
     hand at once (a value on a bucket edge lands where it landed in training).
     """
 
-    BATCH_FROM = 24
-    """Holdings on one board from which the turn's and river's values are computed for every hand at once."""
+    BATCH_FROM = 256
+    """Holdings on one board from which the turn's and river's values are computed for every hand at once
+    (below, each holding's from the board's ``TurnBoard``)."""
 
     def __init__(
         self,
@@ -438,8 +439,7 @@ class ExactStrengthBuckets(Abstraction):
         boards = worlds.boards[:, :shown]
         index = hand_strength.HAND_INDEX[holes[:, 0], holes[:, 1]]
         keys = np.empty(len(holes), dtype=np.int64)
-        for board in np.unique(boards, axis=0):
-            rows = np.flatnonzero((boards == board).all(axis=1))
+        for board, rows in _by_board(boards):
             if round_ == 1:
                 keys[rows] = self._flop_keys(board)[index[rows]]
             elif len(rows) > self.BATCH_FROM:  # many holdings on one board (local best response): all at once
@@ -449,10 +449,14 @@ class ExactStrengthBuckets(Abstraction):
                     every = hand_strength.river_strengths(board[None])[0] ** 2
                 keys[rows] = self._bucket(round_, every[index[rows]])
             elif round_ == 2:
-                keys[rows] = self._bucket(
-                    round_, np.array([hand_strength.hand_turn_ehs2(h, board) for h in holes[rows]])
-                )
+                keys[rows] = self._bucket(round_, hand_strength.hands_turn_ehs2(holes[rows], board))
             else:
-                strength = np.array([hand_strength.hand_river_strength(h, board) for h in holes[rows]])
-                keys[rows] = self._bucket(round_, strength**2)
+                keys[rows] = self._bucket(round_, hand_strength.hands_river_strength(holes[rows], board) ** 2)
         return keys
+
+
+def _by_board(boards: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each distinct row of ``boards`` with the rows that hold it (one board, as an agent asks, at once)."""
+    if len(boards) and (boards == boards[0]).all():
+        return [(boards[0], np.arange(len(boards)))]
+    return [(board, np.flatnonzero((boards == board).all(axis=1))) for board in np.unique(boards, axis=0)]

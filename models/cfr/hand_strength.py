@@ -8,6 +8,10 @@ every hand is played.
   against one random hand of the 990 the unseen cards make (ties count half),
   exact, for every hand on each complete board.
 - ``turn_ehs2(board)``: E[HS^2] over the 46 river cards, exact.
+- ``hands_turn_ehs2(holes, board)``, ``hands_river_strength(holes, board)``: the
+  same numbers for a few holdings (an agent's own, AIVAT's decoys), counted from
+  the board's ``TurnBoard``: every opponent hand's rank on every river, ranked once
+  per four-card board and kept for the last boards asked.
 - ``flop_ehs2(flop)``: E[HS^2] over the 1,081 turn and river cards, exact; the
   ``FlopTable`` keeps it for the 1,755 flops that differ up to suits, so that a
   flop costs one lookup after the table is built.
@@ -22,7 +26,7 @@ rank and one sort of the 51 hands that hold each card.
 from __future__ import annotations
 
 import itertools
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -142,45 +146,126 @@ def _mean_square_over(boards: np.ndarray, fixed: np.ndarray) -> np.ndarray:
 
 
 def hand_river_strength(hole: np.ndarray, board: np.ndarray) -> float:
-    """HS of one hand on a complete board, the same number ``river_strengths`` gives it (same counts,
-    same arithmetic)."""
-    hole, board = np.asarray(hole, dtype=np.uint8), np.asarray(board, dtype=np.uint8)
-    return float(_hand_strengths(hole, board, np.empty(0, dtype=np.uint8))[0])
+    """HS of one hand on a complete board, the same number ``river_strengths`` gives it."""
+    return float(hands_river_strength(np.asarray(hole).reshape(1, 2), board)[0])
 
 
 def hand_turn_ehs2(hole: np.ndarray, board: np.ndarray) -> float:
-    """E[HS^2] of one hand on a four-card board, the same number ``turn_ehs2`` gives it: the squares
-    added one river at a time in the order of the cards, as ``turn_ehs2``'s sum over its rows does."""
-    hole, board = np.asarray(hole, dtype=np.uint8), np.asarray(board, dtype=np.uint8)
-    rivers = np.setdiff1d(np.setdiff1d(np.arange(52, dtype=np.uint8), board), hole)
-    total = 0.0
-    for strength in _hand_strengths(hole, board, rivers).tolist():
-        total += strength * strength
-    return total / len(rivers)
+    """E[HS^2] of one hand on a four-card board, the same number ``turn_ehs2`` gives it."""
+    return float(hands_turn_ehs2(np.asarray(hole).reshape(1, 2), board)[0])
 
 
-def _hand_strengths(hole: np.ndarray, board: np.ndarray, rivers: np.ndarray) -> np.ndarray:
-    """(B,) HS of one hand on each complete board: wins plus half the ties over the 990 hands. The boards
-    are the four-card ``board`` with each of ``rivers``, or without rivers the complete ``board`` alone;
-    ``board`` is ranked as every hand's fixed part (``rank_hands``), the rivers with the hands."""
-    if len(rivers):
-        boards = np.column_stack([np.broadcast_to(board, (len(rivers), len(board))), rivers])
-    else:
-        boards = board[None, :]
-    count = len(boards)
-    valid = board_mask(np.concatenate([boards, np.broadcast_to(hole, (count, 2))], axis=1))  # (B, 1326)
-    rows, hands = np.nonzero(valid)  # each board's 990 opponent hands
-    if len(rivers):
-        cards = np.empty((len(rows), 3), dtype=np.uint8)
-        cards[:, :2] = HANDS[hands]
-        cards[:, 2] = rivers[rows]
-    else:
-        cards = HANDS[hands]
-    theirs = rank_hands(cards, board.tolist())
-    mine = rank_hands(boards, hole.tolist())[rows]
-    below = np.bincount(rows, weights=theirs < mine, minlength=count)  # whole counts, exact in float64
-    same = np.bincount(rows, weights=theirs == mine, minlength=count)
-    return (below + 0.5 * same) / OPPONENT_HANDS
+def hands_river_strength(holes: np.ndarray, board: np.ndarray) -> np.ndarray:
+    """(H,) HS of each of the holes (H, 2) on a complete board, the numbers ``river_strengths`` gives
+    them (the same counts, the same arithmetic). Holes on one board share its ``TurnBoard``."""
+    board = np.asarray(board, dtype=np.uint8)
+    if board.shape != (5,):
+        raise ValueError(f"a river board has 5 cards, not {board.tolist()}")
+    turn = turn_board(tuple(board[:4].tolist()))
+    return turn.strengths(turn.positions(holes), turn.position_of(int(board[4]), holes))[:, 0]
+
+
+def hands_turn_ehs2(holes: np.ndarray, board: np.ndarray) -> np.ndarray:
+    """(H,) E[HS^2] of each of the holes (H, 2) on a four-card board, the numbers ``turn_ehs2`` gives
+    them: the squares added one river at a time in the order of the cards, as ``turn_ehs2``'s sum over
+    its rows does. Holes on one board share its ``TurnBoard``."""
+    board = np.asarray(board, dtype=np.uint8)
+    if board.shape != (4,):
+        raise ValueError(f"a turn board has 4 cards, not {board.tolist()}")
+    turn = turn_board(tuple(board.tolist()))
+    positions = turn.positions(holes)
+    rivers = _RIVERS[_HOLE_PAIR[positions[:, 0], positions[:, 1]]]  # (H, 46) ascending, as the cards
+    squares = turn.strengths(positions, rivers) ** 2
+    totals = np.empty(len(positions))
+    for row, values in enumerate(squares.tolist()):
+        total = 0.0
+        for value in values:
+            total += value
+        totals[row] = total
+    return totals / rivers.shape[1]
+
+
+UNSEEN = 48
+"""Cards off a four-card board."""
+NOT_A_HAND = np.iinfo(np.uint16).max
+"""A ``TurnBoard`` rank where two of the three cards are one: above every rank, so never counted."""
+_TRIPLES = np.array(list(itertools.combinations(range(UNSEEN), 3)), dtype=np.int64)
+_PAIRS = np.array(list(itertools.combinations(range(UNSEEN), 2)), dtype=np.int64)
+_HOLE_PAIR = np.full((UNSEEN, UNSEEN), -1, dtype=np.int64)
+_HOLE_PAIR[_PAIRS[:, 0], _PAIRS[:, 1]] = np.arange(len(_PAIRS))
+_HOLE_PAIR[_PAIRS[:, 1], _PAIRS[:, 0]] = np.arange(len(_PAIRS))
+_RIVERS = np.array([[r for r in range(UNSEEN) if r not in pair] for pair in _PAIRS.tolist()], dtype=np.int64)
+"""(1128, 46) the positions left as rivers by each pair of positions (``_HOLE_PAIR``), ascending."""
+_A, _B = UNSEEN * UNSEEN, UNSEEN
+"""A ``TurnBoard``'s ranks are flat: positions a, b, r at ``a * _A + b * _B + r``."""
+_TRIPLE_ENTRIES = np.concatenate(
+    [_TRIPLES[:, a] * _A + _TRIPLES[:, b] * _B + _TRIPLES[:, r] for a, b, r in itertools.permutations(range(3))]
+)
+"""The six entries of each of ``_TRIPLES`` (its cards in every order), a block of them for each order."""
+_RIVER_PAIRS = (_PAIRS[:, 0] * _A + _PAIRS[:, 1] * _B)[None, :] + np.arange(UNSEEN)[:, None]
+"""(48, 1128) the entries of every pair of positions with each river."""
+
+
+class TurnBoard:
+    """The rank of every two unseen cards with every river on one four-card board, from which the HS
+    of any hand on any river and its E[HS^2] on the turn are counted without ranking again.
+
+    ``ranks`` ranks the seven cards made of the board and the unseen cards at positions a, b, r
+    (positions in ``unseen``, the 48 cards off the board in order) at ``a * 2304 + b * 48 + r``.
+    Each opponent hand {a, b} on river r is one entry, shared by every hole. A hand's wins on river r
+    are the opponent hands ranked below it, less those holding one of its cards (no hand below holds
+    both: that would be the hand itself); its ties likewise, the hand itself taken back once.
+    """
+
+    def __init__(self, board: tuple[int, ...]) -> None:
+        self.board = board
+        self.unseen = np.setdiff1d(np.arange(52), board)
+        self.position = np.full(52, -1, dtype=np.int64)
+        self.position[self.unseen] = np.arange(UNSEEN)
+        ranks = rank_hands(self.unseen[_TRIPLES].astype(np.uint8), list(board))
+        self.ranks = np.full(UNSEEN**3, NOT_A_HAND, dtype=np.uint16)
+        self.ranks[_TRIPLE_ENTRIES] = np.tile(ranks, 6)
+        by_river = np.sort(self.ranks[_RIVER_PAIRS], axis=1)  # (48, 1128); NOT_A_HAND (a pair holding r) last
+        self.keyed = (by_river.astype(np.int32) + (np.arange(UNSEEN, dtype=np.int32) << 16)[:, None]).reshape(-1)
+        """Every river's opponent ranks, river r's at ``r << 16`` up, in one ascending array."""
+
+    def positions(self, holes: np.ndarray) -> np.ndarray:
+        """(H, 2) the positions of the holes' cards; a hole holding a board card is refused."""
+        holes = np.asarray(holes, dtype=np.int64).reshape(-1, 2)
+        positions = self.position[holes]
+        if (positions < 0).any() or (positions[:, 0] == positions[:, 1]).any():
+            raise ValueError(f"a hole of {holes.tolist()} repeats a card or holds one of the board {list(self.board)}")
+        return positions
+
+    def position_of(self, card: int, holes: np.ndarray) -> np.ndarray:
+        """(H, 1) the position of the river ``card`` for each hole; one on the board or a hole is refused."""
+        position = int(self.position[card])
+        if position < 0 or card in np.asarray(holes).reshape(-1).tolist():
+            raise ValueError(f"the river {card} is on the board {list(self.board)} or in a hole")
+        return np.full((len(np.asarray(holes).reshape(-1, 2)), 1), position, dtype=np.int64)
+
+    def strengths(self, positions: np.ndarray, rivers: np.ndarray) -> np.ndarray:
+        """(H, R) HS of each hole (``positions``) on each of its rivers (positions (H, R)): wins plus half
+        the ties over the 990 opponent hands."""
+        x, y = positions[:, 0, None] * _A, positions[:, 1, None] * _A  # (H, 1) each
+        mine = self.ranks[x + positions[:, 1, None] * _B + rivers].astype(np.int32)  # (H, R)
+        key = mine + (rivers << 16).astype(np.int32)
+        offset = rivers * len(_PAIRS)
+        below = np.searchsorted(self.keyed, key, side="left") - offset
+        same = np.searchsorted(self.keyed, key, side="right") - offset - below
+        others = np.arange(UNSEEN) * _B
+        for card in (x, y):
+            holding = self.ranks[(card + rivers)[:, :, None] + others]  # (H, R, 48): each hand holding the card
+            below -= (holding < mine[:, :, None]).sum(axis=2)
+            same -= (holding == mine[:, :, None]).sum(axis=2)
+        return (below + 0.5 * (same + 1)) / OPPONENT_HANDS  # the hand itself was taken from both cards' ties
+
+
+@lru_cache(maxsize=32)
+def turn_board(board: tuple[int, ...]) -> TurnBoard:
+    """The ``TurnBoard`` of a four-card board, kept for the last boards asked (a hand's turn and river,
+    and every holding asked on one board, share it)."""
+    return TurnBoard(board)
 
 
 def turn_ehs2(board: np.ndarray) -> np.ndarray:
