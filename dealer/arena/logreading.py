@@ -23,12 +23,15 @@ from pathlib import Path
 
 import numpy as np
 
+from acpc_arena.dealer.match import MatchObserver, MatchResult
+from acpc_arena.dealer.match_config import MatchConfig
 from acpc_arena.protocol.acpc_log import HEADER_DIGITS
 from acpc_arena.protocol.equity import ended_all_in_early
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import read_lines
 from acpc_arena.protocol.game import SHIPPED_GAMES, Game, load_game
-from acpc_arena.protocol.wire import LogHand, Score, parse_log_line, parse_score_line
+from acpc_arena.protocol.state import State
+from acpc_arena.protocol.wire import LogHand, Score, format_value, parse_log_line, parse_score_line
 
 
 class LoggedHands:
@@ -120,7 +123,11 @@ def _game_of(game_file: str, override: Game | None, log_path: Path) -> Game:
 def _read_header(path: Path) -> tuple[str, str, int, int]:
     """The match name, game file, planned hands and seed of the ``# name/game/hands/seed`` line, the
     first line but blank and other comment lines."""
-    header = next((text for _, text, _ in _log_lines(path, _NOT_HEADER)), "")
+    return _parse_header(path, next((text for _, text, _ in _log_lines(path, _NOT_HEADER)), ""))
+
+
+def _parse_header(path: Path, header: str) -> tuple[str, str, int, int]:
+    """``_read_header`` of the log ``path`` whose header line is ``header``."""
     if not header.startswith(HEADER):
         raise ProtocolError(f"{path}: no '# name/game/hands/seed' header: not an ACPC log")
     parts = header.split()
@@ -211,12 +218,14 @@ class _Hands:
 
     def values(self, seat_names: tuple[str, ...]) -> tuple[np.ndarray, ...]:
         """Each seat's results, by seat (read-only arrays over the columns, not copies)."""
-        values = []
-        for name in seat_names:
-            column = np.frombuffer(self.columns.get(name, array("d")), dtype=np.float64)
-            column.flags.writeable = False
-            values.append(column)
-        return tuple(values)
+        return tuple(_read_only(self.columns.get(name, array("d"))) for name in seat_names)
+
+
+def _read_only(column: array[float]) -> np.ndarray:
+    """A read-only array over ``column`` (not a copy)."""
+    values = np.frombuffer(column, dtype=np.float64)
+    values.flags.writeable = False
+    return values
 
 
 def _names_reason(names: tuple[str, ...], seat_names: tuple[str, ...]) -> str:
@@ -302,6 +311,61 @@ def read_log(path: str | Path, game: Game | None = None) -> LoggedMatch:
     return LoggedMatch(
         path, name, game_file, the_game, planned, seed, seat_names, logged, score, values, allin, dropped
     )
+
+
+class LogTally(MatchObserver):
+    """What ``read_log`` keeps of a match's log, kept as the match is played (an observer of it), so that
+    a run the runner plays itself is scored without reading its logs back.
+
+    ``logged`` gives the ``LoggedMatch`` that ``read_log`` makes of the finished log: the same header
+    fields, players, score, all-in hands and values to the bit (each value as the log's text gives it
+    back). A match that did not play all its hands is left to ``read_log``.
+    """
+
+    def __init__(self, config: MatchConfig) -> None:
+        self.config = config
+        n = config.game.num_players
+        self._names = [[config.players[config.seat_of_player(hand, p)] for p in range(n)] for hand in range(n)]
+        """The players by position, by hand number modulo the players (as the log's lines name them)."""
+        self.columns: dict[str, array[float]] = {name: array("d") for name in config.players}
+        self.allin: array[int] = array("q")
+        self.count = 0
+        self.totals: tuple[float, ...] | None = None
+        """The totals of the ``SCORE`` line by seat, once the match has played all its hands."""
+
+    def hand_finished(self, config: MatchConfig, state: State, values: list[float], totals: list[float]) -> None:
+        if state.hand_id != self.count:  # a hand not told in order: the log is read back instead
+            self.count = -1
+            return
+        for name, value in zip(self._names[state.hand_id % len(self._names)], values, strict=True):
+            self.columns[name].append(_as_written(value))
+        if ended_all_in_early(state):
+            self.allin.append(self.count)
+        self.count += 1
+
+    def match_finished(self, config: MatchConfig, result: MatchResult, stamp: float) -> None:
+        if result.error is None and self.count == result.hands_played == config.hands:
+            self.totals = tuple(_as_written(total) for total in result.totals)
+
+    def logged(self, path: Path) -> LoggedMatch | None:
+        """The ``LoggedMatch`` of the log ``path`` the match wrote (closed), or None when it did not play
+        all its hands (``read_log`` it); ``ProtocolError`` where ``read_log`` refuses the log's header or
+        players."""
+        if self.totals is None:
+            return None
+        config = self.config
+        name, game_file, planned, seed = _parse_header(path, config.header().partition("\n")[0])
+        score = Score(self.totals, tuple(config.players))
+        seat_names = _seat_names(path, None, score)
+        hands = LoggedHands(path, config.game, self.count, _stamp(path))
+        values = tuple(_read_only(self.columns[seat_name]) for seat_name in seat_names)
+        allin = np.frombuffer(self.allin, dtype=np.int64)
+        return LoggedMatch(path, name, game_file, config.game, planned, seed, seat_names, hands, score, values, allin)
+
+
+def _as_written(value: float) -> float:
+    """``value`` as a log's line gives it back (``format_value``, then read): a whole number is itself."""
+    return value if value.is_integer() else float(format_value(value))
 
 
 def _line_of_hand(path: Path, index: int) -> int:

@@ -44,6 +44,7 @@ from acpc_arena.agents.base import Agent
 from acpc_arena.agents.options import parsed_options
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher, play_seats
+from acpc_arena.dealer.arena.logreading import LogTally
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
 from acpc_arena.dealer.logfiles import MatchLog, check_player_name
 from acpc_arena.dealer.match import (
@@ -252,6 +253,9 @@ class MatchOutcome:
     agent_notes: list[str] = field(default_factory=list)
     policies: dict[str, PolicyRecord] = field(default_factory=dict)
     """The policies of the agents played in this process, by player name (``RunSpec.record_policies``)."""
+    tally: LogTally | None = None
+    """What ``read_log`` would keep of the log, kept as the match was played and its log written whole
+    (None: the log is read back to score it)."""
 
 
 class RunObserver:
@@ -384,12 +388,14 @@ async def _play_one(
             t_per_hand_ms=spec.t_per_hand_ms,
         )
         log = MatchLog(outcome.log)
+        tally = LogTally(config)
         try:
             log.write_text(config.header())
             extra = observer.match_started(match, config)
-            outcome.result = await play_seats(config, channels, Observers(extra), log)
+            outcome.result = await play_seats(config, channels, Observers([*extra, tally]), log)
         finally:
             log.close()
+        outcome.tally = tally  # every line written: what it kept is the log's
         if outcome.result.error is not None:
             error = outcome.result.error
             outcome.error = f"{error!s} ({seats[error.seat].name})"

@@ -1,5 +1,6 @@
 """A run's report from the logs its matches left on disk (``score_run``), whatever became of the
-matches: ``acpc-match`` and ``play`` score their runs with it."""
+matches: ``acpc-match`` and ``play`` score their runs with it. A match the runner played whole is
+scored from what its ``LogTally`` kept as it wrote the log (what ``read_log`` would read back)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ def _logged_matches(outcomes: list[MatchOutcome], game: Game, failures: list[str
         if not outcome.log.exists():
             continue
         try:
-            match = read_log(outcome.log, game)
+            kept = outcome.tally.logged(outcome.log) if outcome.tally is not None else None
+            match = kept if kept is not None else read_log(outcome.log, game)
         except ProtocolError as exc:
             if outcome.error is None:  # else the failure is already told
                 failures.append(f"match {outcome.spec.name}: cannot score its log: {exc}")
