@@ -146,8 +146,8 @@ class QAgent(Agent):
             state = view.state
             key = (view.viewer, tuple(tuple(actions) for actions in state.actions), tuple(state.visible_board()))
             if key not in replayed:
-                steps = decision_states(view) if self.net.recurrent else [state]
-                replayed[key] = np.stack([observe(s, view.viewer) for s in steps])
+                recurrent = self.net.recurrent
+                replayed[key] = decision_observations(view) if recurrent else observe(state, view.viewer)[None]
             observations = replayed[key].copy()
             observations[:, : self.game.num_hole_cards] = state.hole_cards[view.viewer]  # the hole cards come first
             out.append(observations)
@@ -215,6 +215,20 @@ class LSTMDQNAgent(QAgent):
 class DQNAgent(QAgent):
     name = "dqn"
     network = "dqn"
+
+
+def decision_observations(view: MatchState) -> np.ndarray:
+    """(steps, fields) ``observe`` of each of ``decision_states(view)``, taken as the replay passes them."""
+    real, viewer = view.state, view.viewer
+    replay = State(real.game, real.hand_id, [list(cards) for cards in real.hole_cards], list(real.board_cards))
+    out = []
+    for round_ in range(real.round + 1):
+        for action in real.actions[round_]:
+            if replay.current_player == viewer:
+                out.append(observe(replay, viewer))
+            replay.apply(action)
+    out.append(observe(replay, viewer))
+    return np.stack(out)
 
 
 def decision_states(view: MatchState) -> list[State]:

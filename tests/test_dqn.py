@@ -298,6 +298,22 @@ def test_lstm_output_is_the_hands_decisions_run_step_by_step_from_an_empty_memor
     assert np.array_equal(agent.outputs([next_hand])[0], agent.outputs([preflop])[0])
 
 
+def test_the_observations_of_a_hands_decisions_are_counted_by_hand() -> None:
+    """Position 0 (the big blind, 10) calls a raise to 20, bets the flop (to 30) and faces a raise (to 40):
+    hole cards, board (-1 not dealt), round, pot in big blinds, the opponent's last raise this round."""
+    from acpc_arena.agents.dqn import decision_observations, decision_states
+
+    view = parse_match_state("MATCHSTATE:0:0:rc/rr:AsKd|/2c3d4h", LIMIT)
+    hole, flop = parse_cards("AsKd"), parse_cards("2c3d4h")
+    expected = [
+        [*hole, -1, -1, -1, -1, -1, 0, 3, 1],
+        [*hole, *flop, -1, -1, 1, 4, -1],
+        [*hole, *flop, -1, -1, 1, 7, 1],
+    ]
+    assert decision_observations(view).tolist() == expected
+    assert [observe(s, 0).tolist() for s in decision_states(view)] == expected
+
+
 def test_outputs_are_kept_for_one_networks_weights_not_for_its_file(tmp_path: Path) -> None:
     """Two networks saved in turn at one path, in one process: each agent gives its own network's output
     (the reference: the network called directly), not the other's kept one."""
