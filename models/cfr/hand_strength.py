@@ -198,10 +198,10 @@ _RIVERS = np.array([[r for r in range(UNSEEN) if r not in pair] for pair in _PAI
 """(1128, 46) the positions left as rivers by each pair of positions (``_HOLE_PAIR``), ascending."""
 _A, _B = UNSEEN * UNSEEN, UNSEEN
 """A ``TurnBoard``'s ranks are flat: positions a, b, r at ``a * _A + b * _B + r``."""
-_TRIPLE_ENTRIES = np.concatenate(
+_TRIPLE_ENTRIES = np.stack(
     [_TRIPLES[:, a] * _A + _TRIPLES[:, b] * _B + _TRIPLES[:, r] for a, b, r in itertools.permutations(range(3))]
 )
-"""The six entries of each of ``_TRIPLES`` (its cards in every order), a block of them for each order."""
+"""(6, 17296) the entries of each of ``_TRIPLES`` with its cards in each order."""
 _RIVER_PAIRS = (_PAIRS[:, 0] * _A + _PAIRS[:, 1] * _B)[None, :] + np.arange(UNSEEN)[:, None]
 """(48, 1128) the entries of every pair of positions with each river."""
 
@@ -219,12 +219,14 @@ class TurnBoard:
 
     def __init__(self, board: tuple[int, ...]) -> None:
         self.board = board
-        self.unseen = np.setdiff1d(np.arange(52), board)
+        off_board = np.ones(52, dtype=bool)
+        off_board[list(board)] = False
+        self.unseen = np.flatnonzero(off_board).astype(np.uint8)
         self.position = np.full(52, -1, dtype=np.int64)
         self.position[self.unseen] = np.arange(UNSEEN)
-        ranks = rank_hands(self.unseen[_TRIPLES].astype(np.uint8), list(board))
+        ranks = rank_hands(self.unseen[_TRIPLES], list(board))
         self.ranks = np.full(UNSEEN**3, NOT_A_HAND, dtype=np.uint16)
-        self.ranks[_TRIPLE_ENTRIES] = np.tile(ranks, 6)
+        self.ranks[_TRIPLE_ENTRIES] = ranks  # each order's block
         by_river = np.sort(self.ranks[_RIVER_PAIRS], axis=1)  # (48, 1128); NOT_A_HAND (a pair holding r) last
         self.keyed = (by_river.astype(np.int32) + (np.arange(UNSEEN, dtype=np.int32) << 16)[:, None]).reshape(-1)
         """Every river's opponent ranks, river r's at ``r << 16`` up, in one ascending array."""
