@@ -239,6 +239,10 @@ def test_one_hands_turn_and_river_values_are_the_bits_of_every_hands() -> None:
         for index in rng.choice(every, 3, replace=False):  # one hole at a time, its cards in either order
             assert hs.hand_turn_ehs2(hs.HANDS[index][::-1], board[:4]) == turn[index]
             assert hs.hand_river_strength(hs.HANDS[index], board) == river[index]
+        hs.TURN_BOARDS.clear()  # a river with no turn kept: each holding's opponents ranked for it
+        few = rng.choice(every, hs.RIVER_ALONE, replace=False)
+        assert (hs.hands_river_strength(hs.HANDS[few], board) == river[few]).all()
+        assert not hs.TURN_BOARDS
 
 
 def test_a_few_holdings_values_match_a_pair_by_pair_count() -> None:
@@ -261,10 +265,12 @@ def test_a_few_holdings_values_match_a_pair_by_pair_count() -> None:
         ([[0, 1]], [1, 2, 3, 4], "a hole of [[0, 1]] repeats a card or holds one of the board [1, 2, 3, 4]"),
         ([[5, 5]], [1, 2, 3, 4], "a hole of [[5, 5]] repeats a card or holds one of the board [1, 2, 3, 4]"),
         ([[5, 6]], [1, 2, 3], "a turn board has 4 cards, not [1, 2, 3]"),
-        ([[5, 6]], [1, 2, 3, 4, 6], "the river 6 is on the board [1, 2, 3, 4] or in a hole"),
+        ([[5, 6]], [1, 2, 3, 4, 6], "a hole of [[5, 6]] repeats a card or holds one of the board [1, 2, 3, 4, 6]"),
+        ([[5, 6]] * 5, [1, 2, 3, 4, 6], "the river 6 is on the board [1, 2, 3, 4] or in a hole"),
     ],
 )
 def test_a_holding_on_the_board_is_refused(holes: list[list[int]], board: list[int], message: str) -> None:
+    hs.TURN_BOARDS.clear()  # up to RIVER_ALONE holdings on a river are then ranked alone, more on a TurnBoard
     strength = hs.hands_river_strength if len(board) == 5 else hs.hands_turn_ehs2
     with pytest.raises(ValueError, match=re.escape(message)):
         strength(np.array(holes), np.array(board))

@@ -11,7 +11,8 @@ every hand is played.
 - ``hands_turn_ehs2(holes, board)``, ``hands_river_strength(holes, board)``: the
   same numbers for a few holdings (an agent's own, AIVAT's decoys), counted from
   the board's ``TurnBoard``: every opponent hand's rank on every river, ranked once
-  per four-card board and kept for the last boards asked.
+  per four-card board and kept for the last boards asked (a river whose board has
+  none kept ranks a few holdings' opponents alone).
 - ``flop_ehs2(flop)``: E[HS^2] over the 1,081 turn and river cards, exact; the
   ``FlopTable`` keeps it for the 1,755 flops that differ up to suits, so that a
   flop costs one lookup after the table is built.
@@ -26,7 +27,7 @@ rank and one sort of the 51 hands that hold each card.
 from __future__ import annotations
 
 import itertools
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -161,8 +162,34 @@ def hands_river_strength(holes: np.ndarray, board: np.ndarray) -> np.ndarray:
     board = np.asarray(board, dtype=np.uint8)
     if board.shape != (5,):
         raise ValueError(f"a river board has 5 cards, not {board.tolist()}")
-    turn = turn_board(tuple(board[:4].tolist()))
-    return turn.strengths(turn.positions(holes), turn.position_of(int(board[4]), holes))[:, 0]
+    turn = tuple(board[:4].tolist())
+    holes = np.asarray(holes).reshape(-1, 2)
+    if turn not in TURN_BOARDS and len(holes) <= RIVER_ALONE:
+        return _river_alone(holes, board)
+    kept = turn_board(turn)
+    return kept.strengths(kept.positions(holes), kept.position_of(int(board[4]), holes))[:, 0]
+
+
+RIVER_ALONE = 4
+"""Holdings on a river whose four-card board has no ``TurnBoard`` kept, up to which each holding's
+990 opponent hands are ranked instead of building one."""
+_PAIRS_OF_45 = np.array(list(itertools.combinations(range(45), 2)), dtype=np.int64)
+
+
+def _river_alone(holes: np.ndarray, board: np.ndarray) -> np.ndarray:
+    """``hands_river_strength`` with each holding's 990 opponent hands ranked for it."""
+    strengths = np.empty(len(holes))
+    for row, hole in enumerate(holes.tolist()):
+        unseen = np.ones(52, dtype=bool)
+        unseen[board] = False
+        if len(set(hole)) != 2 or not unseen[hole].all():
+            raise ValueError(f"a hole of {holes.tolist()} repeats a card or holds one of the board {board.tolist()}")
+        unseen[hole] = False
+        theirs = rank_hands(np.flatnonzero(unseen).astype(np.uint8)[_PAIRS_OF_45], board.tolist())
+        mine = rank_hands(np.array([hole], dtype=np.uint8), board.tolist())[0]
+        below, same = np.count_nonzero(theirs < mine), np.count_nonzero(theirs == mine)
+        strengths[row] = (below + 0.5 * same) / OPPONENT_HANDS
+    return strengths
 
 
 def hands_turn_ehs2(holes: np.ndarray, board: np.ndarray) -> np.ndarray:
@@ -263,11 +290,21 @@ class TurnBoard:
         return (below + 0.5 * (same + 1)) / OPPONENT_HANDS  # the hand itself was taken from both cards' ties
 
 
-@lru_cache(maxsize=32)
+TURN_BOARDS: dict[tuple[int, ...], TurnBoard] = {}
+"""The ``TurnBoard``s of the last ``TURN_BOARDS_KEPT`` four-card boards asked, the last asked last."""
+TURN_BOARDS_KEPT = 32
+
+
 def turn_board(board: tuple[int, ...]) -> TurnBoard:
     """The ``TurnBoard`` of a four-card board, kept for the last boards asked (a hand's turn and river,
     and every holding asked on one board, share it)."""
-    return TurnBoard(board)
+    kept = TURN_BOARDS.pop(board, None)
+    if kept is None:
+        kept = TurnBoard(board)
+        if len(TURN_BOARDS) >= TURN_BOARDS_KEPT:
+            del TURN_BOARDS[next(iter(TURN_BOARDS))]
+    TURN_BOARDS[board] = kept
+    return kept
 
 
 def turn_ehs2(board: np.ndarray) -> np.ndarray:
