@@ -17,8 +17,10 @@ at ``--call-at`` (default 0.45) or more, and otherwise checks or folds. Heads-up
 the equity is exact whenever enumerating every board completion and opponent hand
 takes at most ``EXACT_SHOWDOWNS`` showdowns (hold'em's turn and river, all of
 Leduc and Kuhn); otherwise it is a Monte Carlo estimate (``--samples``, default
-1000: a standard error of at most 0.016), its draws seeded by ``--seed`` and the
-cards.
+1000: about that many draws per holding, a standard error near 0.016 at most), its
+draws seeded by ``--seed`` and the board and shared by every holding on that board
+(``protocol.equity.BoardDraws``: a policy asked for many holdings on one
+board, as AIVAT asks, ranks the opponents' hands once).
 
 Policies (``Agent.policy``): ``random`` is the example player's probabilities
 (no-limit raise sizes as its ``genrand_int32() % n`` draws them); ``call`` and
@@ -45,6 +47,8 @@ from acpc_arena.protocol.wire import MatchState
 if TYPE_CHECKING:  # numpy is imported where used: an agent starts without it (make bench SECTIONS=startup)
     import numpy as np
 
+    from acpc_arena.protocol.equity import BoardDraws
+
 EXACT_SHOWDOWNS = 50_000
 
 
@@ -55,22 +59,48 @@ def card_seeded_rng(seed: int | None, hole: Sequence[int], board: Sequence[int])
     return np.random.default_rng([seed or 0, len(hole), *hole, *board])
 
 
+def board_seeded_rng(seed: int | None, board: Sequence[int], opponents: int) -> np.random.Generator:
+    """A generator seeded by the agent's seed, the board and the opponents: every holding on a board shares
+    its draws."""
+    import numpy as np
+
+    return np.random.default_rng([seed or 0, opponents, len(board), *board])
+
+
 class CardMemo:
     """Values that depend on the cards alone (``rule``'s and ``equity``'s strengths), each computed once
-    per board: a policy asked for 1,326 holdings several times a street (LBR) computes each once."""
+    per board (once per match before the flop, where there are few holdings): a policy asked for 1,326
+    holdings several times a street (LBR, AIVAT's ranges) computes each once."""
 
     def __init__(self) -> None:
         self.board: tuple[int, ...] | None = None
         self.values: dict[tuple[tuple[int, ...], int], float] = {}
+        self.preflop: dict[tuple[tuple[int, ...], int], float] = {}
+
+    def _table(self, board: Sequence[int]) -> dict[tuple[tuple[int, ...], int], float]:
+        if not board:
+            return self.preflop
+        if tuple(board) != self.board:
+            self.board, self.values = tuple(board), {}
+        return self.values
 
     def get(self, hole: Sequence[int], board: Sequence[int], extra: int, compute: Callable[[], float]) -> float:
         """The value of ``hole`` on ``board`` (``extra``: anything else it depends on), computed when new."""
-        if tuple(board) != self.board:
-            self.board, self.values = tuple(board), {}
-        key = (tuple(hole), extra)
-        if key not in self.values:
-            self.values[key] = compute()
-        return self.values[key]
+        table, key = self._table(board), (tuple(hole), extra)
+        if key not in table:
+            table[key] = compute()
+        return table[key]
+
+    def missing(self, holes: Sequence[Sequence[int]], board: Sequence[int], extra: int) -> list[tuple[int, ...]]:
+        """The holdings of ``holes`` whose value on ``board`` is not kept yet, each once."""
+        table = self._table(board)
+        return list(dict.fromkeys(tuple(hole) for hole in holes if (tuple(hole), extra) not in table))
+
+    def put(self, holes: Sequence[Sequence[int]], board: Sequence[int], extra: int, values: Sequence[float]) -> None:
+        """Keep the values of ``holes`` on ``board``."""
+        table = self._table(board)
+        for hole, value in zip(holes, values, strict=True):
+            table[tuple(hole), extra] = value
 
 
 class RandomAgent(Agent):
@@ -232,28 +262,47 @@ class EquityAgent(Agent):
         if not 0 <= self.call_at <= self.raise_at <= 1:
             raise ValueError(f"need 0 <= --call-at <= --raise-at <= 1, not {self.call_at} and {self.raise_at}")
         self.equities = CardMemo()
+        self.draws: dict[tuple[tuple[int, ...], int], BoardDraws] = {}
 
     def equity(self, view: MatchState) -> float:
         """Share of the pot this hand wins at a showdown against a random hand per opponent still in."""
         state = view.state
         hole, board = state.hole_cards[view.viewer], state.visible_board()
         opponents = self.game.num_players - state.num_folded - 1
-        return self.equities.get(hole, board, opponents, lambda: self._equity(hole, board, opponents))
+        return self.equities.get(hole, board, opponents, lambda: self._equities([hole], board, opponents)[0])
 
-    def _equity(self, hole: list[int], board: list[int], opponents: int) -> float:
+    def _equities(self, holes: Sequence[Sequence[int]], board: Sequence[int], opponents: int) -> list[float]:
+        """The equity of each holding of ``holes`` on ``board``, in one batch (each the value it gets alone)."""
         import numpy as np
 
-        from acpc_arena.protocol.equity import equity_vs_random, strength_moments
+        from acpc_arena.protocol.equity import BoardDraws, strength_moments
 
         game = self.game
-        unseen = len(game.deck) - len(hole) - len(board)
+        unseen = len(game.deck) - game.num_hole_cards - len(board)
         missing = game.total_board_cards - len(board)
         showdowns = comb(unseen, missing) * comb(unseen - missing, game.num_hole_cards)
         if opponents == 1 and showdowns <= EXACT_SHOWDOWNS:
-            holes = np.array([hole], dtype=np.uint8)
-            boards = np.array([board], dtype=np.uint8).reshape(1, len(board))
-            return float(strength_moments(game.deck, holes, boards, game.total_board_cards)[0][0])
-        return equity_vs_random(game, hole, board, opponents, self.samples, card_seeded_rng(self.seed, hole, board))
+            hole_array = np.array(holes, dtype=np.uint8).reshape(len(holes), game.num_hole_cards)
+            boards = np.tile(np.array(board, dtype=np.uint8), (len(holes), 1))
+            return [float(e) for e in strength_moments(game.deck, hole_array, boards, game.total_board_cards)[0]]
+        key = (tuple(board), opponents)
+        draws = self.draws.get(key)
+        if draws is None:  # kept before the flop, and on the board of the moment
+            self.draws = {k: d for k, d in self.draws.items() if not k[0]}
+            rng = board_seeded_rng(self.seed, board, opponents)  # the same draws whichever holdings are asked
+            draws = self.draws[key] = BoardDraws(game, board, opponents, self.samples, rng)
+        return [float(e) for e in draws.equities(holes)]
+
+    def policies(self, views: Sequence[MatchState]) -> list[Policy]:
+        """``policy`` at each view; where the views share a board (a range's views), their equities are
+        computed in one batch."""
+        boards = {(tuple(v.state.visible_board()), self.game.num_players - v.state.num_folded - 1) for v in views}
+        if len(boards) == 1:  # the memo keeps one board at a time
+            (board, opponents), *_ = boards
+            new = self.equities.missing([v.state.hole_cards[v.viewer] for v in views], board, opponents)
+            if new:
+                self.equities.put(new, board, opponents, self._equities(new, board, opponents))
+        return [self.policy(view) for view in views]
 
     def policy(self, view: MatchState) -> Policy:
         return {self.act(view): 1.0}

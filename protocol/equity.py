@@ -1,7 +1,8 @@
 """Equity: what a hand is worth before all the cards are out.
 
 - ``equity_vs_random``: a player's chance of winning a showdown against random
-  opponent hands (Monte Carlo over the unseen cards; ties split).
+  opponent hands (Monte Carlo over the unseen cards; ties split); ``BoardDraws``
+  the same for many holdings on one board from one set of draws.
 - ``showdown_strengths``, ``strength_moments``: exact hand strength against every
   hand the one opponent could hold (HS), and its mean and mean square over board
   cards still to come (E[HS], E[HS^2]), for many hands at once.
@@ -23,6 +24,7 @@ import os
 import zipfile
 from collections.abc import Sequence
 from functools import cache
+from math import ceil, comb
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +71,57 @@ def equity_vs_random(
     mine = mine.astype(np.int64)
     share = np.where(mine > best_other, 1.0, np.where(mine == best_other, 1.0 / (ties + 1), 0.0))
     return float(share.mean())
+
+
+class BoardDraws:
+    """Draws of the rest of the board and of ``opponents`` random hands, from the cards not on ``board``,
+    for the equities of many holdings on that board (``equities``): about ``samples`` draws per holding.
+
+    A holding takes the draws that hold none of its cards: each of them is a uniform draw from the cards
+    it does not see, and there are ``samples`` on average (the draws are that many scaled by how many a
+    holding leaves out). The opponents' hands are ranked once, for every holding.
+    """
+
+    def __init__(
+        self, game: Game, board: Sequence[int], opponents: int, samples: int, rng: np.random.Generator
+    ) -> None:
+        off_board = np.array([c for c in game.deck if c not in set(board)], dtype=np.uint8)
+        missing = game.total_board_cards - len(board)
+        k = game.num_hole_cards
+        needed = missing + opponents * k
+        if needed + k > len(off_board):
+            raise ValueError("not enough unseen cards for the opponents and the board")
+        draws = ceil(samples * comb(len(off_board), needed) / comb(len(off_board) - k, needed))
+        cards = off_board[np.argsort(rng.random((draws, len(off_board))), axis=1)[:, :needed]]
+        board_array = np.broadcast_to(np.array(board, dtype=np.uint8), (draws, len(board)))
+        self.full_board = np.concatenate([board_array, cards[:, :missing]], axis=1)
+        self.best_other = np.full(draws, -1, dtype=np.int64)
+        self.ties = np.zeros(draws, dtype=np.int64)  # opponents holding the best of their ranks
+        for j in range(opponents):
+            theirs_cards = cards[:, missing + j * k : missing + (j + 1) * k]
+            theirs = rank_hands(np.concatenate([theirs_cards, self.full_board], axis=1)).astype(np.int64)
+            self.ties = np.where(
+                theirs > self.best_other, 1, np.where(theirs == self.best_other, self.ties + 1, self.ties)
+            )
+            self.best_other = np.maximum(self.best_other, theirs)
+        self.masks = _card_masks(cards)
+        self.hole_cards = k
+
+    def equities(self, holes: Sequence[Sequence[int]]) -> np.ndarray:
+        """(H,) the share of the pot each holding of ``holes`` wins (ties split), over the draws it takes."""
+        holes_array = np.array(holes, dtype=np.uint8).reshape(len(holes), self.hole_cards)
+        apart = (_card_masks(holes_array)[:, None] & self.masks[None, :]) == 0  # (H, draws)
+        which, draw = np.nonzero(apart)
+        mine = rank_hands(np.concatenate([holes_array[which], self.full_board[draw]], axis=1)).astype(np.int64)
+        other, tied = self.best_other[draw], self.ties[draw]
+        share = np.where(mine > other, 1.0, np.where(mine == other, 1.0 / (tied + 1), 0.0))
+        totals = np.bincount(which, weights=share, minlength=len(holes))
+        return np.asarray(totals / np.maximum(apart.sum(axis=1), 1))
+
+
+def _card_masks(cards: np.ndarray) -> np.ndarray:
+    """(N,) one bit per card of each row of ``cards`` (N, k)."""
+    return np.bitwise_or.reduce(np.left_shift(np.uint64(1), cards.astype(np.uint64)), axis=1)
 
 
 def _unseen(deck: Sequence[int], known: np.ndarray) -> np.ndarray:

@@ -82,3 +82,47 @@ def test_equity_agent_plays_through_the_dealer(tmp_path: Path, game: str) -> Non
     assert status == 0, err
     assert "WARNING" not in err
     check_log(tmp_path / "match.log", load_game(game), 100)
+
+
+def test_board_draws_equities_against_hand_computed_values() -> None:
+    import numpy as np
+
+    from acpc_arena.protocol.equity import BoardDraws
+
+    # the turn of AA on four kings, by Monte Carlo: the exact value of test_hand_computed_equities
+    turn = list(parse_cards("KsKhKdKc"))
+    draws = BoardDraws(HOLDEM, turn, 1, 40_000, np.random.default_rng(5))
+    exact = (2 * 0.5 + 44 * (903 + 87 / 2) / 990) / 46
+    (aces,) = draws.equities([list(parse_cards("AsAh"))])
+    assert aces == pytest.approx(exact, abs=0.01)
+    # a royal flush on the board: every draw ties, with one opponent or two
+    royal = list(parse_cards("AhKhQhJhTh"))
+    for opponents in (1, 2):
+        split = BoardDraws(HOLDEM, royal, opponents, 500, np.random.default_rng(1)).equities(
+            [list(parse_cards("2c3d"))]
+        )
+        assert split[0] == pytest.approx(1 / (opponents + 1), abs=1e-12)
+
+
+@pytest.mark.parametrize("game_name", ["holdem.limit.2p.reverse_blinds", "holdem.nolimit.3p"])
+def test_a_ranges_policies_are_the_ones_it_plays(game_name: str) -> None:
+    # AIVAT asks the policy of many holdings on one board in one batch: each must be the action the agent
+    # takes holding those cards in a match (a fresh agent, asked one view)
+    import numpy as np
+
+    from acpc_arena.protocol.state import CALL_ACTION, State
+    from acpc_arena.protocol.views import range_views
+
+    game = load_game(game_name)
+    rng = np.random.default_rng(11)
+    for trial in range(8):
+        deck = [int(c) for c in rng.permutation(game.deck)]
+        holes = [deck[5 + 2 * p : 7 + 2 * p] for p in range(game.num_players)]
+        state = State(game, trial, holes, deck[:5])
+        while state.round < trial % 2:  # pre-flop, then the flop: the Monte Carlo rounds
+            state.apply(CALL_ACTION)
+        free = [c for c in deck if c not in state.visible_board()]
+        cards = [free[2 * i : 2 * i + 2] for i in range(12)]
+        views = range_views(state, state.current_player, cards)
+        batched = EquityAgent(game, seed=4).policies(views)
+        assert batched == [{EquityAgent(game, seed=4).act(view): 1.0} for view in views]
