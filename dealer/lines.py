@@ -110,9 +110,10 @@ class LineChannel:
         return SeatError(self.seat, f"did not read its messages for {self.send_timeout:g} s", SeatFailure.TIMEOUT)
 
 
-def prepare_player_socket(sock: socket.socket) -> socket.socket:
-    """A player's connection made non-blocking, its small messages sent at once (``TCP_NODELAY`` on TCP)."""
-    sock.setblocking(False)
+def prepare_player_socket(sock: socket.socket, blocking: bool = False) -> socket.socket:
+    """A player's connection made non-blocking (or blocking), its small messages sent at once
+    (``TCP_NODELAY`` on TCP)."""
+    sock.setblocking(blocking)
     if sock.family in (socket.AF_INET, socket.AF_INET6):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return sock

@@ -319,12 +319,18 @@ class SeatTables:
         self.fixed = config.fixed_seats
         self.orders: list[list[tuple[int, int]]] = []
         """By rotation: (seat, the position it views) seat by seat."""
+        self.others_after: list[list[list[tuple[int, int]]]] = []
+        """By rotation and position: the pairs of ``acting_first`` after that position's."""
+        self.seats: list[list[int]] = []
+        """By rotation: the seat of each position."""
         self.acting_first: list[list[list[tuple[int, int]]]] = []
         """By rotation and position: the same pairs with that position's seat first (the others in seat order)."""
         for rotation in range(1 if self.fixed else n):
             order = [(seat, config.player_of_seat(rotation, seat)) for seat in range(n)]
             self.orders.append(order)
+            self.seats.append([config.seat_of_player(rotation, position) for position in range(n)])
             self.acting_first.append([sorted(order, key=lambda pair: pair[1] != position) for position in range(n)])
+            self.others_after.append([pairs[1:] for pairs in self.acting_first[-1]])
 
     def rotation(self, hand_id: int) -> int:
         return 0 if self.fixed else hand_id % self.num_players
@@ -338,7 +344,10 @@ class Hand:
         self.printer = MatchStatePrinter(state)
         rotation = tables.rotation(state.hand_id)
         self.seat_order = tables.orders[rotation]
+        self.seat_of = tables.seats[rotation]
+        """The seat of each position."""
         self.acting_first = tables.acting_first[rotation]
+        self.others_after = tables.others_after[rotation]
         self.betting = format_betting(state)
         self.observer = observer
         self.verbose = observer.wants_messages

@@ -2,8 +2,8 @@
 
 The same match as ``dealer.match.play_match`` (its rules, budgets, fixes, logs and
 observer calls are the ones in ``dealer.match``), driven by a blocking loop: each
-reply is one ``poll(2)`` with the time the seat has left (``time.monotonic()``) and
-one ``recv``, each message one ``send``. ``acpc-dealer`` plays this way unless it
+reply is one ``recv`` bounded by the time the seat has left (``time.monotonic()``,
+``dealer.blocking_seat``), each message one ``send``. ``acpc-dealer`` plays this way unless it
 serves pages or metrics (``--web``, ``--metrics-port``), which need trio.
 """
 
@@ -66,7 +66,7 @@ def play_match_sync(
             hand = Hand(tables, state, observer, batch_messages)
             _play_hand(config, hand, channels, budget, transactions)
             values = end_hand(config, state, result, log)
-            _send_views(hand, channels)
+            _send_views(hand, channels, hand.verbose)
             hand_over(config, state, values, result, budget, observer)
             hand_id += 1
             state = deal_hand(config.game, hand_id, rng)
@@ -83,27 +83,46 @@ def play_match_sync(
     return result
 
 
-def _send_views(hand: Hand, channels: Sequence[BlockingChannel]) -> tuple[float, float, str]:
-    """Send every seat its view of the state (``trio_match._send_views``, on ``time.monotonic()``)."""
+def _send_views(hand: Hand, channels: Sequence[BlockingChannel], stamped: bool) -> tuple[float, float, str]:
+    """Send every seat its view of the state (``trio_match._send_views``, on ``time.monotonic()``); returns
+    when the acting seat's message went (``time.time()``, only when ``stamped``; ``time.monotonic()``) and
+    its text."""
     printer, betting, batch, verbose = hand.printer, hand.betting, hand.batch, hand.verbose
     acting = hand.state.current_player
     sent_at, sent_clock, sent_text = 0.0, 0.0, ""
     for seat, viewer in hand.send_order():
-        channel = channels[seat]
         text = printer.line(viewer, betting)
         line = text + "\r\n"
-        if batch and viewer != acting:
-            channel.queue(line.encode("ascii"))
-        else:
-            channel.send(line.encode("ascii"))
         if viewer == acting:
+            channels[seat].send(line.encode("ascii"))
             sent_clock = time.monotonic()
-            sent_at, sent_text = stamp(), text
+            sent_text = text
+            if stamped:
+                sent_at = stamp()
             if verbose:
                 hand.observer.message_sent(seat, sent_at, line)
-        elif verbose:
-            hand.observer.message_sent(seat, stamp(), line)
+        else:
+            if batch:
+                channels[seat].queue(line.encode("ascii"))
+            else:
+                channels[seat].send(line.encode("ascii"))
+            if verbose:
+                hand.observer.message_sent(seat, stamp(), line)
     return sent_at, sent_clock, sent_text
+
+
+def _send_plain(hand: Hand, channels: Sequence[BlockingChannel]) -> tuple[float, str]:
+    """``_send_views`` where nobody reads the messages or their times and none is held: the acting
+    seat's message, then the others'; returns when the acting seat's went (``time.monotonic()``) and its
+    text."""
+    printer, betting = hand.printer, hand.betting
+    acting = hand.state.current_player
+    text = printer.line(acting, betting)
+    channels[hand.seat_of[acting]].send((text + "\r\n").encode("ascii"))
+    sent_clock = time.monotonic()
+    for seat, viewer in hand.others_after[acting]:
+        channels[seat].send((printer.line(viewer, betting) + "\r\n").encode("ascii"))
+    return sent_clock, text
 
 
 def _play_hand(
@@ -113,25 +132,43 @@ def _play_hand(
     budget: Budget,
     transactions: TransactionLog | None,
 ) -> None:
+    """Play the hand to its end, its final states not yet sent.
+
+    From a reply to the next message only what decides that message is done (the reply read,
+    fixed, charged to the seat's time and applied); the transaction and the observer's
+    ``action_taken`` follow the next message, while its player thinks.
+    """
     state = hand.state
     game = config.game
     observer = hand.observer
-    while not state.finished:
-        sent_at, sent_clock, sent_text = _send_views(hand, channels)
+    stamped = transactions is not None or hand.verbose  # someone reads the wall-clock times
+    plain = not (stamped or hand.batch)
+    seat_of = hand.seat_of
+    finished = state.finished
+    sent_at, sent_clock, sent_text = (0.0, 0.0, "") if finished else _send_views(hand, channels, stamped)
+    while not finished:
         player = state.current_player
-        seat = config.seat_of_player(state.hand_id, player)
+        seat = seat_of[player]
         channel = channels[seat]
         deadline = sent_clock + budget.seconds_left(seat)
         expected = MatchState(player, state)
         while True:
             raw = channel.receive_line(deadline)
-            received_at = stamp()
+            received_at = stamp() if stamped else 0.0
             action = response_action(seat, raw, received_at, expected, sent_text, budget, observer)
             if action is not None:
                 break
         seconds = time.monotonic() - sent_clock
         budget.charge(seat, seconds)
-        if transactions is not None:
-            transactions.record(format_action(action, game), state.hand_id, sent_at, received_at)
-        observer.action_taken(seat, action, seconds)
+        action_sent_at = sent_at
         hand.record(action, state.round)
+        finished = state.finished
+        if finished:
+            pass
+        elif plain:
+            sent_clock, sent_text = _send_plain(hand, channels)
+        else:
+            sent_at, sent_clock, sent_text = _send_views(hand, channels, stamped)
+        if transactions is not None:
+            transactions.record(format_action(action, game), state.hand_id, action_sent_at, received_at)
+        observer.action_taken(seat, action, seconds)
