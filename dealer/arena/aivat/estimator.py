@@ -110,6 +110,7 @@ class HandEstimator:
         self.known = dict(known)
         self.settings = settings or Settings()
         self.orders = 2 if game.num_hole_cards == 2 else 1
+        self._board_ranks: dict[tuple[int, ...], np.ndarray] = {}
         everything = np.ones((self.holdings.size, self.orders))
         self.prior_value = self._value(State(game), [everything, everything], [])
 
@@ -224,9 +225,26 @@ class HandEstimator:
         holdings = self.holdings
         first, second = np.atleast_2d(first), np.atleast_2d(second)
         rows = np.flatnonzero(first.any(axis=0) | second.any(axis=0))
+        if outcomes.shape[1] == 0:  # the board alone: every row the same ranks, kept for the board
+            ranks = np.broadcast_to(self._ranks_on(board)[rows], (len(outcomes), len(rows)))
+            return sign_sums(holdings, rows, first[:, rows], second[:, rows], ranks)
         apart = (outcome_masks(outcomes)[:, None] & holdings.masks[rows][None, :]) == 0
         ranks = board_ranks(holdings, board, outcomes, rows)
         return sign_sums(holdings, rows, first[:, rows] * apart, second[:, rows] * apart, ranks)
+
+    def _ranks_on(self, board: Sequence[int]) -> np.ndarray:
+        """(n,) the rank of every holding with ``board`` (0 for a holding that shares a card with it), kept
+        for the board of the moment and the empty one."""
+        key = tuple(board)
+        ranks = self._board_ranks.get(key)
+        if ranks is None:
+            if key:
+                self._board_ranks = {(): self._board_ranks[()]} if () in self._board_ranks else {}
+            apart = np.flatnonzero(self.holdings.apart_from(board))
+            ranks = np.zeros(self.holdings.size, dtype=np.int64)
+            ranks[apart] = board_ranks(self.holdings, board, np.zeros((1, 0), dtype=np.uint8), apart)[0]
+            self._board_ranks[key] = ranks
+        return ranks
 
     def _draw_outcomes(
         self, ranges: list[np.ndarray], hidden: set[int], unseen: list[int], size: int, rng: np.random.Generator
