@@ -9,10 +9,12 @@ its old version built; a missing, damaged or unwritable file only costs a rebuil
 from __future__ import annotations
 
 import hashlib
+import mmap
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:  # numpy is imported where used: a command starts without it (make bench SECTIONS=startup)
     import numpy as np
@@ -50,3 +52,40 @@ def cached_array(name: str, build: Callable[[], np.ndarray]) -> np.ndarray:
     except OSError:
         pass  # no cache: every process builds its own
     return array
+
+
+_NPY_TYPES = {"H": "<u2", "i": "<i4"}
+"""The ``.npy`` type of each item code ``cached_view`` maps (little-endian, read on little-endian machines)."""
+
+
+def cached_view(name: str, build: Callable[[], np.ndarray], item: Literal["H", "i"]) -> memoryview:
+    """The one-dimensional array in ``<cache>/<name>.npy`` as a read-only view of items ``item`` (``"H"``:
+    uint16, ``"i"``: int32), mapped from the file without numpy; where the file is missing or holds
+    something else, ``cached_array``'s (numpy loaded, the array built and saved if need be)."""
+    try:
+        view = _mapped_npy(cache_directory() / f"{name}.npy", item)
+    except (OSError, ValueError, SyntaxError):
+        view = None
+    return cached_array(name, build).data if view is None else view
+
+
+def _mapped_npy(path: Path, item: Literal["H", "i"]) -> memoryview | None:
+    """A flat ``.npy`` file's data mapped read-only as items ``item``; None if it is not of that type."""
+    import ast
+
+    if sys.byteorder != "little":
+        return None
+    with open(path, "rb") as file:
+        mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    if len(mapped) < 12 or mapped[:6] != b"\x93NUMPY" or mapped[6] not in (1, 2, 3):
+        return None
+    start = 10 if mapped[6] == 1 else 12
+    length = int.from_bytes(mapped[8:start], "little")
+    header = ast.literal_eval(mapped[start : start + length].decode("latin-1"))
+    data = memoryview(mapped)[start + length :]
+    descr = _NPY_TYPES[item]
+    size = int(descr[2:])
+    expected = {"descr": descr, "fortran_order": False, "shape": (len(data) // size,)}
+    if header != expected or len(data) % size:
+        return None
+    return data.cast(item)

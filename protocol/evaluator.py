@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acpc_arena.protocol.cards import MAX_RANKS, MAX_SUITS, NUM_CARDS, rank_of, suit_of
-from acpc_arena.protocol.disk_cache import cached_array, source_digest
+from acpc_arena.protocol.disk_cache import cached_array, cached_view, source_digest
 from acpc_arena.protocol.rank_lookup import (
     FLUSH_ADD,
     FLUSH_BITS,
@@ -245,8 +245,12 @@ def _pair_codes(n: int) -> np.ndarray:
 
 def lookup_tables(n: int) -> tuple[list[int], memoryview, list[int]]:
     """The scalar path's tables for hands of ``n`` cards (``protocol.rank_lookup.LookupTables``): each card's
-    code, the rank of each sum of codes (a view of the batched path's table), the best flush of each rank mask."""
-    return _codes(n), _size_tables(n)[1].data, _flush_tables()[2].tolist()
+    code, the rank of each sum of codes, the best flush of each rank mask. The batched path's tables, mapped
+    from their cache files without numpy where they are there (a process that ranks only one hand at a time
+    starts without numpy)."""
+    ranks = cached_view(f"rank-table-{n}-{_source_digest()}", lambda: _build_rank_table(n), "H")
+    flush_ranks = cached_view(f"flush-rank-{_source_digest()}", _build_flush_rank, "i")
+    return _codes(n), ranks, flush_ranks.tolist()
 
 
 def warm_up(sizes: Sequence[int] = (5, 6, 7)) -> None:
