@@ -4,9 +4,10 @@
 tables and says how the codes work), reads the rank of that sum from a table of
 ranks, and only when a suit holds five or more of the cards looks up the best
 flush of that suit's rank mask. Plain ints and lists: mypyc turns the loop into a
-few machine instructions per card. The rank table is a view of the batched path's
-array, so a process that uses both holds it once. Each size's tables are loaded
-on its first hand, so importing this module costs nothing.
+few machine instructions per card. The rank table is the batched path's, mapped
+from the evaluator's cache file (shared between processes, read without numpy).
+Each size's tables are loaded on its first hand, so importing this module costs
+nothing.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class LookupTables:
         self.codes = codes
         """The code of each card, 0..51."""
         self.ranks = ranks
-        """The rank of the hand whose codes sum to ``s``, at ``s & KEY_MASK`` (a view of the evaluator's array)."""
+        """The rank of the hand whose codes sum to ``s``, at ``s & KEY_MASK`` (the evaluator's table)."""
         self.flush_ranks = flush_ranks
         """The rank of the best flush in a 13-bit rank mask of one suit (-1 under five ranks)."""
 
