@@ -218,30 +218,32 @@ NOT_A_HAND = np.iinfo(np.uint16).max
 """A ``TurnBoard`` rank where two of the three cards are one: above every rank, so never counted."""
 _TRIPLES = np.array(list(itertools.combinations(range(UNSEEN), 3)), dtype=np.int64)
 _PAIRS = np.array(list(itertools.combinations(range(UNSEEN), 2)), dtype=np.int64)
-_HOLE_PAIR = np.full((UNSEEN, UNSEEN), -1, dtype=np.int64)
+_SLOTS = len(_PAIRS) + 1
+"""A river's row of a ``TurnBoard``: a slot for each pair of positions, and one more never written."""
+_HOLE_PAIR = np.full((UNSEEN, UNSEEN), _SLOTS - 1, dtype=np.int64)
 _HOLE_PAIR[_PAIRS[:, 0], _PAIRS[:, 1]] = np.arange(len(_PAIRS))
 _HOLE_PAIR[_PAIRS[:, 1], _PAIRS[:, 0]] = np.arange(len(_PAIRS))
+"""The slot of each pair of positions (either order); a position with itself: the slot never written."""
 _RIVERS = np.array([[r for r in range(UNSEEN) if r not in pair] for pair in _PAIRS.tolist()], dtype=np.int64)
 """(1128, 46) the positions left as rivers by each pair of positions (``_HOLE_PAIR``), ascending."""
-_A, _B = UNSEEN * UNSEEN, UNSEEN
-"""A ``TurnBoard``'s ranks are flat: positions a, b, r at ``a * _A + b * _B + r``."""
+_RIVER_LAST = ((1, 2, 0), (0, 2, 1), (0, 1, 2))
+"""Each card of a triple as the river, after the other two."""
 _TRIPLE_ENTRIES = np.stack(
-    [_TRIPLES[:, a] * _A + _TRIPLES[:, b] * _B + _TRIPLES[:, r] for a, b, r in itertools.permutations(range(3))]
+    [_TRIPLES[:, r] * _SLOTS + _HOLE_PAIR[_TRIPLES[:, a], _TRIPLES[:, b]] for a, b, r in _RIVER_LAST]
 )
-"""(6, 17296) the entries of each of ``_TRIPLES`` with its cards in each order."""
-_RIVER_PAIRS = (_PAIRS[:, 0] * _A + _PAIRS[:, 1] * _B)[None, :] + np.arange(UNSEEN)[:, None]
-"""(48, 1128) the entries of every pair of positions with each river."""
+"""(3, 17296) the entries of each of ``_TRIPLES`` with each of its cards as the river."""
 
 
 class TurnBoard:
     """The rank of every two unseen cards with every river on one four-card board, from which the HS
     of any hand on any river and its E[HS^2] on the turn are counted without ranking again.
 
-    ``ranks`` ranks the seven cards made of the board and the unseen cards at positions a, b, r
-    (positions in ``unseen``, the 48 cards off the board in order) at ``a * 2304 + b * 48 + r``.
-    Each opponent hand {a, b} on river r is one entry, shared by every hole. A hand's wins on river r
-    are the opponent hands ranked below it, less those holding one of its cards (no hand below holds
-    both: that would be the hand itself); its ties likewise, the hand itself taken back once.
+    ``ranks[r, _HOLE_PAIR[a, b]]`` ranks the seven cards made of the board and the unseen cards at
+    positions a, b, r (positions in ``unseen``, the 48 cards off the board in order); a pair holding
+    r is ``NOT_A_HAND``. Each opponent hand {a, b} on river r is one entry, shared by every hole. A
+    hand's wins on river r are the opponent hands ranked below it, less those holding one of its cards
+    (no hand below holds both: that would be the hand itself); its ties likewise, the hand itself
+    taken back once.
     """
 
     def __init__(self, board: tuple[int, ...]) -> None:
@@ -252,9 +254,9 @@ class TurnBoard:
         self.position = np.full(52, -1, dtype=np.int64)
         self.position[self.unseen] = np.arange(UNSEEN)
         ranks = rank_hands(self.unseen[_TRIPLES], list(board))
-        self.ranks = np.full(UNSEEN**3, NOT_A_HAND, dtype=np.uint16)
-        self.ranks[_TRIPLE_ENTRIES] = ranks  # each order's block
-        by_river = np.sort(self.ranks[_RIVER_PAIRS], axis=1)  # (48, 1128); NOT_A_HAND (a pair holding r) last
+        self.ranks = np.full((UNSEEN, _SLOTS), NOT_A_HAND, dtype=np.uint16)
+        self.ranks.reshape(-1)[_TRIPLE_ENTRIES] = ranks  # each river's block
+        by_river = np.sort(self.ranks, axis=1)  # NOT_A_HAND (a pair holding r, the unwritten slot) last
         self.keyed = (by_river.astype(np.int32) + (np.arange(UNSEEN, dtype=np.int32) << 16)[:, None]).reshape(-1)
         """Every river's opponent ranks, river r's at ``r << 16`` up, in one ascending array."""
 
@@ -276,15 +278,14 @@ class TurnBoard:
     def strengths(self, positions: np.ndarray, rivers: np.ndarray) -> np.ndarray:
         """(H, R) HS of each hole (``positions``) on each of its rivers (positions (H, R)): wins plus half
         the ties over the 990 opponent hands."""
-        x, y = positions[:, 0, None] * _A, positions[:, 1, None] * _A  # (H, 1) each
-        mine = self.ranks[x + positions[:, 1, None] * _B + rivers].astype(np.int32)  # (H, R)
+        x, y = positions[:, 0, None], positions[:, 1, None]  # (H, 1) each
+        mine = self.ranks[rivers, _HOLE_PAIR[x, y]].astype(np.int32)  # (H, R)
         key = mine + (rivers << 16).astype(np.int32)
-        offset = rivers * len(_PAIRS)
+        offset = rivers * _SLOTS
         below = np.searchsorted(self.keyed, key, side="left") - offset
         same = np.searchsorted(self.keyed, key, side="right") - offset - below
-        others = np.arange(UNSEEN) * _B
         for card in (x, y):
-            holding = self.ranks[(card + rivers)[:, :, None] + others]  # (H, R, 48): each hand holding the card
+            holding = self.ranks[rivers[:, :, None], _HOLE_PAIR[card]]  # (H, R, 48): each hand holding the card
             below -= (holding < mine[:, :, None]).sum(axis=2)
             same -= (holding == mine[:, :, None]).sum(axis=2)
         return (below + 0.5 * (same + 1)) / OPPONENT_HANDS  # the hand itself was taken from both cards' ties
