@@ -32,15 +32,17 @@ from tests.helpers.processes import program
 
 LIMIT = "holdem.limit.2p.reverse_blinds"
 NOLIMIT = "holdem.nolimit.2p.reverse_blinds"
+NOLIMIT_3P = "holdem.nolimit.3p"
 
 
 def _spec(
     game: str, a: str, b: str, out: Path, in_process: bool, hands: int, t_response_ms: int = DEFAULT_T_RESPONSE_MS
 ) -> RunSpec:
+    more = tuple(Contestant("c", agent="random") for _ in range(load_game(game).num_players - 2))
     return RunSpec(
         a=Contestant("a", agent=a), b=Contestant("b", agent=b), game_file=game, game=load_game(game),
         game_path=resolve_game_path(game).resolve(), seeds=(5,), hands=hands, out_dir=out, concurrency=2,
-        in_process=in_process, t_response_ms=t_response_ms,
+        in_process=in_process, t_response_ms=t_response_ms, more=more,
     )  # fmt: skip
 
 
@@ -62,8 +64,13 @@ def _assert_same(kept: LoggedMatch, read: LoggedMatch) -> None:
 
 @pytest.mark.parametrize(
     ("game", "a", "b", "in_process"),
-    [(LIMIT, "random", "call", True), (NOLIMIT, "random", "spar_overbet", True), (NOLIMIT, "random", "raise", False)],
-    ids=["limit-in-process", "nolimit-in-process", "nolimit-tcp"],
+    [
+        (LIMIT, "random", "call", True),
+        (NOLIMIT, "random", "spar_overbet", True),
+        (NOLIMIT, "random", "raise", False),
+        (NOLIMIT_3P, "random", "raise", True),
+    ],
+    ids=["limit-in-process", "nolimit-in-process", "nolimit-tcp", "nolimit-3p-in-process"],
 )
 def test_what_the_tally_kept_is_what_read_log_reads(
     tmp_path: Path, game: str, a: str, b: str, in_process: bool
@@ -80,7 +87,7 @@ def test_what_the_tally_kept_is_what_read_log_reads(
         hands = [parse_log_line(line, read.game) for line in outcome.log.read_text().splitlines() if "STATE:" in line]
         by_name = {name: [h.values[h.names.index(name)] for h in hands] for name in read.seat_names}
         assert {name: kept.values_of(name).tolist() for name in read.seat_names} == by_name
-    assert allin > 0 if game == NOLIMIT else allin == 0  # the no-limit runs have hands that ended all in
+    assert allin > 0 if game != LIMIT else allin == 0  # the no-limit runs have hands that ended all in
 
 
 def test_a_match_cut_short_is_read_back_from_its_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
