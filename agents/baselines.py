@@ -19,8 +19,9 @@ takes at most ``EXACT_SHOWDOWNS`` showdowns (hold'em's turn and river, all of
 Leduc and Kuhn); otherwise it is a Monte Carlo estimate (``--samples``, default
 1000: about that many draws per holding, a standard error near 0.016 at most), its
 draws seeded by ``--seed`` and the board and shared by every holding on that board
-(``protocol.equity.BoardDraws``: a policy asked for many holdings on one
-board, as AIVAT asks, ranks the opponents' hands once).
+(``protocol.equity.BoardDraws``). A policy asked for many holdings on one board,
+as AIVAT asks, ranks the hands of the board once (the exact values too:
+``protocol.equity.BoardStrengths``, the same numbers as ``strength_moments``).
 
 Policies (``Agent.policy``): ``random`` is the example player's probabilities
 (no-limit raise sizes as its ``genrand_int32() % n`` draws them); ``call`` and
@@ -47,7 +48,7 @@ from acpc_arena.protocol.wire import MatchState
 if TYPE_CHECKING:  # numpy is imported where used: an agent starts without it (make bench SECTIONS=startup)
     import numpy as np
 
-    from acpc_arena.protocol.equity import BoardDraws
+    from acpc_arena.protocol.equity import BoardDraws, BoardStrengths
 
 EXACT_SHOWDOWNS = 50_000
 
@@ -262,7 +263,7 @@ class EquityAgent(Agent):
         if not 0 <= self.call_at <= self.raise_at <= 1:
             raise ValueError(f"need 0 <= --call-at <= --raise-at <= 1, not {self.call_at} and {self.raise_at}")
         self.equities = CardMemo()
-        self.draws: dict[tuple[tuple[int, ...], int], BoardDraws] = {}
+        self.boards: dict[tuple[tuple[int, ...], int], BoardDraws | BoardStrengths] = {}
 
     def equity(self, view: MatchState) -> float:
         """Share of the pot this hand wins at a showdown against a random hand per opponent still in."""
@@ -273,25 +274,25 @@ class EquityAgent(Agent):
 
     def _equities(self, holes: Sequence[Sequence[int]], board: Sequence[int], opponents: int) -> list[float]:
         """The equity of each holding of ``holes`` on ``board``, in one batch (each the value it gets alone)."""
-        import numpy as np
-
-        from acpc_arena.protocol.equity import BoardDraws, strength_moments
+        from acpc_arena.protocol.equity import BoardDraws, BoardStrengths
 
         game = self.game
         unseen = len(game.deck) - game.num_hole_cards - len(board)
         missing = game.total_board_cards - len(board)
         showdowns = comb(unseen, missing) * comb(unseen - missing, game.num_hole_cards)
-        if opponents == 1 and showdowns <= EXACT_SHOWDOWNS:
-            hole_array = np.array(holes, dtype=np.uint8).reshape(len(holes), game.num_hole_cards)
-            boards = np.tile(np.array(board, dtype=np.uint8), (len(holes), 1))
-            return [float(e) for e in strength_moments(game.deck, hole_array, boards, game.total_board_cards)[0]]
         key = (tuple(board), opponents)
-        draws = self.draws.get(key)
-        if draws is None:  # kept before the flop, and on the board of the moment
-            self.draws = {k: d for k, d in self.draws.items() if not k[0]}
-            rng = board_seeded_rng(self.seed, board, opponents)  # the same draws whichever holdings are asked
-            draws = self.draws[key] = BoardDraws(game, board, opponents, self.samples, rng)
-        return [float(e) for e in draws.equities(holes)]
+        values = self.boards.get(key)
+        if values is None:  # kept before the flop, and on the board of the moment
+            self.boards = {k: v for k, v in self.boards.items() if not k[0]}
+            if opponents == 1 and showdowns <= EXACT_SHOWDOWNS:
+                values = BoardStrengths(game.deck, board, game.total_board_cards, game.num_hole_cards)
+            else:  # the same draws whichever holdings are asked
+                rng = board_seeded_rng(self.seed, board, opponents)
+                values = BoardDraws(game, board, opponents, self.samples, rng)
+            self.boards[key] = values
+        if isinstance(values, BoardStrengths):
+            return [float(e) for e in values.strengths(holes)]
+        return [float(e) for e in values.equities(holes)]
 
     def policies(self, views: Sequence[MatchState]) -> list[Policy]:
         """``policy`` at each view; where the views share a board (a range's views), their equities are

@@ -23,14 +23,16 @@ import itertools
 import os
 import zipfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 from math import ceil, comb
 from pathlib import Path
 
 import numpy as np
 
+from acpc_arena.protocol.cards import NUM_CARDS
 from acpc_arena.protocol.disk_cache import cache_directory, source_digest
-from acpc_arena.protocol.evaluator import rank_hands, rank_hands_of_players
+from acpc_arena.protocol.evaluator import HAND_RANKS, rank_hands, rank_hands_of_players
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import State
 
@@ -117,6 +119,76 @@ class BoardDraws:
         share = np.where(mine > other, 1.0, np.where(mine == other, 1.0 / (tied + 1), 0.0))
         totals = np.bincount(which, weights=share, minlength=len(holes))
         return np.asarray(totals / np.maximum(apart.sum(axis=1), 1))
+
+
+class BoardStrengths:
+    """Exact E[HS] over the board's completions (``strength_moments``' first moment, the same numbers) of many
+    holdings on one ``board``: every holding is ranked once on each completion, and a holding's hand strength
+    counts the holdings ranked below and level with it, less those that share one of its cards."""
+
+    def __init__(self, deck: Sequence[int], board: Sequence[int], total_board: int, hole_cards: int) -> None:
+        holdings = _holdings_of(tuple(sorted(deck)), hole_cards)
+        off_board = sorted(set(deck) - set(board))
+        completions = np.array(list(itertools.combinations(off_board, total_board - len(board))), dtype=np.uint8)
+        self.holdings, self.hole_cards = holdings, hole_cards
+        self.completions = completions.reshape(len(completions), -1)
+        self.completion_masks = _card_masks(self.completions)
+        self.opponents = comb(len(deck) - hole_cards - total_board, hole_cards)
+        # ranks (completions, holdings); a holding that shares a card with the board or the completion ranks
+        # above every hand (counted neither below nor level)
+        self.ranks = np.full((len(completions), len(holdings.cards)), HAND_RANKS + 1, dtype=np.int64)
+        board_mask = np.uint64(sum(1 << c for c in board))
+        taken = self.completion_masks[:, None] | board_mask
+        which, holding = np.nonzero((taken & holdings.masks[None, :]) == 0)
+        cards = np.concatenate([holdings.cards[holding], self.completions[which]], axis=1)
+        self.ranks[which, holding] = rank_hands(cards, fixed=list(board))
+        self.span = HAND_RANKS + 2
+        self.sorted = (np.sort(self.ranks, axis=1) + np.arange(len(completions))[:, None] * self.span).ravel()
+
+    def strengths(self, holes: Sequence[Sequence[int]]) -> np.ndarray:
+        """(H,) each holding's hand strength against one random hand, averaged over the completions that hold
+        none of its cards (in the order of ``strength_moments``)."""
+        holdings = self.holdings
+        holes_array = np.array(holes, dtype=np.uint8).reshape(len(holes), self.hole_cards)
+        rows = np.array([holdings.index[tuple(sorted(hole))] for hole in holes_array.tolist()], dtype=np.intp)
+        valid = (holdings.masks[rows][:, None] & self.completion_masks[None, :]) == 0  # (H, completions)
+        each = int(valid[0].sum())
+        which, completion = np.nonzero(valid)  # holding by holding, completions in order
+        mine = self.ranks[completion, rows[which]]
+        keys = mine + completion * self.span
+        start = completion * len(holdings.cards)
+        below = np.searchsorted(self.sorted, keys, side="left") - start
+        level = np.searchsorted(self.sorted, keys, side="right") - start - below + (self.hole_cards - 1)
+        for j in range(self.hole_cards):  # the holding itself is level once in all and once per card: k - 1 back
+            card = holes_array[which, j]
+            shared = self.ranks[completion[:, None], holdings.members[card]]  # (pairs, width)
+            below -= (shared < mine[:, None]).sum(axis=1)
+            level -= (shared == mine[:, None]).sum(axis=1)
+        strength = (below + 0.5 * level) / self.opponents
+        return np.asarray(strength.reshape(len(holes), each).mean(axis=1))
+
+
+@dataclass(frozen=True)
+class _Holdings:
+    cards: np.ndarray
+    """(n, k) every holding of the deck, its cards in increasing order."""
+    masks: np.ndarray
+    index: dict[tuple[int, ...], int]
+    members: np.ndarray
+    """(NUM_CARDS, w) the holdings that hold each card (w: the most any card has; all cards of a deck have w)."""
+
+
+@cache
+def _holdings_of(deck: tuple[int, ...], hole_cards: int) -> _Holdings:
+    cards = np.array(list(itertools.combinations(deck, hole_cards)), dtype=np.uint8).reshape(-1, hole_cards)
+    index = {tuple(int(c) for c in holding): row for row, holding in enumerate(cards.tolist())}
+    lists: list[list[int]] = [[] for _ in range(NUM_CARDS)]
+    for row, holding in enumerate(cards.tolist()):
+        for card in holding:
+            lists[card].append(row)
+    width = max(len(rows) for rows in lists)
+    members = np.array([rows if rows else [0] * width for rows in lists], dtype=np.intp)
+    return _Holdings(cards, _card_masks(cards), index, members)
 
 
 def _card_masks(cards: np.ndarray) -> np.ndarray:

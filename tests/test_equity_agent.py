@@ -38,6 +38,25 @@ def test_river_equity_is_pokerkits_enumeration() -> None:
     assert equity("MATCHSTATE:0:0:cc/cc/cc/:AdQd|/Qc8d8s/3h/2c") == pytest.approx(score / 990, abs=1e-12)
 
 
+def test_board_strengths_of_several_holdings_are_pokerkits_enumerations() -> None:
+    from acpc_arena.protocol.equity import BoardStrengths
+
+    board = "Qc8d8s3h2c"
+
+    def hand(hole: list[int]) -> pokerkit.Hand:
+        return pokerkit.StandardHighHand.from_game("".join(CARD_STRINGS[c] for c in hole), board)
+
+    holes = [list(parse_cards(cards)) for cards in ("AdQd", "8h8c", "7s6s", "QsQh")]
+    expected = []
+    for hole in holes:
+        mine = hand(hole)
+        unseen = [c for c in range(52) if c not in hole + list(parse_cards(board))]
+        others = [hand(list(pair)) for pair in itertools.combinations(unseen, 2)]
+        expected.append(sum(1.0 if mine > o else 0.5 if mine == o else 0.0 for o in others) / len(others))
+    strengths = BoardStrengths(HOLDEM.deck, list(parse_cards(board)), 5, 2).strengths(holes)
+    assert strengths.tolist() == pytest.approx(expected, abs=1e-12)
+
+
 def test_hand_computed_equities() -> None:
     # a royal flush on the board splits every pot
     assert equity("MATCHSTATE:0:0:cc/cc/cc/:2c3d|/AhKhQh/Jh/Th") == 0.5
@@ -119,7 +138,7 @@ def test_a_ranges_policies_are_the_ones_it_plays(game_name: str) -> None:
         deck = [int(c) for c in rng.permutation(game.deck)]
         holes = [deck[5 + 2 * p : 7 + 2 * p] for p in range(game.num_players)]
         state = State(game, trial, holes, deck[:5])
-        while state.round < trial % 2:  # pre-flop, then the flop: the Monte Carlo rounds
+        while state.round < trial % game.num_rounds:  # every round: Monte Carlo, and exact on the turn and river
             state.apply(CALL_ACTION)
         free = [c for c in deck if c not in state.visible_board()]
         cards = [free[2 * i : 2 * i + 2] for i in range(12)]
