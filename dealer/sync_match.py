@@ -163,12 +163,14 @@ def _play_hand(
         action_sent_at = sent_at
         hand.record(action, state.round)
         finished = state.finished
-        if finished:
-            pass
-        elif plain:
-            sent_clock, sent_text = _send_plain(hand, channels)
-        else:
-            sent_at, sent_clock, sent_text = _send_views(hand, channels, stamped)
-        if transactions is not None:
-            transactions.record(format_action(action, game), state.hand_id, action_sent_at, received_at)
-        observer.action_taken(seat, action, seconds)
+        try:
+            if finished:
+                pass
+            elif plain:
+                sent_clock, sent_text = _send_plain(hand, channels)
+            else:
+                sent_at, sent_clock, sent_text = _send_views(hand, channels, stamped)
+        finally:  # the action is kept even when a seat fails as the next message goes out
+            if transactions is not None:
+                transactions.record(format_action(action, game), state.hand_id, action_sent_at, received_at)
+            observer.action_taken(seat, action, seconds)
