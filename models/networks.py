@@ -48,6 +48,8 @@ class ConvStack(nn.Module):
 
 def _gaussian_init(module: nn.Module, std: float = 0.01) -> None:
     for parameter in module.parameters():
+        if parameter.is_meta:  # sizes only (a checkpoint's check): nothing to draw
+            continue
         if parameter.dim() > 1:
             nn.init.normal_(parameter, 0.0, std)
         else:
@@ -192,6 +194,8 @@ class PokerCNN(QNetwork):
         self.fc = nn.Linear(HIDDEN, HIDDEN)
         self.out = nn.Linear(HIDDEN, NUM_ACTIONS)
         for parameter in self.parameters():
+            if parameter.is_meta:  # sizes only (a checkpoint's check): nothing to draw
+                continue
             if parameter.dim() > 1:
                 nn.init.kaiming_normal_(parameter, nonlinearity="relu")
             else:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +128,22 @@ def test_checkpoints_round_trip_and_refuse_damage(tmp_path: Path) -> None:
     (tmp_path / "alone.pt").write_bytes(path.read_bytes())
     with pytest.raises(CheckpointError, match=r"alone\.json: no description beside the checkpoint"):
         load_network(tmp_path / "alone.pt")
+
+
+@pytest.mark.parametrize("network", ["lstm_dqn", "dqn"])
+def test_loading_a_checkpoint_leaves_torchs_compiler_unimported(tmp_path: Path, network: str) -> None:
+    """The size check builds the network on the meta device; drawing initial weights there would import
+    ``torch._dynamo`` (over a second of every agent's start) for values nobody reads."""
+    build = {"lstm_dqn": LSTMDQN, "dqn": DQN}[network]
+    path = save_network(tmp_path / "q", build(), network, 16, {"hands_trained": 0})
+    code = (
+        "import sys\n"
+        "from acpc_arena.models.q_checkpoint import load_network\n"
+        f"load_network({str(path)!r})\n"
+        "print('torch._dynamo' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip() == "False"
 
 
 def test_hand_classes_and_uct_values() -> None:
