@@ -145,7 +145,13 @@ def _play_hand(
     plain = not (stamped or hand.batch)
     seat_of = hand.seat_of
     finished = state.finished
-    sent_at, sent_clock, sent_text = (0.0, 0.0, "") if finished else _send_views(hand, channels, stamped)
+    sent_at, sent_clock, sent_text = 0.0, 0.0, ""
+    if finished:
+        pass
+    elif plain:
+        sent_clock, sent_text = _send_plain(hand, channels)
+    else:
+        sent_at, sent_clock, sent_text = _send_views(hand, channels, stamped)
     while not finished:
         player = state.current_player
         seat = seat_of[player]

@@ -16,20 +16,15 @@ from acpc_arena.protocol.state import State
 def deal_cards(game: Game, rng: MT19937) -> tuple[list[list[int]], list[int]]:
     """(hole cards per player, every board card of the hand) for one hand."""
     deck = list(game.deck)
-    left = len(deck)
     draw = rng.genrand_int32
-
-    def deal() -> int:
-        nonlocal left
+    hole = game.num_hole_cards
+    holes_end = game.num_players * hole
+    dealt = []
+    for left in range(len(deck), len(deck) - holes_end - game.total_board_cards, -1):
         i = draw() % left
-        card = deck[i]
+        dealt.append(deck[i])
         deck[i] = deck[left - 1]
-        left -= 1
-        return card
-
-    holes = [[deal() for _ in range(game.num_hole_cards)] for _ in range(game.num_players)]
-    board = [deal() for _ in range(game.total_board_cards)]
-    return holes, board
+    return [dealt[p * hole : (p + 1) * hole] for p in range(game.num_players)], dealt[holes_end:]
 
 
 def deal_hand(game: Game, hand_id: int, rng: MT19937) -> State:
