@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 # compiler, rebuilt when they change; a failed build leaves the pure-Python modules in use
 # (protocol/native.py). NATIVE=0 removes the compiled modules and builds none.
 NATIVE ?= 1
-NATIVE_SOURCES := $(addprefix protocol/,state.py wire.py cards.py errors.py evaluator.py game.py native.py native_build.py)
+NATIVE_SOURCES := $(addprefix protocol/,state.py wire.py cards.py rank_lookup.py errors.py evaluator.py game.py native.py native_build.py)
 NATIVE_STAMP := $(VENV)/.native-stamp-$(NATIVE)
 
 .PHONY: help install test test-slow lint docs results match tournament spar web bench train data clean
