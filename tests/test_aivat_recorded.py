@@ -16,7 +16,7 @@ from acpc_arena.agents.base import Agent, Policy
 from acpc_arena.dealer.arena.aivat import Settings, aivat_estimates, shipped_agent
 from acpc_arena.dealer.arena.aivat.logs import AgentSource
 from acpc_arena.dealer.arena.aivat.recorded import RecordedAgent
-from acpc_arena.dealer.arena.aivat.reporting import add_to_run
+from acpc_arena.dealer.arena.aivat.reporting import DEFAULT_DECOYS, add_to_run
 from acpc_arena.dealer.arena.logreading import LoggedMatch
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
 from acpc_arena.dealer.arena.reports import Report
@@ -88,7 +88,7 @@ def test_recorded_policies_give_the_replays_estimate_in_limit_holdem(tmp_path: P
             assert all(record.policies[(hand_id, r, i)][1].get(action, 0.0) > 0 for hand_id, r, i, action in taken)
     contestants = (Contestant("a", agent="cfr"), Contestant("b", agent="equity"))
     assert add_to_run(report, contestants, True, records=records) is None
-    settings = Settings(decoys=10)  # acpc-match's in hold'em
+    settings = Settings(decoys=DEFAULT_DECOYS)  # acpc-match's in hold'em
     matches = [f.match for f in report.matches]
     known: dict[str | int, AgentSource] = {name: shipped_agent(name) for name in ("a-cfr", "b-equity")}
     replayed = aivat_estimates(matches, known, player="a-cfr", settings=settings)

@@ -73,7 +73,7 @@ def score_logs(argv: list[str]) -> int:
         default=None,
         metavar="N",
         help="with --aivat: a known player's range holds its dealt holding and N others (default: every holding "
-        "in Kuhn and Leduc, 10 others in hold'em)",
+        "in Kuhn and Leduc, 40 others in hold'em)",
     )
     p.add_argument("--json", type=Path, default=None, help="write the report as JSON to this file")
     p.add_argument("--plots", type=Path, default=None, help="write PNG plots to this folder")

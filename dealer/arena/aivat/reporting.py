@@ -28,8 +28,9 @@ from acpc_arena.dealer.arena.reports import Report
 from acpc_arena.dealer.arena.runner import Contestant
 from acpc_arena.protocol.game import Game
 
-DEFAULT_DECOYS = 10
-"""Holdings besides the dealt one in a known player's range in a large game."""
+DEFAULT_DECOYS = 40
+"""Holdings besides the dealt one in a known player's range in a large game (chosen on selection seeds: see
+the AIVAT guide)."""
 SMALL_GAME = 100
 """Games of at most this many holdings weigh every holding, and ``acpc-match`` adds AIVAT unasked."""
 
