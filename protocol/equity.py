@@ -127,7 +127,7 @@ class BoardStrengths:
     counts the holdings ranked below and level with it, less those that share one of its cards."""
 
     def __init__(self, deck: Sequence[int], board: Sequence[int], total_board: int, hole_cards: int) -> None:
-        holdings = _holdings_of(tuple(sorted(deck)), hole_cards)
+        holdings = deck_holdings(tuple(sorted(deck)), hole_cards)
         off_board = sorted(set(deck) - set(board))
         completions = np.array(list(itertools.combinations(off_board, total_board - len(board))), dtype=np.uint8)
         self.holdings, self.hole_cards = holdings, hole_cards
@@ -169,26 +169,47 @@ class BoardStrengths:
 
 
 @dataclass(frozen=True)
-class _Holdings:
+class Holdings:
+    """Every holding of a deck and the holdings that contain each card."""
+
     cards: np.ndarray
-    """(n, k) every holding of the deck, its cards in increasing order."""
+    """(n, k) the hole cards of each holding, in increasing order."""
     masks: np.ndarray
+    """(n,) one bit per card of each holding."""
     index: dict[tuple[int, ...], int]
+    """The row of each holding, by its cards in increasing order."""
     members: np.ndarray
-    """(NUM_CARDS, w) the holdings that hold each card (w: the most any card has; all cards of a deck have w)."""
+    """(NUM_CARDS, a) the holdings that contain each card (every card of the deck is in ``a``); ``n`` (no
+    holding) pads the rows of the cards outside the deck."""
+
+    @property
+    def size(self) -> int:
+        return len(self.cards)
+
+    def of(self, cards: Sequence[int]) -> int:
+        """The row of the holding of ``cards``."""
+        return self.index[tuple(sorted(cards))]
+
+    def apart_from(self, cards: Sequence[int]) -> np.ndarray:
+        """(n,) True for the holdings that share no card with ``cards``."""
+        mask = np.uint64(sum(1 << c for c in set(cards)))
+        return np.asarray((self.masks & mask) == 0)
 
 
 @cache
-def _holdings_of(deck: tuple[int, ...], hole_cards: int) -> _Holdings:
-    cards = np.array(list(itertools.combinations(deck, hole_cards)), dtype=np.uint8).reshape(-1, hole_cards)
-    index = {tuple(int(c) for c in holding): row for row, holding in enumerate(cards.tolist())}
+def deck_holdings(deck: tuple[int, ...], hole_cards: int) -> Holdings:
+    """Every holding of ``hole_cards`` cards from ``deck`` (its cards in increasing order)."""
+    combos = list(itertools.combinations(sorted(deck), hole_cards))
+    cards = np.array(combos, dtype=np.uint8).reshape(len(combos), hole_cards)
     lists: list[list[int]] = [[] for _ in range(NUM_CARDS)]
-    for row, holding in enumerate(cards.tolist()):
-        for card in holding:
+    for row, combo in enumerate(combos):
+        for card in combo:
             lists[card].append(row)
     width = max(len(rows) for rows in lists)
-    members = np.array([rows if rows else [0] * width for rows in lists], dtype=np.intp)
-    return _Holdings(cards, _card_masks(cards), index, members)
+    members = np.full((NUM_CARDS, width), len(combos), dtype=np.intp)
+    for card, rows in enumerate(lists):
+        members[card, : len(rows)] = rows
+    return Holdings(cards, _card_masks(cards), {combo: row for row, combo in enumerate(combos)}, members)
 
 
 def _card_masks(cards: np.ndarray) -> np.ndarray:

@@ -44,7 +44,8 @@ from math import comb
 import numpy as np
 
 from acpc_arena.agents.base import Agent, Policy
-from acpc_arena.dealer.arena.aivat.values import Holdings, board_ranks, holdings_of, outcome_masks, sign_sums, stake
+from acpc_arena.dealer.arena.aivat.values import board_ranks, holdings_of, outcome_masks, sign_sums, stake
+from acpc_arena.protocol.equity import Holdings
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import FOLD, RAISE, Action, State
 from acpc_arena.protocol.views import agent_view, range_views

@@ -24,14 +24,13 @@ the holdings by rank and taking out, by inclusion and exclusion, the holdings th
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
 from acpc_arena.protocol.cards import NUM_CARDS
+from acpc_arena.protocol.equity import Holdings, deck_holdings
 from acpc_arena.protocol.evaluator import HAND_RANKS, rank_hands
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import State
@@ -40,51 +39,13 @@ DENSE_PAIRS = 4096
 """Pairs of holdings with weight up to which ``sign_sums`` sums over the pairs directly."""
 
 
-@dataclass(frozen=True)
-class Holdings:
-    """Every holding of a game's deck and the holdings that contain each card."""
-
-    cards: np.ndarray
-    """(n, k) the hole cards of each holding, in increasing order."""
-    masks: np.ndarray
-    """(n,) one bit per card of each holding."""
-    index: dict[tuple[int, ...], int]
-    """The row of each holding, by its cards in increasing order."""
-    members: np.ndarray
-    """(NUM_CARDS, a) the holdings that contain each card; ``n`` (no holding) pads the rows."""
-
-    @property
-    def size(self) -> int:
-        return len(self.cards)
-
-    def of(self, cards: Sequence[int]) -> int:
-        """The row of the holding of ``cards``."""
-        return self.index[tuple(sorted(cards))]
-
-    def apart_from(self, cards: Sequence[int]) -> np.ndarray:
-        """(n,) True for the holdings that share no card with ``cards``."""
-        mask = np.uint64(sum(1 << c for c in set(cards)))
-        return np.asarray((self.masks & mask) == 0)
-
-
 @cache
 def holdings_of(game: Game) -> Holdings:
     """The holdings of ``game`` (one or two hole cards)."""
     k = game.num_hole_cards
     if k not in (1, 2):
         raise ValueError(f"AIVAT's value function takes games of one or two hole cards, not {k}")
-    combos = list(itertools.combinations(sorted(game.deck), k))
-    cards = np.array(combos, dtype=np.uint8).reshape(len(combos), k)
-    masks = np.bitwise_or.reduce(np.left_shift(np.uint64(1), cards.astype(np.uint64)), axis=1)
-    lists: list[list[int]] = [[] for _ in range(NUM_CARDS)]
-    for row, combo in enumerate(combos):
-        for card in combo:
-            lists[card].append(row)
-    width = max(len(rows) for rows in lists)
-    members = np.full((NUM_CARDS, width), len(combos), dtype=np.intp)
-    for card, rows in enumerate(lists):
-        members[card, : len(rows)] = rows
-    return Holdings(cards, masks, {combo: row for row, combo in enumerate(combos)}, members)
+    return deck_holdings(tuple(sorted(game.deck)), k)
 
 
 def stake(state: State) -> int:
