@@ -125,6 +125,15 @@ def _send_plain(hand: Hand, channels: Sequence[BlockingChannel]) -> tuple[float,
     return sent_clock, text
 
 
+def _send_next(hand: Hand, channels: Sequence[BlockingChannel], plain: bool, stamped: bool) -> tuple[float, float, str]:
+    """The next state's messages, on the plain path where it applies: ``_send_views``' result (the wall
+    time is 0.0 on the plain path, where nobody reads it)."""
+    if plain:
+        sent_clock, sent_text = _send_plain(hand, channels)
+        return 0.0, sent_clock, sent_text
+    return _send_views(hand, channels, stamped)
+
+
 def _play_hand(
     config: MatchConfig,
     hand: Hand,
@@ -146,12 +155,8 @@ def _play_hand(
     seat_of = hand.seat_of
     finished = state.finished
     sent_at, sent_clock, sent_text = 0.0, 0.0, ""
-    if finished:
-        pass
-    elif plain:
-        sent_clock, sent_text = _send_plain(hand, channels)
-    else:
-        sent_at, sent_clock, sent_text = _send_views(hand, channels, stamped)
+    if not finished:
+        sent_at, sent_clock, sent_text = _send_next(hand, channels, plain, stamped)
     while not finished:
         player = state.current_player
         seat = seat_of[player]
@@ -170,12 +175,8 @@ def _play_hand(
         hand.record(action, state.round)
         finished = state.finished
         try:
-            if finished:
-                pass
-            elif plain:
-                sent_clock, sent_text = _send_plain(hand, channels)
-            else:
-                sent_at, sent_clock, sent_text = _send_views(hand, channels, stamped)
+            if not finished:
+                sent_at, sent_clock, sent_text = _send_next(hand, channels, plain, stamped)
         finally:  # the action is kept even when a seat fails as the next message goes out
             if transactions is not None:
                 transactions.record(format_action(action, game), state.hand_id, action_sent_at, received_at)
