@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+from typing import TYPE_CHECKING
 
-from acpc_arena.agents.base import Agent
+if TYPE_CHECKING:  # the names alone: acpc-match --help starts without the engine (make bench SECTIONS=startup)
+    from acpc_arena.agents.base import Agent
 
 AGENTS: dict[str, str] = {
     "random": "acpc_arena.agents.baselines:RandomAgent",

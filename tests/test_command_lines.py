@@ -44,6 +44,9 @@ except SystemExit as exc:
 """
 """Run the console script named first with the arguments after it; its exit status and every module
 imported by then go to standard error as the last line (JSON)."""
+HEAVY = {"numpy", "trio", "prometheus_client", "torch", "tqdm", "matplotlib"}
+"""What a command's help and its answer to a bad command line never import: most of a command's start-up
+time otherwise (``make bench SECTIONS=startup``)."""
 
 
 @pytest.mark.parametrize(
@@ -52,16 +55,43 @@ imported by then go to standard error as the last line (JSON)."""
         (["acpc-dealer", "--help"], "acpc_arena.dealer.cli", "acpc-dealer matchName gameDefFile"),
         (["acpc-agent", "random", "--help"], "acpc_arena.agents.baselines", "usage: acpc-agent"),
         (["acpc-agent", "call", "--help"], "acpc_arena.agents.baselines", "usage: acpc-agent"),
+        (["acpc-match", "--help"], "acpc_arena.dealer.arena.options", "usage: acpc-match"),
+        (["acpc-tournament", "--help"], "acpc_arena.dealer.arena.options", "usage: acpc-tournament"),
+        (["acpc-report", "--help"], "acpc_arena.dealer.arena.report_cli", "usage: acpc-report"),
     ],
 )
 def test_help_starts_without_numpy_or_trio(command: list[str], module: str, usage: str) -> None:
-    """The help of the dealer and of an agent is printed without importing numpy or trio (most of a
-    command's start-up time otherwise: ``make bench SECTIONS=startup``); the installed console script runs."""
+    """The help of the dealer, of an agent and of the arena's commands is printed without importing any of
+    ``HEAVY``; the installed console script runs."""
     done = _run(sys.executable, "-c", _MODULES_AFTER, program(command[0]), *command[1:])
     after = json.loads(done.stderr.splitlines()[-1])
     assert after["status"] == 0 and usage in done.stdout
     assert module in after["modules"]  # the list is real: it holds what the help needed (the agent's class)
-    assert {name.split(".")[0] for name in after["modules"]} & {"numpy", "trio"} == set()
+    assert {name.split(".")[0] for name in after["modules"]} & HEAVY == set()
+
+
+@pytest.mark.parametrize(
+    ("command", "error"),
+    [
+        (
+            ["acpc-match", "--a", "call", "--b", "call", "--hands", "0"],
+            f"acpc-match: error: argument --hands: must be a whole number from 1 to {HANDS_MAX} (as acpc-dealer "
+            "takes): '0'",
+        ),
+        (
+            ["acpc-tournament", "--agents", "call,raise", "--seeds", "1,1"],
+            "acpc-tournament: error: argument --seeds: seeds must be distinct numbers from 0 to 2**32-1, not 1,1",
+        ),
+        (["acpc-report", "missing.log"], "acpc-report: error: no such file: missing.log"),
+    ],
+)
+def test_a_bad_command_line_is_answered_without_numpy_or_trio(command: list[str], error: str, tmp_path: Path) -> None:
+    """The arena's commands refuse a bad command line in one line, before importing any of ``HEAVY``."""
+    done = _run(sys.executable, "-c", _MODULES_AFTER, program(command[0]), *command[1:], cwd=tmp_path)
+    *_, said, last = done.stderr.splitlines()
+    after = json.loads(last)
+    assert after["status"] == 2 and said == error
+    assert {name.split(".")[0] for name in after["modules"]} & HEAVY == set()
 
 
 def test_dealer_metrics_port_out_of_range() -> None:

@@ -30,12 +30,12 @@ import tempfile
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import trio
-
-from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec, run_matches
 from acpc_arena.protocol.files import write_atomic
+
+if TYPE_CHECKING:  # imported where used: a command's --help (add_ray_option) starts without trio and the runner
+    from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -91,6 +91,10 @@ GROUP_MATCHES = 8
 
 def play_jobs(jobs: Sequence[MatchJob]) -> list[JobResult]:
     """Play ``jobs``' matches (of one run) here at once, in a scratch folder, and return what each wrote."""
+    import trio
+
+    from acpc_arena.dealer.arena.runner import run_matches
+
     first = jobs[0]
     with tempfile.TemporaryDirectory(prefix="acpc-job-") as scratch:
         game_path = Path(scratch) / first.spec.game_path.name

@@ -22,39 +22,34 @@ partial) and every agent is stopped.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import json
 import math
 import os
-import platform
 import shlex
 import signal
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
-from types import FrameType
-
-import trio
-from prometheus_client import CollectorRegistry
+from typing import TYPE_CHECKING
 
 from acpc_arena.agents.registry import AGENTS
 from acpc_arena.dealer.arena import options
-from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, add_ray_option, run_jobs
-from acpc_arena.dealer.arena.reports import MultiReport, Report
-from acpc_arena.dealer.arena.run_progress import RunProgress
-from acpc_arena.dealer.arena.runner import Contestant, MatchOutcome, RunSpec, check_agent, run_matches
-from acpc_arena.dealer.arena.scoring import score_run
-from acpc_arena.dealer.arena.tables import format_multi_table, format_table
-from acpc_arena.dealer.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
-from acpc_arena.dealer.metrics import RunMetrics
-from acpc_arena.dealer.pages import SideServer, start_pages
+from acpc_arena.dealer.arena.fanout import add_ray_option
+from acpc_arena.dealer.match_config import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
 from acpc_arena.protocol.commands import Interrupted, run_command
-from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.files import GAME_BYTES, read_bounded, write_atomic
-from acpc_arena.protocol.game import Game, load_game, resolve_game_path
+
+if TYPE_CHECKING:  # imported where used: --help and a bad command line start without numpy, trio and the
+    # metrics (make bench SECTIONS=startup)
+    from types import FrameType
+
+    from acpc_arena.dealer.arena.fanout import JobResult, MatchJob
+    from acpc_arena.dealer.arena.reports import MultiReport, Report
+    from acpc_arena.dealer.arena.run_progress import RunProgress
+    from acpc_arena.dealer.arena.runner import Contestant, MatchOutcome, RunSpec
+    from acpc_arena.dealer.metrics import RunMetrics
+    from acpc_arena.dealer.pages import SideServer
+    from acpc_arena.protocol.game import Game
 
 
 def parser() -> argparse.ArgumentParser:
@@ -171,6 +166,8 @@ def _sides(args: argparse.Namespace, game: Game) -> tuple[str, ...]:
 
 
 def _contestant(args: argparse.Namespace, side: str) -> Contestant:
+    from acpc_arena.dealer.arena.runner import Contestant
+
     agent = getattr(args, side)
     command = getattr(args, f"{side}_cmd")
     external = getattr(args, f"{side}_external")
@@ -191,6 +188,10 @@ def _contestant(args: argparse.Namespace, side: str) -> Contestant:
 
 
 def _versions() -> dict[str, str]:
+    import contextlib
+    import platform
+    from importlib import metadata
+
     versions = {"python": platform.python_version()}
     for package in ("acpc-arena", "numpy", "trio", "torch", "pokerkit"):
         with contextlib.suppress(metadata.PackageNotFoundError):
@@ -212,6 +213,11 @@ def _join_option_values(argv: list[str]) -> list[str]:
 
 def run(argv: list[str]) -> int:
     args = parser().parse_args(_join_option_values(argv))
+    from acpc_arena.dealer.arena.run_progress import RunProgress
+    from acpc_arena.dealer.arena.runner import RunSpec, check_agent
+    from acpc_arena.protocol.errors import ProtocolError
+    from acpc_arena.protocol.game import load_game, resolve_game_path
+
     try:
         game = load_game(args.game)
         game_path = resolve_game_path(args.game).resolve()
@@ -255,6 +261,10 @@ def run(argv: list[str]) -> int:
         return 2
     metrics = None
     if args.metrics_port is not None or args.metrics_push:
+        from prometheus_client import CollectorRegistry
+
+        from acpc_arena.dealer.metrics import RunMetrics
+
         metrics = RunMetrics(CollectorRegistry())
     if metrics is not None and args.metrics_port is not None:
         try:
@@ -264,6 +274,8 @@ def run(argv: list[str]) -> int:
             return 2
     web: SideServer | None = None
     if args.web is not None:
+        from acpc_arena.dealer.pages import start_pages
+
         try:
             web = start_pages(out_dir, args.host, args.web)
         except OSError as exc:
@@ -316,6 +328,10 @@ def _play_as_jobs(spec: RunSpec, observer: RunProgress, settings: _JobSettings) 
     Each finished match's log is written as it comes back; the progress bar and the
     metrics move a group of matches at a time (``fanout.job_groups``).
     """
+    from acpc_arena.dealer.arena.fanout import MatchJob, run_jobs
+    from acpc_arena.dealer.arena.runner import MatchOutcome
+    from acpc_arena.protocol.files import GAME_BYTES, read_bounded
+
     jobs = [MatchJob(spec, match, read_bounded(spec.game_path, GAME_BYTES).decode("ascii")) for match in spec.matches()]
     received: list[int] = []
 
@@ -346,6 +362,10 @@ async def _play_run(spec: RunSpec, observer: RunProgress) -> int | None:
     On a signal the matches being played are cancelled: their agents are stopped and
     their logs keep the hands played; the finished matches are in ``observer.finished``.
     """
+    import trio
+
+    from acpc_arena.dealer.arena.runner import run_matches
+
     interrupted: int | None = None
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
@@ -374,6 +394,12 @@ def _play_and_report(
 ) -> int:
     """Play the run (here, or as jobs), then write and print its report (with AIVAT's estimate as ``aivat``
     says: ``_add_aivat``); returns the exit status."""
+    import trio
+
+    from acpc_arena.dealer.arena.reports import Report
+    from acpc_arena.dealer.arena.scoring import score_run
+    from acpc_arena.dealer.arena.tables import format_multi_table, format_table
+
     started = time.time()
     try:
         interrupted = _play_as_jobs(spec, observer, jobs) if jobs else trio.run(_play_run, spec, observer)
@@ -475,6 +501,10 @@ def _add_aivat(
 
 def _save(report: Report | MultiReport, out_dir: Path, plots: bool) -> list[str]:
     """Write the plots and ``report.json``; returns what could not be written."""
+    import json
+
+    from acpc_arena.protocol.files import write_atomic
+
     problems = []
     if plots:
         try:

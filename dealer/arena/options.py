@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from acpc_arena.dealer.match import MAX_TIMEOUT_MS, UINT32_MAX
+from acpc_arena.dealer.match_config import MAX_TIMEOUT_MS, UINT32_MAX
 from acpc_arena.protocol.commands import number
 
 SIDES = ("a", "b", "c")

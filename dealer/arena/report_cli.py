@@ -23,19 +23,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from acpc_arena.dealer.arena.aivat.estimator import AivatUnavailable
-from acpc_arena.dealer.arena.aivat.reporting import add_to_report, default_settings, known_players
-from acpc_arena.dealer.arena.logreading import read_log
-from acpc_arena.dealer.arena.phh import export_log, phh_paths
-from acpc_arena.dealer.arena.player_report import build_player_report, read_player_log
-from acpc_arena.dealer.arena.reports import MultiReport, Report, build_multi_report, build_report
-from acpc_arena.dealer.arena.tables import format_multi_table, format_player_table, format_table
-from acpc_arena.protocol.acpc_log import Problem
 from acpc_arena.protocol.commands import FAILED, USAGE, run_command
-from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import InputError, check_regular, write_atomic
-from acpc_arena.protocol.game import Game, load_game
+
+if TYPE_CHECKING:  # imported where used: --help and a bad command line start without numpy, pokerkit and
+    # AIVAT (make bench SECTIONS=startup)
+    from acpc_arena.dealer.arena.reports import MultiReport, Report
+    from acpc_arena.protocol.acpc_log import Problem
+    from acpc_arena.protocol.game import Game
 
 SHOWN_PROBLEMS = 20
 """Bad lines named one by one per log; the rest are counted."""
@@ -81,6 +78,12 @@ def score_logs(argv: list[str]) -> int:
     args.logs = _distinct_logs(p, args.logs)
     if args.player is not None or args.phh is not None:
         return _main_any_logs(args)
+    from acpc_arena.dealer.arena.logreading import read_log
+    from acpc_arena.dealer.arena.reports import Report, build_multi_report, build_report
+    from acpc_arena.dealer.arena.tables import format_multi_table, format_table
+    from acpc_arena.protocol.errors import ProtocolError
+    from acpc_arena.protocol.game import load_game
+
     try:
         game = load_game(args.game) if args.game else None
         matches = [read_log(path, game) for path in args.logs]
@@ -121,6 +124,10 @@ def score_logs(argv: list[str]) -> int:
 
 def _add_aivat(report: Report | MultiReport, specs: list[str], decoys: int | None) -> str | None:
     """Add AIVAT's figures to ``report``; None, or why it is unavailable (one line)."""
+    from acpc_arena.dealer.arena.aivat.estimator import AivatUnavailable
+    from acpc_arena.dealer.arena.aivat.reporting import add_to_report, default_settings, known_players
+    from acpc_arena.dealer.arena.reports import Report
+
     if not isinstance(report, Report):
         return "AIVAT is for two-player logs"
     try:
@@ -181,6 +188,12 @@ class _ProblemPrinter:
 def _main_any_logs(args: argparse.Namespace) -> int:
     """``--player`` and ``--phh``: any ACPC logs, read line by line, bad lines reported and skipped;
     returns the exit status."""
+    from acpc_arena.dealer.arena.phh import export_log, phh_paths
+    from acpc_arena.dealer.arena.player_report import build_player_report, read_player_log
+    from acpc_arena.dealer.arena.tables import format_player_table
+    from acpc_arena.protocol.errors import ProtocolError
+    from acpc_arena.protocol.game import load_game
+
     if args.a is not None or args.plots is not None:
         print("acpc-report: --a and --plots score this dealer's matches; with --player or --phh, not", file=sys.stderr)
         return USAGE

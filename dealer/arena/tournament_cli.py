@@ -24,33 +24,21 @@ import os
 import sys
 import time
 from pathlib import Path
-
-from prometheus_client import CollectorRegistry
-from tqdm import tqdm
+from typing import TYPE_CHECKING
 
 from acpc_arena.agents.registry import AGENTS
 from acpc_arena.dealer.arena import options
-from acpc_arena.dealer.arena.aivat.reporting import add_to_run
-from acpc_arena.dealer.arena.allin import AllinValues
-from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, add_ray_option, run_jobs
-from acpc_arena.dealer.arena.logreading import LoggedMatch, read_log
-from acpc_arena.dealer.arena.reports import build_report
-from acpc_arena.dealer.arena.runner import RunSpec, check_agent
-from acpc_arena.dealer.arena.tournament import Cell, Crosstable, Entrant, Tournament
-from acpc_arena.dealer.arena.tournament_folder import (
-    FolderInUse,
-    close_lock,
-    lock_folder,
-    log_problem,
-    refusal,
-    resume,
-)
-from acpc_arena.dealer.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
-from acpc_arena.dealer.metrics import RunMetrics
+from acpc_arena.dealer.arena.fanout import add_ray_option
+from acpc_arena.dealer.match_config import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
 from acpc_arena.protocol.commands import Interrupted, run_command
-from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.files import GAME_BYTES, read_bounded, write_atomic
-from acpc_arena.protocol.game import load_game, resolve_game_path
+
+if TYPE_CHECKING:  # imported where used: --help and a bad command line start without numpy, trio and the
+    # metrics (make bench SECTIONS=startup)
+    from acpc_arena.dealer.arena.fanout import JobResult, MatchJob
+    from acpc_arena.dealer.arena.logreading import LoggedMatch
+    from acpc_arena.dealer.arena.runner import RunSpec
+    from acpc_arena.dealer.arena.tournament import Crosstable, Entrant, Tournament
+    from acpc_arena.dealer.metrics import RunMetrics
 
 
 def parser() -> argparse.ArgumentParser:
@@ -121,6 +109,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _entrants(args: argparse.Namespace) -> tuple[Entrant, ...]:
+    from acpc_arena.dealer.arena.tournament import Entrant
+
     entrants = [Entrant.parse(name) for name in args.agents.split(",") if name.strip()]
     entrants += [Entrant.parse(text) for text in args.agent]
     entrants += [Entrant.parse_command(text) for text in args.cmd]
@@ -134,6 +124,9 @@ def _entrants(args: argparse.Namespace) -> tuple[Entrant, ...]:
 
 
 def _tournament(args: argparse.Namespace) -> Tournament:
+    from acpc_arena.dealer.arena.tournament import Tournament
+    from acpc_arena.protocol.game import load_game, resolve_game_path
+
     game = load_game(args.game)
     return Tournament(
         entrants=_entrants(args), game_file=args.game, game=game, game_path=resolve_game_path(args.game).resolve(),
@@ -147,6 +140,8 @@ class _Progress:
     """The progress bar (hands, with matches in its text), the failures, and the metrics, as matches end."""
 
     def __init__(self, tournament: Tournament, pending: int, metrics: RunMetrics | None, quiet: bool) -> None:
+        from tqdm import tqdm
+
         self.tournament = tournament
         self.pending = pending
         self.done = 0
@@ -197,6 +192,10 @@ class _Progress:
 def _pair_logs(spec: RunSpec, failed: set[Path], failures: list[str]) -> list[LoggedMatch]:
     """The pair's logs with a hand or more that are its matches' records (``tournament_folder.log_problem``);
     any other is left out and told in ``failures``, but a log of a match that failed this run (told already)."""
+    from acpc_arena.dealer.arena.logreading import read_log
+    from acpc_arena.dealer.arena.tournament_folder import log_problem
+    from acpc_arena.protocol.errors import ProtocolError
+
     logged = []
     for match in spec.matches():
         path = spec.out_dir / f"{match.name}.log"
@@ -225,6 +224,12 @@ def _score(
 ) -> tuple[Crosstable, list[str]]:
     """Each pair's report (``report.json`` in its folder, with AIVAT's figures as ``aivat`` says: see
     ``add_to_run``) and the crosstable of all of them; and what could not be written."""
+    from acpc_arena.dealer.arena.aivat.reporting import add_to_run
+    from acpc_arena.dealer.arena.allin import AllinValues
+    from acpc_arena.dealer.arena.reports import build_report
+    from acpc_arena.dealer.arena.tournament import Cell, Crosstable
+    from acpc_arena.protocol.files import write_atomic
+
     results: dict[tuple[str, str], Cell] = {}
     problems = []
     allin = AllinValues()  # pairs of a seed deal the same cards: an all-in hand is often met again
@@ -257,6 +262,8 @@ def _score(
 def _write(table: Crosstable, out_dir: Path, plots: bool) -> list[str]:
     """``crosstable.json``, ``crosstable.md`` and the heatmap, each whole or not at all; returns what could
     not be written."""
+    from acpc_arena.protocol.files import write_atomic
+
     problems = []
     texts = {"crosstable.json": json.dumps(table.to_json(), indent=2) + "\n", "crosstable.md": table.markdown() + "\n"}
     for name, text in texts.items():
@@ -280,6 +287,10 @@ def _write(table: Crosstable, out_dir: Path, plots: bool) -> list[str]:
 
 def run(argv: list[str]) -> int:
     args = parser().parse_args(argv)
+    from acpc_arena.dealer.arena.runner import check_agent
+    from acpc_arena.dealer.arena.tournament_folder import FolderInUse, close_lock, lock_folder
+    from acpc_arena.protocol.errors import ProtocolError
+
     try:
         tournament = _tournament(args)
         for entrant in tournament.entrants:
@@ -306,6 +317,11 @@ def run(argv: list[str]) -> int:
 
 def _run_locked(args: argparse.Namespace, tournament: Tournament) -> int:
     """Check the folder, play what is missing and write the crosstable; the folder's lock is held."""
+    from acpc_arena.dealer.arena.fanout import MatchJob, run_jobs
+    from acpc_arena.dealer.arena.tournament_folder import refusal, resume
+    from acpc_arena.protocol.errors import ProtocolError
+    from acpc_arena.protocol.files import GAME_BYTES, read_bounded
+
     try:
         refused = refusal(tournament)
         if refused is not None:
@@ -329,8 +345,13 @@ def _run_locked(args: argparse.Namespace, tournament: Tournament) -> int:
         f"({total - len(pending)} already played in {tournament.out_dir}); playing {len(pending)} on {where}",
         file=sys.stderr,
     )
-    metrics = RunMetrics(CollectorRegistry()) if args.metrics_port is not None else None
-    if metrics is not None:
+    metrics = None
+    if args.metrics_port is not None:
+        from prometheus_client import CollectorRegistry
+
+        from acpc_arena.dealer.metrics import RunMetrics
+
+        metrics = RunMetrics(CollectorRegistry())
         try:
             metrics.serve(args.metrics_port)
         except OSError as exc:
