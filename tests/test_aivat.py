@@ -20,7 +20,7 @@ import pytest
 from acpc_arena.agents.base import Agent, Policy, limit_policy
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.dealer.arena.aivat import AivatUnavailable, HandEstimator, Settings
-from acpc_arena.dealer.arena.aivat.values import board_ranks, holdings_of, sign_sums
+from acpc_arena.dealer.arena.aivat.values import board_ranks, holding_strata, holdings_of, sign_sums
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.evaluator import rank_hand
 from acpc_arena.protocol.game import Game, game_name, load_game, parse_game
@@ -162,6 +162,38 @@ def test_decoys_in_one_order_each_are_unbiased_where_the_policy_depends_on_the_o
     values = np.array([estimator.hand(hand).value for hand in hands])
     error = values.std(ddof=1) / np.sqrt(len(values))
     assert abs(values.mean() - exact) < 4 * error, (values.mean(), exact, error)
+
+
+def test_a_decoy_set_weighs_each_member_by_its_chance_of_being_the_one_dealt() -> None:
+    """Bayes' rule by hand: the set holds the dealt holding and one holding drawn from each other stratum, so
+    P(set | member h dealt) is the product of 1 / (possible holdings) over the strata other than h's, and
+    given the set h is the one dealt with probability proportional to its own stratum's possible holdings.
+    The other player holds 42 and 51, which leaves strata of 3, 1, 0 and 2 possible holdings: members weigh
+    1/2, 1/6 and 1/3. The range's weights are that posterior, and 12,000 deals agree with it."""
+    estimator = HandEstimator(TWO_CARDS, {"a": _OrderAgent(TWO_CARDS)}, Settings(decoys=3))
+    holdings = holdings_of(TWO_CARDS)
+    possible = holdings.apart_from([42, 51])
+    rows = np.flatnonzero(possible)
+    strata = holding_strata(TWO_CARDS, 4)
+    sizes = np.bincount(strata[rows], minlength=4)
+    assert sorted(sizes.tolist()) == [0, 1, 2, 3]  # unequal strata, one of them empty: the case weighed
+    rng = np.random.default_rng(7)
+    dealt_in: dict[tuple[int, ...], list[int]] = {}
+    for trial in range(12_000):
+        dealt = int(rows[rng.integers(len(rows))])
+        start = estimator._start_range(possible, holdings.cards[dealt].tolist(), [trial, 0, 0])
+        weights = start.sum(axis=1)
+        members = tuple(np.flatnonzero(weights).tolist())
+        assert len(members) == 3 and dealt in members
+        posterior = {m: sizes[strata[m]] / sum(sizes[strata[x]] for x in members) for m in members}
+        assert weights[list(members)] / weights.sum() == pytest.approx([posterior[m] for m in members], abs=1e-12)
+        dealt_in.setdefault(members, []).append(dealt)
+    assert len(dealt_in) == 6  # 3 x 1 x 2 sets
+    for members, dealt_ones in dealt_in.items():
+        for m in members:
+            p = sizes[strata[m]] / sum(sizes[strata[x]] for x in members)
+            frequency = dealt_ones.count(m) / len(dealt_ones)
+            assert abs(frequency - p) < 4 * np.sqrt(p * (1 - p) / len(dealt_ones)), (members, m, frequency, p)
 
 
 def test_an_action_the_claimed_policy_never_takes_makes_aivat_unavailable() -> None:

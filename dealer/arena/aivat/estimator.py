@@ -44,7 +44,14 @@ from math import comb
 import numpy as np
 
 from acpc_arena.agents.base import Agent, Policy
-from acpc_arena.dealer.arena.aivat.values import board_ranks, holdings_of, outcome_masks, sign_sums, stake
+from acpc_arena.dealer.arena.aivat.values import (
+    board_ranks,
+    holding_strata,
+    holdings_of,
+    outcome_masks,
+    sign_sums,
+    stake,
+)
 from acpc_arena.protocol.equity import Holdings
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import FOLD, RAISE, Action, State
@@ -73,9 +80,9 @@ class Settings:
     """Weigh the known players' cards over their ranges (AIVAT); False: see every card (cheaper, less
     variance removed)."""
     decoys: int | None = None
-    """None: a known player's range starts with every holding; a number: with its own holding and this
-    many others drawn at random (the view sees the set, not which one is dealt; each holding weighed
-    costs a policy at each of the player's actions)."""
+    """None: a known player's range starts with every holding; a number: with its own holding and one
+    holding drawn from each of this many other strata of ``values.holding_strata`` (the view sees the set,
+    not which one is dealt; each holding weighed costs a policy at each of the player's actions)."""
     enumerate_up_to: int = ENUMERATE_UP_TO
     samples: int = SAMPLES
     sample_budget: int = SAMPLE_BUDGET
@@ -166,20 +173,26 @@ class HandEstimator:
 
     def _start_range(self, possible: np.ndarray, hole: list[int], seed: list[int]) -> np.ndarray:
         """A hidden player's range before any action: every ``possible`` holding in both orders, or with
-        ``decoys`` its own as dealt and that many of the others drawn at random, each in one order drawn at
-        random (given the set, each member is as likely to be the one dealt: the set is a uniformly random
-        one containing it; one order a holding halves the policies asked for)."""
+        ``decoys`` its own as dealt and one possible holding drawn from each other stratum of the
+        ``decoys + 1`` of ``holding_strata`` (a set that spans the holdings from strong to weak), each in one
+        order drawn at random (one order a holding halves the policies asked for). Given the set, a member is
+        the one dealt with probability proportional to the possible holdings of its stratum (Bayes: the set
+        had one chance in that many of each other stratum's draw), which is its weight."""
         decoys = self.settings.decoys
-        if decoys is None:
+        if decoys is None or decoys + 1 >= self.holdings.size:
             return np.repeat(possible[:, None], self.orders, axis=1).astype(np.float64)
         own = self._entry(hole)
-        others = np.flatnonzero(possible)
-        others = others[others != own[0]]
+        strata = holding_strata(self.game, decoys + 1)
+        rows = np.flatnonzero(possible)
+        by_stratum = rows[np.argsort(strata[rows], kind="stable")]
+        sizes = np.bincount(strata[rows], minlength=decoys + 1)
         rng = np.random.default_rng([self.settings.seed, *seed])
-        chosen = rng.choice(others, size=min(decoys, len(others)), replace=False)
+        picks = np.cumsum(sizes) - sizes + (rng.random(decoys + 1) * sizes).astype(np.intp)
+        drawn = np.flatnonzero((sizes > 0) & (np.arange(decoys + 1) != strata[own[0]]))
+        chosen = by_stratum[picks[drawn]]
         start = np.zeros((self.holdings.size, self.orders))
-        start[chosen, rng.integers(self.orders, size=len(chosen))] = 1.0
-        start[own] = 1.0
+        start[chosen, rng.integers(self.orders, size=len(chosen))] = sizes[drawn]
+        start[own] = sizes[strata[own[0]]]
         return start
 
     # -- corrections ---------------------------------------------------------

@@ -30,7 +30,7 @@ from functools import cache
 import numpy as np
 
 from acpc_arena.protocol.cards import NUM_CARDS
-from acpc_arena.protocol.equity import Holdings, deck_holdings
+from acpc_arena.protocol.equity import BoardDraws, Holdings, deck_holdings
 from acpc_arena.protocol.evaluator import HAND_RANKS, rank_hands
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import State
@@ -46,6 +46,25 @@ def holdings_of(game: Game) -> Holdings:
     if k not in (1, 2):
         raise ValueError(f"AIVAT's value function takes games of one or two hole cards, not {k}")
     return deck_holdings(tuple(sorted(game.deck)), k)
+
+
+STRATA_SAMPLES = 400
+"""Monte Carlo deals a holding of ``holding_strata``'s ordering is valued on (about; fixed draws)."""
+
+
+@cache
+def holding_strata(game: Game, count: int) -> np.ndarray:
+    """(holdings,) the stratum, 0 to ``count - 1``, of each holding of ``game``: the holdings ordered by their
+    equity against one random holding before any board card (``BoardDraws`` on fixed draws: an ordering fixed
+    for the game, not an exact one), cut into ``count`` groups as equal in size as can be (0 the strongest)."""
+    holdings = holdings_of(game)
+    if not 1 <= count <= holdings.size:
+        raise ValueError(f"{count} strata of {holdings.size} holdings")
+    draws = BoardDraws(game, [], 1, STRATA_SAMPLES, np.random.default_rng(0))
+    order = np.argsort(-draws.equities(holdings.cards.tolist()), kind="stable")
+    strata = np.empty(holdings.size, dtype=np.intp)
+    strata[order] = np.arange(holdings.size) * count // holdings.size
+    return strata
 
 
 def stake(state: State) -> int:
