@@ -271,7 +271,7 @@ class CFRAgent(Agent):
             legal = state.legal_actions()
             kinds = (FOLD_ACTION, CALL_ACTION, Action(RAISE))
             allowed = np.array([legal.can_fold, True, legal.can_raise])
-            return [self._slot_policy(row, allowed, kinds.__getitem__) for row in rows]
+            return self._slot_policies(rows, allowed, kinds.__getitem__)
         mixed: list[list[tuple[Action, float]]] = [[] for _ in views]
         folds: dict[int, bool] = {}
 
@@ -301,8 +301,8 @@ class CFRAgent(Agent):
                     real[slot] = self._slot_action(state, node, slot)
                 return real[slot]
 
-            for i, row in zip(going_on, self._rows([views[i] for i in going_on], node), strict=True):
-                policy = self._slot_policy(row, allowed, action_of)
+            rows = self._rows([views[i] for i in going_on], node)
+            for i, policy in zip(going_on, self._slot_policies(rows, allowed, action_of), strict=True):
                 mixed[i].extend((action, weight * p) for action, p in policy.items())
         return [merge(pairs) for pairs in mixed]
 
@@ -345,15 +345,31 @@ class CFRAgent(Agent):
             known.update(zip(missing, new.tolist(), strict=True))
         return np.array([known[tuple(hole)] for hole in holes], dtype=np.int64)
 
-    def _slot_policy(self, row: np.ndarray, allowed: np.ndarray, action_of: Callable[[int], Action]) -> Policy:
-        """The real actions of the slots of ``row`` restricted to ``allowed`` (renormalised; argmax with --argmax)."""
-        probabilities = self._thresholded(np.where(allowed, row, 0.0))
-        total = probabilities.sum()
-        if total <= 0:
-            return {CALL_ACTION: 1.0}
-        if self.argmax:
-            return {action_of(int(np.argmax(probabilities))): 1.0}
-        return merge([(action_of(slot), float(p / total)) for slot, p in enumerate(probabilities) if p > 0])
+    def _slot_policies(self, rows: np.ndarray, allowed: np.ndarray, action_of: Callable[[int], Action]) -> list[Policy]:
+        """For each row of ``rows`` (H, slots), the real actions of its slots restricted to ``allowed``
+        (renormalised; argmax with --argmax), each the policy ``_thresholded`` gives the row alone: one pass
+        over the rows (a range's holdings), rows alike answered once."""
+        probabilities = np.where(allowed, rows, 0.0)
+        if self.threshold > 0:
+            kept = probabilities >= self.threshold * probabilities.sum(axis=1, keepdims=True)
+            kept[np.arange(len(rows)), np.argmax(probabilities, axis=1)] = True
+            probabilities = np.where(kept, probabilities, 0.0)
+        totals, best = probabilities.sum(axis=1).tolist(), np.argmax(probabilities, axis=1).tolist()
+        answered: dict[tuple[float, ...], Policy] = {}
+        out = []
+        for row, total, most in zip(probabilities.tolist(), totals, best, strict=True):
+            key = tuple(row)
+            policy = answered.get(key)
+            if policy is None:
+                if total <= 0:
+                    policy = {CALL_ACTION: 1.0}
+                elif self.argmax:
+                    policy = {action_of(most): 1.0}
+                else:
+                    policy = merge([(action_of(slot), p / total) for slot, p in enumerate(row) if p > 0])
+                answered[key] = policy
+            out.append(policy)
+        return out
 
     def _thresholded(self, probabilities: np.ndarray) -> np.ndarray:
         """``probabilities`` (restricted to the allowed actions) without those below ``--threshold`` of their

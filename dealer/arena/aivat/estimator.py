@@ -52,6 +52,7 @@ from acpc_arena.dealer.arena.aivat.values import (
     sign_sums,
     stake,
 )
+from acpc_arena.protocol.cards import NUM_CARDS
 from acpc_arena.protocol.equity import Holdings
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import FOLD, RAISE, Action, State
@@ -274,7 +275,7 @@ class HandEstimator:
         for p in sorted(hidden):
             weights = ranges[p].sum(axis=1)[live]
             if drawn is None and len(hidden) == 2:  # the first player's marginal: weighed by the other's apart
-                weights = weights * self._apart_mass(ranges[1 - p])[live]
+                weights = weights * self._apart_mass(ranges[1 - p], live)
             weights = np.broadcast_to(weights, (count, len(live)))
             if drawn is not None:  # the second player's: apart from the first's drawn holding
                 weights = weights * ((holdings.masks[live][None, :] & holdings.masks[drawn][:, None]) == 0)
@@ -291,15 +292,16 @@ class HandEstimator:
         weighed = int(np.count_nonzero(ranges[0].any(axis=1) | ranges[1].any(axis=1)))
         return max(self.settings.samples, self.settings.sample_budget // max(weighed, 1))
 
-    def _apart_mass(self, weights: np.ndarray) -> np.ndarray:
-        """(n,) for each holding, the weight of the range ``weights`` (n, orders) on the holdings sharing
-        no card with it."""
-        holdings = self.holdings
-        k = holdings.cards.shape[1]
+    def _apart_mass(self, weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """(len(rows),) for each holding of ``rows``, the weight of the range ``weights`` (n, orders) on the
+        holdings sharing no card with it: the whole weight, less that of the holdings holding each of its
+        cards, the holding itself taken back once for each card but one."""
+        cards = self.holdings.cards
+        k = cards.shape[1]
         weights = weights.sum(axis=1)
-        padded = np.append(weights, 0.0)
-        per_card = padded[holdings.members].sum(axis=1)
-        return weights.sum() - per_card[holdings.cards].sum(axis=1) + (k - 1) * weights
+        held = np.flatnonzero(weights)
+        per_card = np.bincount(cards[held].ravel(), weights=np.repeat(weights[held], k), minlength=NUM_CARDS)
+        return weights[held].sum() - per_card[cards[rows]].sum(axis=1) + (k - 1) * weights[rows]
 
     def _entry(self, hole: Sequence[int]) -> tuple[int, int]:
         """The (holding, order) entry of a range for the hole cards ``hole`` as dealt."""
@@ -337,7 +339,7 @@ class HandEstimator:
         else:
             sigma = np.array([[policy.get(a, 0.0) for policy in policies] for a in choices])
         other = ranges[1 - actor]
-        reach = weights[live] * self._apart_mass(other)[rows]
+        reach = weights[live] * self._apart_mass(other, rows)
         chances = sigma @ reach / reach.sum()
         values = np.empty(len(choices))
         going_on = [i for i, a in enumerate(choices) if a.kind != FOLD]
