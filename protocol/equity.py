@@ -32,7 +32,7 @@ import numpy as np
 
 from acpc_arena.protocol.cards import NUM_CARDS
 from acpc_arena.protocol.disk_cache import cache_directory, source_digest
-from acpc_arena.protocol.evaluator import HAND_RANKS, rank_hands, rank_hands_of_players
+from acpc_arena.protocol.evaluator import HAND_RANKS, rank_hands, rank_hands_of_players, rank_holdings_on_boards
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import State
 
@@ -114,7 +114,7 @@ class BoardDraws:
         holes_array = np.array(holes, dtype=np.uint8).reshape(len(holes), self.hole_cards)
         apart = (_card_masks(holes_array)[:, None] & self.masks[None, :]) == 0  # (H, draws)
         which, draw = np.nonzero(apart)
-        mine = rank_hands(np.concatenate([holes_array[which], self.full_board[draw]], axis=1)).astype(np.int64)
+        mine = rank_holdings_on_boards(holes_array, self.full_board)[which, draw].astype(np.int64)
         other, tied = self.best_other[draw], self.ties[draw]
         share = np.where(mine > other, 1.0, np.where(mine == other, 1.0 / (tied + 1), 0.0))
         totals = np.bincount(which, weights=share, minlength=len(holes))
@@ -139,9 +139,10 @@ class BoardStrengths:
         self.ranks = np.full((len(completions), len(holdings.cards)), HAND_RANKS + 1, dtype=np.int64)
         board_mask = np.uint64(sum(1 << c for c in board))
         taken = self.completion_masks[:, None] | board_mask
-        which, holding = np.nonzero((taken & holdings.masks[None, :]) == 0)
-        cards = np.concatenate([holdings.cards[holding], self.completions[which]], axis=1)
-        self.ranks[which, holding] = rank_hands(cards, fixed=list(board))
+        shown = np.broadcast_to(np.array(board, dtype=np.uint8), (len(completions), len(board)))
+        boards = np.concatenate([shown, self.completions], axis=1)
+        apart = (taken & holdings.masks[None, :]) == 0
+        self.ranks[apart] = rank_holdings_on_boards(holdings.cards, boards).T[apart]
         self.span = HAND_RANKS + 2
         self.sorted = (np.sort(self.ranks, axis=1) + np.arange(len(completions))[:, None] * self.span).ravel()
 

@@ -336,6 +336,50 @@ def rank_hands_of_players(boards: np.ndarray, holes: Sequence[Sequence[int]]) ->
     return out
 
 
+def rank_holdings_on_boards(holes: np.ndarray, boards: np.ndarray) -> np.ndarray:
+    """Ranks of every holding on every board: an (H, D) uint16 array.
+
+    Entry (i, j) ranks ``holes[i]`` (an (H, k) array) together with ``boards[j]`` (a (D, m) array), for
+    many holdings valued on the same draws of the board (equities, hand strengths). Each board's and each
+    holding's part of the work is done once; a pair is one addition and a look-up. A holding that shares
+    a card with a board gets a rank that means nothing: leave those pairs out.
+    """
+    import numpy as np
+
+    holes, boards = np.asarray(holes), np.asarray(boards)
+    if holes.ndim != 2 or boards.ndim != 2:
+        raise ValueError(f"expected (H, k) holes and (D, m) boards, got shapes {holes.shape} and {boards.shape}")
+    n = holes.shape[1] + boards.shape[1]
+    if not 1 <= n <= MAX_FAST_CARDS:
+        raise ValueError(f"hands of {n} cards: the batched path takes 1 to {MAX_FAST_CARDS} cards per hand")
+    for cards in (holes, boards):
+        if cards.size and (int(cards.max()) >= NUM_CARDS or int(cards.min()) < 0):
+            raise ValueError(f"cards are 0 to {NUM_CARDS - 1}, got {int(cards.min())} to {int(cards.max())}")
+    codes, table = _size_tables(n)
+    shift_of_counts, suit_rank_bit, flush_rank = _flush_tables()
+    hole_totals = codes.take(holes.astype(np.intp)).sum(axis=1, dtype=np.uint64)
+    board_totals = codes.take(boards.astype(np.intp)).sum(axis=1, dtype=np.uint64)
+    hole_bits = suit_rank_bit.take(holes.astype(np.intp)).sum(axis=1, dtype=np.uint64)
+    board_bits = suit_rank_bit.take(boards.astype(np.intp)).sum(axis=1, dtype=np.uint64)
+    key_mask, suit_shift, rank_mask = np.uint64(KEY_MASK), np.uint64(SUIT_SHIFT), np.uint64((1 << MAX_RANKS) - 1)
+    flush_add, flush_bits = np.uint64(FLUSH_ADD), np.uint64(FLUSH_BITS)
+    out = np.empty((len(holes), len(boards)), dtype=np.uint16)
+    step = max(1, _BATCH_ROWS // max(len(boards), 1))  # holdings a block, a block's totals kept in cache
+    for start in range(0, len(holes), step):
+        total = hole_totals[start : start + step, None] + board_totals[None, :]
+        ranks = table.take(total & key_mask, mode="clip")  # a pair sharing a card may sum past the table
+        flushed = np.flatnonzero(((total + flush_add) & flush_bits) != 0)
+        if flushed.size:  # the packed rank masks of these pairs, shifted to the suit with five or more
+            hole, board = np.divmod(flushed, len(boards))
+            packed = hole_bits[start + hole] + board_bits[board]
+            shift = shift_of_counts.take((total.ravel()[flushed] >> suit_shift).astype(np.intp))
+            flush = flush_rank.take(((packed >> shift) & rank_mask).astype(np.intp))
+            flat = ranks.reshape(-1)
+            flat[flushed] = np.maximum(flat[flushed], flush)
+        out[start : start + step] = ranks
+    return out
+
+
 def hand_category(rank: int) -> int:
     """Category (HIGH_CARD .. STRAIGHT_FLUSH) of a hand rank."""
     return int(_category_table()[rank])

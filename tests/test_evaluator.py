@@ -29,6 +29,7 @@ from acpc_arena.protocol.evaluator import (
     rank_hand,
     rank_hand_by_rules,
     rank_hands,
+    rank_holdings_on_boards,
 )
 from tests.helpers.evaluator import category_counts_of_all_seven_card_hands
 
@@ -110,6 +111,29 @@ def test_scalar_batched_and_reference_paths_agree() -> None:
         batched = rank_hands(hands)
         assert [rank_hand(h) for h in hands.tolist()] == batched.tolist()
         assert [rank_hand_by_rules(h) for h in hands[:300].tolist()] == batched[:300].tolist()
+
+
+@pytest.mark.parametrize(("hole_cards", "board_cards"), [(2, 5), (2, 4), (2, 3), (1, 4), (1, 1), (2, 0)])
+def test_every_holding_on_every_board_ranks_as_the_rules_say(hole_cards: int, board_cards: int) -> None:
+    """Holdings against boards (some of two suits: many flushes); every pair sharing no card against the
+    reference path, which ranks from the rules."""
+    holes = random_hands(hole_cards, 40, seed=200 + hole_cards)
+    boards = np.concatenate(
+        [random_hands(board_cards, 30, seed=300 + board_cards), suited_hands(board_cards, 30, seed=301)]
+        if board_cards
+        else [np.zeros((3, 0), dtype=np.uint8)]
+    )
+    ranks = rank_holdings_on_boards(holes, boards)
+    assert ranks.shape == (len(holes), len(boards))
+    pairs = 0
+    for i, hole in enumerate(holes.tolist()):
+        for j, board in enumerate(boards.tolist()):
+            if not set(hole) & set(board):
+                assert ranks[i, j] == rank_hand_by_rules(hole + board), (hole, board)
+                pairs += 1
+    assert pairs > len(holes) * len(boards) // 2
+    quads = rank_holdings_on_boards(np.array([[0, 1], [2, 3]]), np.array([[0, 1, 2, 3, 4]]))  # shared cards
+    assert quads.shape == (2, 1)  # meaningless ranks, but ranks: the pairs are left out by the caller
 
 
 def test_fixed_cards_give_the_same_ranks() -> None:

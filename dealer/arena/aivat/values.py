@@ -31,7 +31,7 @@ import numpy as np
 
 from acpc_arena.protocol.cards import NUM_CARDS
 from acpc_arena.protocol.equity import BoardDraws, Holdings, deck_holdings
-from acpc_arena.protocol.evaluator import HAND_RANKS, rank_hands
+from acpc_arena.protocol.evaluator import HAND_RANKS, rank_holdings_on_boards
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import State
 
@@ -82,10 +82,11 @@ def board_ranks(holdings: Holdings, board: Sequence[int], outcomes: np.ndarray, 
     """(B, len(rows)) ranks of the holdings ``rows`` with ``board`` and each row of ``outcomes`` (B, e)
     added (0 for a holding that shares a card with the outcome: give it no weight)."""
     out = np.zeros((len(outcomes), len(rows)), dtype=np.int64)
-    which, holding = np.nonzero((outcome_masks(outcomes)[:, None] & holdings.masks[rows][None, :]) == 0)
-    if len(which):
-        hands = np.concatenate([holdings.cards[rows[holding]], outcomes[which].astype(np.uint8)], axis=1)
-        out[which, holding] = rank_hands(hands, fixed=list(board))
+    apart = (outcome_masks(outcomes)[:, None] & holdings.masks[rows][None, :]) == 0
+    if apart.any():
+        shown = np.broadcast_to(np.array(board, dtype=np.uint8), (len(outcomes), len(board)))
+        boards = np.concatenate([shown, outcomes.astype(np.uint8)], axis=1)
+        out[apart] = rank_holdings_on_boards(holdings.cards[rows], boards).T[apart]
     return out
 
 
