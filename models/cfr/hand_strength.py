@@ -232,6 +232,10 @@ _TRIPLE_ENTRIES = np.stack(
     [_TRIPLES[:, r] * _SLOTS + _HOLE_PAIR[_TRIPLES[:, a], _TRIPLES[:, b]] for a, b, r in _RIVER_LAST]
 )
 """(3, 17296) the entries of each of ``_TRIPLES`` with each of its cards as the river."""
+_ENTRY_TRIPLE = np.full((UNSEEN, _SLOTS), len(_TRIPLES), dtype=np.intp)
+for _entries in _TRIPLE_ENTRIES:
+    _ENTRY_TRIPLE.reshape(-1)[_entries] = np.arange(len(_TRIPLES))
+"""(48, _SLOTS) the triple of ``_TRIPLES`` whose rank each entry holds (``len(_TRIPLES)``: none)."""
 
 
 class TurnBoard:
@@ -253,9 +257,8 @@ class TurnBoard:
         self.unseen = np.flatnonzero(off_board).astype(np.uint8)
         self.position = np.full(52, -1, dtype=np.int64)
         self.position[self.unseen] = np.arange(UNSEEN)
-        ranks = rank_hands(self.unseen[_TRIPLES], list(board))
-        self.ranks = np.full((UNSEEN, _SLOTS), NOT_A_HAND, dtype=np.uint16)
-        self.ranks.reshape(-1)[_TRIPLE_ENTRIES] = ranks  # each river's block
+        ranks = rank_hands(self.unseen.take(_TRIPLES), list(board))
+        self.ranks = np.append(ranks, np.uint16(NOT_A_HAND)).take(_ENTRY_TRIPLE)  # each river's block
         by_river = np.sort(self.ranks, axis=1)  # NOT_A_HAND (a pair holding r, the unwritten slot) last
         self.keyed = (by_river.astype(np.int32) + (np.arange(UNSEEN, dtype=np.int32) << 16)[:, None]).reshape(-1)
         """Every river's opponent ranks, river r's at ``r << 16`` up, in one ascending array."""
