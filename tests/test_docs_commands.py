@@ -179,12 +179,18 @@ def _run(script: str, cwd: Path, timeout: float) -> tuple[int, str]:
     return process.returncode, out
 
 
+def _ctrl_c_as_at_a_terminal() -> None:
+    """SIGINT handled by default in the server's process, as in a terminal, even where the tests were started
+    in the background (which makes a shell ignore SIGINT, and its children inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _serve(block: Block, cwd: Path) -> None:
     """Run a server until its URL answers, press Ctrl-C, and expect one line and status 130."""
     assert block.serves is not None
     process = subprocess.Popen(
         ["bash", "-c", block.script()], cwd=cwd, env=_environment(), stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        stderr=subprocess.STDOUT, text=True, start_new_session=True, preexec_fn=_ctrl_c_as_at_a_terminal,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + block.timeout
