@@ -20,13 +20,15 @@ EVALUATOR_PAIRS = 7
 def bench_evaluator() -> Iterator[Row]:
     """eval7 against ``rank_hand`` (one call a hand, goal >= 1.0x) and ``rank_hands`` (batched, goal >= 30x):
     in each round eval7 and each path of ours rank the same random 7-card hands, timed on this process's
-    CPU clock; the ratio is the median of the rounds' ratios."""
+    CPU clock; the ratio is the median of the rounds' ratios. Two rows more rank hands that share cards:
+    holdings on one board, and ``rank_holdings_on_boards``' grid of holdings by boards (a range's holdings
+    on a Monte Carlo flop's draws)."""
     import statistics
 
     import eval7
 
     from acpc_arena.protocol.cards import CARD_STRINGS
-    from acpc_arena.protocol.evaluator import rank_hand, rank_hands
+    from acpc_arena.protocol.evaluator import rank_hand, rank_hands, rank_holdings_on_boards
     from tests.helpers.evaluator import category_counts_of_all_seven_card_hands
 
     rng = np.random.default_rng(0)
@@ -40,6 +42,9 @@ def bench_evaluator() -> Iterator[Row]:
     board = [0, 17, 34, 51, 22]
     holes = np.array([h for h in itertools.combinations(range(52), 2) if not set(h) & set(board)], dtype=np.uint8)
     holes = np.tile(holes, (1000, 1))
+    # a range's holdings on a Monte Carlo flop's draws: 40 holdings of cards 0-9, 1,200 boards of the others
+    grid_holes = np.array(list(itertools.combinations(range(10), 2))[:40], dtype=np.uint8)
+    grid_boards = (10 + np.argsort(rng.random((1200, 42)), axis=1)[:, :5]).astype(np.uint8)
     rank_hand(lists[0]), rank_hands(hands[:10]), rank_hands(holes[:10], fixed=board)  # load the tables
 
     def seconds_per_hand(work: Callable[[], object], hands: int) -> float:
@@ -47,12 +52,16 @@ def bench_evaluator() -> Iterator[Row]:
         work()
         return (time.process_time() - start) / hands
 
-    times: dict[str, list[float]] = {"eval7": [], "scalar": [], "batch": [], "board": []}
+    times: dict[str, list[float]] = {"eval7": [], "scalar": [], "batch": [], "board": [], "grid": []}
     for _ in range(EVALUATOR_PAIRS):
         times["eval7"].append(seconds_per_hand(lambda: [eval7.evaluate(h) for h in sample], len(sample)))
         times["scalar"].append(seconds_per_hand(lambda: [rank_hand(h) for h in lists], len(lists)))
         times["batch"].append(seconds_per_hand(lambda: rank_hands(hands), count))
         times["board"].append(seconds_per_hand(lambda: rank_hands(holes, fixed=board), len(holes)))
+        grid = 50 * len(grid_holes) * len(grid_boards)
+        times["grid"].append(
+            seconds_per_hand(lambda: [rank_holdings_on_boards(grid_holes, grid_boards) for _ in range(50)], grid)
+        )
 
     def rate(name: str) -> float:
         return 1 / statistics.median(times[name]) / 1e6
@@ -65,6 +74,7 @@ def bench_evaluator() -> Iterator[Row]:
     yield ("rank_hand, one call per 7-card hand", f"{rate('scalar'):.2f} M hands/s", ratio("scalar", "; goal >= 1.0x"))
     yield ("rank_hands, 7 random cards per row", f"{rate('batch'):.1f} M hands/s", ratio("batch", "; goal >= 30x"))
     yield ("rank_hands, 2 hole cards + shared board", f"{rate('board'):.1f} M hands/s", ratio("board", ""))
+    yield ("rank_holdings_on_boards, 40 holdings x 1,200 boards", f"{rate('grid'):.1f} M hands/s", ratio("grid", ""))
     start = time.process_time()
     counts = category_counts_of_all_seven_card_hands()
     elapsed = time.process_time() - start

@@ -136,6 +136,15 @@ def test_every_holding_on_every_board_ranks_as_the_rules_say(hole_cards: int, bo
     assert quads.shape == (2, 1)  # meaningless ranks, but ranks: the pairs are left out by the caller
 
 
+def test_a_grid_of_bad_cards_or_shapes_is_refused_with_what_was_given() -> None:
+    with pytest.raises(ValueError, match=r"cards are 0 to 51, got 0 to 52"):
+        rank_holdings_on_boards(np.array([[0, 52]]), np.array([[1, 2, 3]]))
+    with pytest.raises(ValueError, match=r"expected \(H, k\) holes and \(D, m\) boards, got shapes \(2,\) and"):
+        rank_holdings_on_boards(np.array([0, 1]), np.array([[2, 3, 4]]))
+    with pytest.raises(ValueError, match="hands of 8 cards"):
+        rank_holdings_on_boards(np.array([[0, 1, 2]]), np.array([[3, 4, 5, 6, 7]]))
+
+
 def test_fixed_cards_give_the_same_ranks() -> None:
     hands = random_hands(7, 4000, seed=7)
     for board in ([], [5], [0, 13, 26], [48, 49, 50, 51, 44]):
