@@ -27,7 +27,7 @@ rank and one sort of the 51 hands that hold each card.
 from __future__ import annotations
 
 import itertools
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 import numpy as np
@@ -238,6 +238,11 @@ for _entries in _TRIPLE_ENTRIES:
 """(48, _SLOTS) the triple of ``_TRIPLES`` whose rank each entry holds (``len(_TRIPLES)``: none)."""
 
 
+COUNT_DIRECTLY = 8 * 46
+"""Holdings times rivers up to which ``TurnBoard.strengths`` compares each river's whole row of
+opponent ranks (a few holdings, as an agent asks) instead of sorting the rows once and searching them."""
+
+
 class TurnBoard:
     """The rank of every two unseen cards with every river on one four-card board, from which the HS
     of any hand on any river and its E[HS^2] on the turn are counted without ranking again.
@@ -259,9 +264,13 @@ class TurnBoard:
         self.position[self.unseen] = np.arange(UNSEEN)
         ranks = rank_hands(self.unseen.take(_TRIPLES), list(board))
         self.ranks = np.append(ranks, np.uint16(NOT_A_HAND)).take(_ENTRY_TRIPLE)  # each river's block
+
+    @cached_property
+    def keyed(self) -> np.ndarray:
+        """Every river's opponent ranks, river r's at ``r << 16`` up, in one ascending array (sorted when
+        first asked: a few holdings are counted without it)."""
         by_river = np.sort(self.ranks, axis=1)  # NOT_A_HAND (a pair holding r, the unwritten slot) last
-        self.keyed = (by_river.astype(np.int32) + (np.arange(UNSEEN, dtype=np.int32) << 16)[:, None]).reshape(-1)
-        """Every river's opponent ranks, river r's at ``r << 16`` up, in one ascending array."""
+        return (by_river.astype(np.int32) + (np.arange(UNSEEN, dtype=np.int32) << 16)[:, None]).reshape(-1)
 
     def positions(self, holes: np.ndarray) -> np.ndarray:
         """(H, 2) the positions of the holes' cards; a hole holding a board card is refused."""
@@ -283,10 +292,15 @@ class TurnBoard:
         the ties over the 990 opponent hands."""
         x, y = positions[:, 0, None], positions[:, 1, None]  # (H, 1) each
         mine = self.ranks[rivers, _HOLE_PAIR[x, y]].astype(np.int32)  # (H, R)
-        key = mine + (rivers << 16).astype(np.int32)
-        offset = rivers * _SLOTS
-        below = np.searchsorted(self.keyed, key, side="left") - offset
-        same = np.searchsorted(self.keyed, key, side="right") - offset - below
+        if rivers.size <= COUNT_DIRECTLY:  # each river's row compared whole: no sort
+            row = self.ranks[rivers]  # (H, R, _SLOTS)
+            below = (row < mine[:, :, None]).sum(axis=2)
+            same = (row == mine[:, :, None]).sum(axis=2)
+        else:
+            key = mine + (rivers << 16).astype(np.int32)
+            offset = rivers * _SLOTS
+            below = np.searchsorted(self.keyed, key, side="left") - offset
+            same = np.searchsorted(self.keyed, key, side="right") - offset - below
         for card in (x, y):
             holding = self.ranks[rivers[:, :, None], _HOLE_PAIR[card]]  # (H, R, 48): each hand holding the card
             below -= (holding < mine[:, :, None]).sum(axis=2)
@@ -350,8 +364,14 @@ def canonical_flop(flop: np.ndarray) -> tuple[tuple[int, int, int], np.ndarray]:
 
 @cache
 def canonical_flops() -> tuple[tuple[int, int, int], ...]:
-    """The 1,755 flops that differ up to suits, each as its representative."""
-    return tuple(sorted({canonical_flop(np.array(f))[0] for f in itertools.combinations(range(52), 3)}))
+    """The 1,755 flops that differ up to suits, each as its representative (``canonical_flop`` of every
+    flop at once: each image under the 24 suit permutations as one number, its cards in order)."""
+    flops = np.array(list(itertools.combinations(range(52), 3)), dtype=np.int64)
+    images = np.sort(
+        (flops // MAX_SUITS)[:, None, :] * MAX_SUITS + SUIT_PERMUTATIONS[:, flops % MAX_SUITS].swapaxes(0, 1), axis=2
+    )
+    smallest = np.unique((images @ np.array([52 * 52, 52, 1])).min(axis=1))
+    return tuple((int(code) // 2704, int(code) // 52 % 52, int(code) % 52) for code in smallest)
 
 
 FLOP_TABLE_VERSION = 1
