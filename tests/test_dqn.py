@@ -307,11 +307,11 @@ def test_lstm_output_is_the_hands_decisions_run_step_by_step_from_an_empty_memor
     agent = LSTMDQNAgent(LIMIT)
     preflop = parse_match_state("MATCHSTATE:0:0:r:AsKd|", LIMIT)
     flop = parse_match_state("MATCHSTATE:0:0:rc/:AsKd|/2c3d4h", LIMIT)
-    with torch.no_grad():
-        q_first, memory = agent.net(torch.from_numpy(encode(preflop.state, 0))[None, None], None)
-        q_second, _ = agent.net(torch.from_numpy(encode(flop.state, 0))[None, None], memory)
-    np.testing.assert_allclose(agent.outputs([flop])[0], q_second[0, 0].numpy(), atol=1e-5)
-    np.testing.assert_allclose(agent.outputs([preflop])[0], q_first[0, 0].numpy(), atol=1e-5)
+    with torch.no_grad():  # on the agent's device (a GPU where there is one)
+        q_first, memory = agent.net(torch.from_numpy(encode(preflop.state, 0))[None, None].to(agent.device), None)
+        q_second, _ = agent.net(torch.from_numpy(encode(flop.state, 0))[None, None].to(agent.device), memory)
+    np.testing.assert_allclose(agent.outputs([flop])[0], q_second[0, 0].cpu().numpy(), atol=1e-5)
+    np.testing.assert_allclose(agent.outputs([preflop])[0], q_first[0, 0].cpu().numpy(), atol=1e-5)
     next_hand = parse_match_state("MATCHSTATE:0:1:r:AsKd|", LIMIT)
     assert np.array_equal(agent.outputs([next_hand])[0], agent.outputs([preflop])[0])
 

@@ -208,9 +208,12 @@ def _train_fold(config: Config, k: int) -> tuple[dict[str, torch.Tensor], dict[s
 
 def cross_validate(config: Config) -> tuple[PokerCNN, dict[str, Any]]:
     """One network per fold, ``config.jobs`` at once; the best on its held-out fold, and every fold's figures."""
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=config.jobs) as pool:
+    # Fresh interpreters, not forks: a fork of a process that has run autograd on a GPU cannot run it.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=config.jobs, mp_context=context) as pool:
         outcomes = list(pool.map(_train_fold, [config] * config.folds, range(config.folds)))
     results = [result for _, result in outcomes]
     accuracies = [result["held_out_accuracy"]["all"] for result in results]
