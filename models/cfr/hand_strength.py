@@ -371,7 +371,7 @@ def canonical_flops() -> tuple[tuple[int, int, int], ...]:
         (flops // MAX_SUITS)[:, None, :] * MAX_SUITS + SUIT_PERMUTATIONS[:, flops % MAX_SUITS].swapaxes(0, 1), axis=2
     )
     smallest = np.unique((images @ np.array([52 * 52, 52, 1])).min(axis=1))
-    return tuple((int(code) // 2704, int(code) // 52 % 52, int(code) % 52) for code in smallest)
+    return tuple((int(code) // (52 * 52), int(code) // 52 % 52, int(code) % 52) for code in smallest)
 
 
 FLOP_TABLE_VERSION = 1
