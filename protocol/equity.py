@@ -2,7 +2,8 @@
 
 - ``equity_vs_random``: a player's chance of winning a showdown against random
   opponent hands (Monte Carlo over the unseen cards; ties split); ``BoardDraws``
-  the same for many holdings on one board from one set of draws.
+  the same for many holdings on one board from one set of draws. Both draw cards
+  with ``shuffled_prefixes``.
 - ``showdown_strengths``, ``strength_moments``: exact hand strength against every
   hand the one opponent could hold (HS), and its mean and mean square over board
   cards still to come (E[HS], E[HS^2]), for many hands at once.
@@ -58,8 +59,7 @@ def equity_vs_random(
     needed = missing + opponents * per_opponent
     if needed > len(unseen):
         raise ValueError("not enough unseen cards for the opponents and the board")
-    draws = np.argsort(rng.random((samples, len(unseen))), axis=1)[:, :needed]
-    cards = unseen[draws]
+    cards = unseen[shuffled_prefixes(rng, samples, len(unseen), needed)]
     extra_board = cards[:, :missing]
     full_board = np.concatenate([np.tile(np.array(board, dtype=np.uint8), (samples, 1)), extra_board], axis=1)
     mine = rank_hands(np.concatenate([np.tile(np.array(hole, dtype=np.uint8), (samples, 1)), full_board], axis=1))
@@ -94,7 +94,7 @@ class BoardDraws:
         if needed + k > len(off_board):
             raise ValueError("not enough unseen cards for the opponents and the board")
         draws = ceil(samples * comb(len(off_board), needed) / comb(len(off_board) - k, needed))
-        cards = off_board[np.argsort(rng.random((draws, len(off_board))), axis=1)[:, :needed]]
+        cards = off_board[shuffled_prefixes(rng, draws, len(off_board), needed)]
         board_array = np.broadcast_to(np.array(board, dtype=np.uint8), (draws, len(board)))
         self.full_board = np.concatenate([board_array, cards[:, :missing]], axis=1)
         self.best_other = np.full(draws, -1, dtype=np.int64)
@@ -108,11 +108,17 @@ class BoardDraws:
             self.best_other = np.maximum(self.best_other, theirs)
         self.masks = _card_masks(cards)
         self.hole_cards = k
+        self.one_opponent = opponents == 1
 
     def equities(self, holes: Sequence[Sequence[int]]) -> np.ndarray:
         """(H,) the share of the pot each holding of ``holes`` wins (ties split), over the draws it takes."""
         holes_array = np.array(holes, dtype=np.uint8).reshape(len(holes), self.hole_cards)
         apart = (_card_masks(holes_array)[:, None] & self.masks[None, :]) == 0  # (H, draws)
+        if self.one_opponent:  # shares 1, 1/2 or 0: their sum is exact in any order, counted whole
+            ranks = rank_holdings_on_boards(holes_array, self.full_board)
+            wins = np.count_nonzero(apart & (ranks > self.best_other), axis=1)
+            splits = np.count_nonzero(apart & (ranks == self.best_other), axis=1)
+            return np.asarray((wins + 0.5 * splits) / np.maximum(apart.sum(axis=1), 1))
         which, draw = np.nonzero(apart)
         mine = rank_holdings_on_boards(holes_array, self.full_board)[which, draw].astype(np.int64)
         other, tied = self.best_other[draw], self.ties[draw]
@@ -211,6 +217,22 @@ def deck_holdings(deck: tuple[int, ...], hole_cards: int) -> Holdings:
     for card, rows in enumerate(lists):
         members[card, : len(rows)] = rows
     return Holdings(cards, _card_masks(cards), {combo: row for row, combo in enumerate(combos)}, members)
+
+
+def shuffled_prefixes(rng: np.random.Generator, rows: int, width: int, count: int) -> np.ndarray:
+    """(rows, count) the first ``count`` positions of ``rows`` random orders of ``range(width)``, one a row:
+    the positions of each row's smallest uniform keys, smallest first. The same numbers as
+    ``np.argsort(rng.random((rows, width)), axis=1)[:, :count]`` (the keys are distinct) and the same draws
+    from ``rng``, found one position at a time rather than by sorting whole rows."""
+    keys = rng.random((rows, width))
+    if count > width:
+        raise ValueError(f"{count} positions of {width}")
+    out = np.empty((rows, count), dtype=np.intp)
+    every = np.arange(rows)
+    for j in range(count):
+        out[:, j] = smallest = keys.argmin(axis=1)
+        keys[every, smallest] = np.inf
+    return out
 
 
 def _card_masks(cards: np.ndarray) -> np.ndarray:

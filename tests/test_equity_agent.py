@@ -123,6 +123,47 @@ def test_board_draws_equities_against_hand_computed_values() -> None:
         assert split[0] == pytest.approx(1 / (opponents + 1), abs=1e-12)
 
 
+def test_shuffled_prefixes_are_the_first_positions_of_sorted_keys() -> None:
+    import numpy as np
+
+    from acpc_arena.protocol.equity import shuffled_prefixes
+
+    for seed, (rows, width, count) in enumerate([(1, 5, 1), (1188, 49, 4), (500, 52, 9), (7, 3, 3), (300, 45, 2)]):
+        sorted_keys = np.argsort(np.random.default_rng(seed).random((rows, width)), axis=1)[:, :count]
+        rng, after = np.random.default_rng(seed), np.random.default_rng(seed)
+        assert (shuffled_prefixes(rng, rows, width, count) == sorted_keys).all()
+        after.random((rows, width))
+        assert rng.random() == after.random()  # the same draws taken from the generator
+
+
+def test_board_draws_equities_count_each_draw_by_pokerkits_ranking() -> None:
+    # one opponent: each holding's equity is its wins and half its ties over the draws holding none of its
+    # cards, the draws remade here with numpy's argsort and every showdown ranked by pokerkit
+    import numpy as np
+
+    from acpc_arena.protocol.equity import BoardDraws
+
+    def strength(hole: list[int], board: list[int]) -> pokerkit.Hand:
+        return pokerkit.StandardHighHand.from_game(*("".join(CARD_STRINGS[c] for c in part) for part in (hole, board)))
+
+    flop = list(parse_cards("Ah9d4d"))
+    holes = [list(parse_cards(h)) for h in ("AsAd", "Kd5d", "7c8c", "2h3s", "9s9h", "KdQd")]
+    draws = BoardDraws(HOLDEM, flop, 1, 60, np.random.default_rng(7))
+    off_board = [c for c in HOLDEM.deck if c not in flop]
+    count = len(draws.full_board)
+    keys = np.random.default_rng(7).random((count, len(off_board)))
+    dealt = np.array(off_board)[np.argsort(keys, axis=1)[:, :4]].tolist()  # two board cards, then theirs
+    for hole, value in zip(holes, draws.equities(holes), strict=True):
+        shares = []
+        for cards in dealt:
+            if set(hole) & set(cards):
+                continue
+            board = flop + cards[:2]
+            mine, theirs = strength(hole, board), strength(cards[2:], board)
+            shares.append(1.0 if mine > theirs else 0.5 if mine == theirs else 0.0)
+        assert value == sum(shares) / len(shares)
+
+
 @pytest.mark.parametrize("game_name", ["holdem.limit.2p.reverse_blinds", "holdem.nolimit.3p"])
 def test_a_ranges_policies_are_the_ones_it_plays(game_name: str) -> None:
     # AIVAT asks the policy of many holdings on one board in one batch: each must be the action the agent

@@ -60,6 +60,7 @@ from acpc_arena.models.cfr.nolimit import fraction_raise_to
 from acpc_arena.models.cfr.solver import Solver
 from acpc_arena.models.cfr.tree import NUM_ACTIONS, BettingTree, build_tree
 from acpc_arena.protocol.dealing import deal_hands
+from acpc_arena.protocol.equity import shuffled_prefixes
 from acpc_arena.protocol.evaluator import rank_hands
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import (
@@ -144,7 +145,7 @@ def win_probability(
         picks = list(itertools.combinations(range(len(unseen)), missing))
         completions = unseen[np.array(picks, dtype=np.intp).reshape(len(picks), missing)]
     else:
-        completions = unseen[np.argsort(rng.random((rollouts, len(unseen))), axis=1)[:, :missing]]
+        completions = unseen[shuffled_prefixes(rng, rollouts, len(unseen), missing)]
     boards = np.concatenate([np.tile(np.array(board, dtype=np.uint8), (len(completions), 1)), completions], axis=1)
     count, k = len(cards), cards.shape[1]
     mine = rank_hands(np.concatenate([np.tile(np.array(hole, dtype=np.uint8), (len(boards), 1)), boards], axis=1))

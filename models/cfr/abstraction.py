@@ -52,7 +52,7 @@ from acpc_arena.models.mcts import hand_class
 from acpc_arena.protocol import equity, evaluator
 from acpc_arena.protocol.cards import MAX_RANKS, NUM_CARDS, rank_of, suit_of
 from acpc_arena.protocol.disk_cache import cached_array, source_digest
-from acpc_arena.protocol.equity import strength_moments
+from acpc_arena.protocol.equity import shuffled_prefixes, strength_moments
 from acpc_arena.protocol.evaluator import HAND_RANKS, PAIR, TWO_PAIR, describe_rank, rank_hands
 from acpc_arena.protocol.game import Game
 
@@ -120,7 +120,7 @@ def sample_deals(game: Game, count: int, rng: np.random.Generator) -> Worlds:
     """``count`` deals drawn uniformly (chance sampling)."""
     k, n, b = game.num_hole_cards, game.num_players, game.total_board_cards
     deck = np.array(game.deck, dtype=np.uint8)
-    cards = deck[np.argsort(rng.random((count, len(deck))), axis=1)[:, : n * k + b]]
+    cards = deck[shuffled_prefixes(rng, count, len(deck), n * k + b)]
     return Worlds(cards[:, : n * k].reshape(count, n, k), cards[:, n * k :], np.full(count, 1.0 / count))
 
 
