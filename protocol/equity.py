@@ -243,7 +243,7 @@ def _card_masks(cards: np.ndarray) -> np.ndarray:
 def _unseen(deck: Sequence[int], known: np.ndarray) -> np.ndarray:
     """(N, U) the cards of ``deck`` not in each row of ``known`` (N, k), in increasing order."""
     deck_array = np.asarray(sorted(deck), dtype=np.int64)
-    hidden = ~(known[:, :, None] == deck_array[None, None, :]).any(axis=1)
+    hidden = (_card_masks(known)[:, None] >> deck_array.astype(np.uint64)[None, :]) & np.uint64(1) == 0
     counts = hidden.sum(axis=1)
     if (counts != counts[0]).any():
         raise ValueError("repeated cards or cards outside the deck")

@@ -178,6 +178,27 @@ def test_postflop_strength_counts_every_opponent_hand() -> None:
     assert len(theirs) == 990 and postflop_strength(tuple(hole), tuple(board)) == pytest.approx(expected)
 
 
+def test_holes_on_one_board_each_count_pokerkits_showdowns() -> None:
+    # several holes on one flop share the board's ranked holdings: each is still its own count of the hands
+    # the opponent may hold (none of its cards or the board's), each showdown ranked by pokerkit
+    import pokerkit
+
+    from acpc_arena.protocol.cards import CARD_STRINGS
+
+    board = parse_cards("9h8h2c")
+
+    def strength(hole: list[int]) -> pokerkit.Hand:
+        return pokerkit.StandardHighHand.from_game(*("".join(CARD_STRINGS[c] for c in part) for part in (hole, board)))
+
+    for text in ("ThJh", "2s2d", "AcKd", "8s7s"):
+        hole = parse_cards(text)
+        mine = strength(hole)
+        unseen = [c for c in GAME.deck if c not in hole + board]
+        theirs = [strength([a, b]) for a, b in itertools.combinations(unseen, 2)]
+        expected = (sum(mine > t for t in theirs) + 0.5 * sum(mine == t for t in theirs)) / len(theirs)
+        assert postflop_strength(tuple(hole), tuple(board)) == expected
+
+
 # -- the table and its agents ----------------------------------------------------------------------
 
 TABLE_1 = {
