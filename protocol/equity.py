@@ -224,9 +224,9 @@ def shuffled_prefixes(rng: np.random.Generator, rows: int, width: int, count: in
     the positions of each row's smallest uniform keys, smallest first. The same numbers as
     ``np.argsort(rng.random((rows, width)), axis=1)[:, :count]`` (the keys are distinct) and the same draws
     from ``rng``, found one position at a time rather than by sorting whole rows."""
-    keys = rng.random((rows, width))
     if count > width:
         raise ValueError(f"{count} positions of {width}")
+    keys = rng.random((rows, width))
     out = np.empty((rows, count), dtype=np.intp)
     every = np.arange(rows)
     for j in range(count):
