@@ -134,6 +134,10 @@ def test_shuffled_prefixes_are_the_first_positions_of_sorted_keys() -> None:
         assert (shuffled_prefixes(rng, rows, width, count) == sorted_keys).all()
         after.random((rows, width))
         assert rng.random() == after.random()  # the same draws taken from the generator
+    rng, untouched = np.random.default_rng(0), np.random.default_rng(0)
+    with pytest.raises(ValueError, match="4 positions of 3"):
+        shuffled_prefixes(rng, 2, 3, 4)
+    assert rng.random() == untouched.random()  # refused before any draw
 
 
 def test_board_draws_equities_count_each_draw_by_pokerkits_ranking() -> None:
