@@ -297,30 +297,6 @@ PAGES: tuple[Page, ...] = (
         ),
     ),
     Page(
-        "limit-superseded-checkpoints",
-        "Limit hold'em: the earlier networks kept for comparison",
-        "The seed's own configuration of the Q-networks (`lstm_dqn-v1`, `dqn-v1`: the seed's pool and loss) "
-        "and the intermediate networks shipped for comparison, against the yardsticks, on the tables' seeds.",
-        (
-            Matches(
-                "q-networks",
-                "Earlier Q-networks",
-                "`--checkpoint NAME` selects each; the defaults are on the limit-checkpoints page.",
-                tuple(
-                    Side(name, name.split("-")[0], f"--checkpoint {name}")
-                    for name in (
-                        "lstm_dqn-v1",
-                        "lstm_dqn-v2",
-                        "dqn-v1",
-                        "dqn-v2",
-                        "dqn-v3",
-                    )
-                ),
-                _sides("equity", "rule", "cfr", "random", "call", "raise"),
-            ),
-        ),
-    ),
-    Page(
         "nolimit-agents",
         "No-limit hold'em: CFR, the ensemble, the styles and the sparring suite",
         "Heads-up no-limit hold'em (`holdem.nolimit.2p.reverse_blinds`: stacks of 200 big blinds), 2,000 hands "

@@ -20,10 +20,11 @@ from results_runs import (
     match_command,
     match_run,
     play,
-    plays_code,
     record,
     round_robin_run,
     runs_of,
+    sessions,
+    tree_changes,
 )
 from results_sections import (
     REPO,
@@ -289,7 +290,6 @@ def verify(page: Page, count: int) -> dict[str, Any]:
     chosen = runs[:: max(1, len(runs) // count)][:count]
     if not chosen:  # a page of tournaments, LBR runs or sidecars
         return {}
-    changed = [line[3:] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()]
     results = []
     for run in chosen:
         scratch = run.folder.parent / (run.folder.name + ".verify")
@@ -306,7 +306,7 @@ def verify(page: Page, count: int) -> dict[str, Any]:
     verified = {
         "commit": git("rev-parse", "HEAD").strip(),
         "date": datetime.date.today().isoformat(),
-        "uncommitted_changes": [path for path in changed if plays_code(path)],
+        "uncommitted_changes": tree_changes(),
         "runs": results,
     }
     (RUNS / page.name / "verify.json").write_text(json.dumps(verified, indent=2) + "\n")
@@ -318,12 +318,15 @@ def _played_before(run: Run, moment: float) -> bool:
     return path.exists() and path.stat().st_mtime < moment
 
 
-def _verification(page: Page) -> list[str]:
-    """The page's line on its last replay (``verify``), if any."""
+def _verification(page: Page, commit: str) -> list[str]:
+    """The page's line on its last replay (``verify``), if any: only a replay at the page's own commit from a
+    clean tree, so that the page names one commit."""
     path = RUNS / page.name / "verify.json"
     if not path.exists():
         return []
     verified = json.loads(path.read_text())
+    if verified["commit"] != commit or verified["uncommitted_changes"]:
+        return []
     replayed_at = path.stat().st_mtime
     current = {run.shown(): run for run in runs_of(page)}
     verified["runs"] = [  # the replays of runs the page still shows, as they were recorded when replayed
@@ -333,19 +336,57 @@ def _verification(page: Page) -> list[str]:
         return []
     same = sum(r["same"] for r in verified["runs"])
     line = (
-        f"- Replayed on {verified['date']} at commit {verified['commit'][:10]}"
-        + (" with uncommitted changes to the code that plays" if verified["uncommitted_changes"] else "")
-        + f": {same} of {len(verified['runs'])} of these runs, chosen across the page, gave the same estimates "
-        "to the last bit"
+        f"- Replayed on {verified['date']}: {same} of {len(verified['runs'])} of these runs, chosen across the "
+        "page, played again gave the same estimates to the last bit"
     )
     differ = [f"`{r['command']}`" for r in verified["runs"] if not r["same"]]
     return [line + (f"; these did not: {', '.join(differ)}." if differ else ".")]
 
 
+class PageRefused(RuntimeError):
+    """A page that would not say honestly which code played its figures: it is not written."""
+
+
+def one_commit(name: str, records: list[dict[str, Any]]) -> str:
+    """The one commit at which every session of every run of the page was played from a clean tree; else
+    ``PageRefused`` saying what to replay."""
+    played = [session for r in records for session in sessions(r)]
+    commits = sorted({str(s["commit"]) for s in played if s["commit"] is not None})
+    if any(s["commit"] is None for s in played):
+        raise PageRefused(
+            f"{name}: a resumed run holds matches of a session that was not recorded (its commit is unknown); "
+            f"delete its folder under runs/results/{name}/ and run `make results PAGES={name}`"
+        )
+    if len(commits) > 1:
+        raise PageRefused(
+            f"{name}: its runs were played at {len(commits)} commits ({', '.join(c[:10] for c in commits)}), "
+            f"and a page names one: run `make results PAGES={name}` from a clean tree to play them again at HEAD"
+        )
+    changed = sorted({path for s in played for path in s.get("uncommitted_changes") or []})
+    if changed:
+        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+        raise PageRefused(
+            f"{name}: some runs were played with uncommitted changes ({shown}): commit them, then run "
+            f"`make results PAGES={name}` to play those runs again"
+        )
+    return commits[0]
+
+
+def wall_time(records: list[dict[str, Any]]) -> str:
+    """The runs' wall time: every session of a resumed run counted."""
+    played = [session for r in records for session in sessions(r)]
+    hours = sum(s["wall_seconds"] or 0 for s in played) / 3600
+    resumed = sum(len(sessions(r)) > 1 for r in records)
+    text = f"{hours:.1f} hours"
+    if resumed:
+        text += f" (with every session of the {resumed} run{'s' if resumed > 1 else ''} stopped and resumed)"
+    return text
+
+
 def render(page: Page) -> str:
     records = [r for r in (record(run) for run in runs_of(page)) if r is not None]
     date = max((r["date"] for r in records), default=datetime.date.today().isoformat())
-    lines = [f"(results-{page.name}-{date})=", f"# {page.title} ({date})", ""]
+    lines = [f"# {page.title}", ""]
     lines += [
         f"<!-- Written by `python docs/results/regenerate.py --pages {page.name}` from the runs it names; "
         "do not edit by hand. -->",
@@ -354,30 +395,14 @@ def render(page: Page) -> str:
         "",
     ]
     if records:
-        history = git("rev-list", "HEAD").split()
-        commits = sorted(
-            {r["commit"] for r in records},
-            key=lambda c: -history.index(c) if c in history else 0,
-        )
-        changed = sorted({path for r in records for path in r["uncommitted_changes"] if plays_code(path)})
+        commit = one_commit(page.name, records)
+        first = min(s["date"] for r in records for s in sessions(r))
         machines = sorted({r["machine"] for r in records})
-        hours = sum(r["wall_seconds"] for r in records) / 3600
-        resumed = any(r.get("resumed") for r in records)
         lines += [
-            f"- Played: {min(r['date'] for r in records)} to {date}, at commit"
-            + ("s " if len(commits) > 1 else " ")
-            + ", ".join(c[:10] for c in commits)
-            + (
-                f"; some runs with uncommitted changes to the code that plays: {', '.join(f'`{p}`' for p in changed)}"
-                if changed
-                else ""
-            )
-            + ".",
+            f"- Played: {first if first == date else f'{first} to {date}'}, at commit {commit[:10]} (a clean tree).",
             f"- Machine: {'; '.join(machines)}.",
-            f"- Wall time of the runs: {hours:.1f} hours"
-            + (" (a run resumed after a stop counts its last part only)" if resumed else "")
-            + f". Regenerate: `make results PAGES={page.name}`.",
-            *_verification(page),
+            f"- Wall time of the runs: {wall_time(records)}. Regenerate: `make results PAGES={page.name}`.",
+            *_verification(page, commit),
             "",
         ]
     for section in page.sections:
@@ -399,13 +424,16 @@ def render(page: Page) -> str:
 
 
 def write(page: Page) -> Path:
-    """Write the page under its date; the newest page of its name gets the name's label."""
+    """Write the page as ``docs/results/<name>.md`` (its earlier versions are in git's history); refused
+    (``PageRefused``) where the tree has uncommitted changes or the runs name more than one commit."""
+    changed = tree_changes()
+    if changed:
+        raise PageRefused(
+            f"{page.name}: the tree has uncommitted changes ({', '.join(changed[:5])}"
+            + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+            + "): a page is written from a clean tree only"
+        )
     text = render(page)
-    date = text.split("\n", 1)[0].removeprefix(f"(results-{page.name}-").removesuffix(")=")
-    path = RESULTS / f"{date}-{page.name}.md"
-    label = f"(results-{page.name})=\n"
-    for older in RESULTS.glob(f"*-{page.name}.md"):
-        if older != path and older.read_text().startswith(label):
-            older.write_text(older.read_text().removeprefix(label))
-    path.write_text(label + text)
+    path = RESULTS / f"{page.name}.md"
+    path.write_text(f"(results-{page.name})=\n" + text)
     return path

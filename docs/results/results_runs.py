@@ -159,10 +159,22 @@ def machine() -> str:
     )
 
 
+def written_here(path: str) -> bool:
+    """Whether a path is one this script writes (a results page or its images), which may change while a
+    regeneration writes page after page."""
+    return path.startswith("docs/results/") and (path.endswith(".md") or path.startswith("docs/results/images/"))
+
+
+def tree_changes() -> list[str]:
+    """The tracked files changed since the last commit (a rename counts its new path), apart from the pages
+    and images this script writes: a page's runs are played and written from a clean tree only."""
+    changed = {line[3:].split(" -> ")[-1] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()}
+    return sorted(path for path in changed if not written_here(path))
+
+
 def source() -> tuple[str, list[str]]:
     """The commit the runs play and the files changed since it."""
-    changed = sorted({line[3:] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()})
-    return git("rev-parse", "HEAD").strip(), changed
+    return git("rev-parse", "HEAD").strip(), tree_changes()
 
 
 def plays_code(path: str) -> bool:
@@ -186,28 +198,68 @@ def record(run: Run) -> dict[str, Any] | None:
     return recorded
 
 
+def sessions(recorded: dict[str, Any]) -> list[dict[str, Any]]:
+    """The sessions that played a run: one, or several where a stopped tournament was resumed (each with its
+    commit, uncommitted changes, date and wall seconds). A record written before sessions were kept is one
+    session; a resumed one of those has an earlier session nobody recorded (commit and seconds None)."""
+    if "sessions" in recorded:
+        return list(recorded["sessions"])
+    session = {key: recorded.get(key) for key in ("date", "commit", "uncommitted_changes", "wall_seconds")}
+    unrecorded = {"date": None, "commit": None, "uncommitted_changes": [], "wall_seconds": None}
+    return [unrecorded, session] if recorded.get("resumed") else [session]
+
+
+def _earlier_sessions(run: Run) -> list[dict[str, Any]]:
+    """The sessions of a stopped run that ``play`` resumes, from its ``run.json``. A session stopped before it
+    finished has the seconds from its start to the last file it wrote."""
+    path = run.folder / "run.json"
+    if not path.exists():
+        return [{"date": None, "commit": None, "uncommitted_changes": [], "wall_seconds": None}]
+    earlier = sessions(json.loads(path.read_text()))
+    last = earlier[-1]
+    if last.get("wall_seconds") is None and last.get("started") is not None:
+        written = [p.stat().st_mtime for p in run.folder.rglob("*") if p.is_file() and p.name != "run.json"]
+        last["wall_seconds"] = round(max(written, default=last["started"]) - last["started"], 1)
+    return earlier
+
+
 def play(run: Run) -> dict[str, Any]:
     """Run the command and write its ``run.json``: into a fresh folder, except a tournament's, which
-    ``acpc-tournament`` resumes (its finished matches kept)."""
+    ``acpc-tournament`` resumes (its finished matches kept; the record keeps every session)."""
     if run.folder.exists() and Path(run.command[0]).name != "acpc-tournament":
         shutil.rmtree(run.folder)
     resumed = run.folder.exists() and any(run.folder.glob("*/*.log"))
+    earlier = _earlier_sessions(run) if resumed else []
     run.folder.mkdir(parents=True, exist_ok=True)
     commit, changed = source()
-    start = time.monotonic()
-    done = subprocess.run(run.command, cwd=REPO, capture_output=True, text=True)
-    recorded = {
-        "command": run.shown(),
-        "returncode": done.returncode,
+    session: dict[str, Any] = {
         "date": datetime.date.today().isoformat(),
         "commit": commit,
         "uncommitted_changes": changed,
-        "machine": machine(),
-        "wall_seconds": round(time.monotonic() - start, 1),
-        "resumed": resumed,
-        "stdout_tail": done.stdout[-4000:],
-        "stderr_tail": done.stderr[-4000:],
+        "started": time.time(),
+        "wall_seconds": None,  # until it ends: a stopped session is timed when resumed
     }
+    recorded: dict[str, Any] = {
+        "command": run.shown(),
+        "returncode": None,
+        "date": session["date"],
+        "commit": commit,
+        "uncommitted_changes": changed,
+        "machine": machine(),
+        "resumed": resumed,
+        "sessions": [*earlier, session],
+    }
+    (run.folder / "run.json").write_text(json.dumps(recorded, indent=2) + "\n")
+    start = time.monotonic()
+    done = subprocess.run(run.command, cwd=REPO, capture_output=True, text=True)
+    session["wall_seconds"] = round(time.monotonic() - start, 1)
+    known = [s["wall_seconds"] for s in recorded["sessions"]]
+    recorded.update(
+        returncode=done.returncode,
+        wall_seconds=None if None in known else round(sum(known), 1),
+        stdout_tail=done.stdout[-4000:],
+        stderr_tail=done.stderr[-4000:],
+    )
     (run.folder / "run.json").write_text(json.dumps(recorded, indent=2) + "\n")
     if done.returncode != 0:
         raise RuntimeError(f"{run.shown()} failed ({done.returncode}): {done.stderr.strip()[-800:]}")

@@ -82,7 +82,7 @@ def poker_cnn_folds(folder: Path) -> list[str]:
 def network_trainings(folder: Path) -> list[str]:
     """The Q-networks' and NFQ's training records."""
     lines = table_header(
-        ["checkpoint", "pool", "hands trained", "seconds", "created", "commit"],
+        ["checkpoint", "pool", "hands trained", "seconds", "created"],
         numeric_from=2,
     )
     for path in sorted(
@@ -102,7 +102,6 @@ def network_trainings(folder: Path) -> list[str]:
                     f"{d['stats']['hands']:,}",
                     f"{d['stats']['seconds']:,.0f}",
                     d["created"][:10],
-                    d["git_commit"][:10],
                 ]
             )
         )
