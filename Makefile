@@ -83,17 +83,17 @@ lint: install ## ruff (check, format), the import layers (lint-imports) and mypy
 	MYPYPATH=$(TYPECHECK) $(VENV)/bin/mypy --explicit-package-bases $(TYPECHECK)/acpc_arena tests benchmarks $(TYPECHECK)/docs_doctests.py
 
 match: install ## a short duplicate run: A=cfr B=rule SEEDS=1,234 HANDS=500 GAME=... OUT=...
-	$(VENV)/bin/acpc-match --a $(A) --b $(B) --seeds $(SEEDS) --hands $(HANDS) --game $(GAME) \
-		$(if $(OUT),--out $(OUT)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(MATCH_ARGS)
+	$(VENV)/bin/acpc-match --a '$(A)' --b '$(B)' --seeds '$(SEEDS)' --hands '$(HANDS)' --game '$(GAME)' \
+		$(if $(OUT),--out '$(OUT)') $(if $(CONCURRENCY),--concurrency '$(CONCURRENCY)') $(MATCH_ARGS)
 
 # `make tournament`: every pair of AGENTS in duplicate, the crosstable printed at the end (SEEDS, HANDS,
-# GAME, OUT as for `make match`; TOURNAMENT_ARGS adds options, e.g. '--workers 4' or '--ray').
+# GAME, OUT as for `make match`; TOURNAMENT_ARGS adds options, e.g. '--concurrency 4' or '--ray').
 AGENTS ?= random,call,raise,rule,cfr
 TOURNAMENT_ARGS ?=
 
 tournament: install ## a round robin: AGENTS=random,call,raise,rule,cfr SEEDS=1,234 HANDS=500 GAME=... OUT=...
-	$(VENV)/bin/acpc-tournament --agents $(AGENTS) --seeds $(SEEDS) --hands $(HANDS) --game $(GAME) \
-		$(if $(OUT),--out $(OUT)) $(TOURNAMENT_ARGS)
+	$(VENV)/bin/acpc-tournament --agents '$(AGENTS)' --seeds '$(SEEDS)' --hands '$(HANDS)' --game '$(GAME)' \
+		$(if $(OUT),--out '$(OUT)') $(TOURNAMENT_ARGS)
 
 # `make spar AGENT=cfr SUITE=limit|nolimit`: AGENT against a sparring suite (agents/sparring/), a round robin in
 # tournaments/sparring-SUITE (the bots' own pairs are played once; another AGENT adds only its pairs).
@@ -106,21 +106,21 @@ SPAR_GAME_nolimit := holdem.nolimit.2p.reverse_blinds
 
 spar: install ## AGENT against a sparring suite: AGENT=cfr SUITE=limit|nolimit SEEDS=1,234 HANDS=500 OUT=...
 	@test -n "$(SPAR_$(SUITE))" || { echo "make spar: SUITE is limit or nolimit, not '$(SUITE)'" >&2; exit 2; }
-	$(VENV)/bin/acpc-tournament --agents $(AGENT),$(SPAR_$(SUITE)) --game $(SPAR_GAME_$(SUITE)) --seeds $(SEEDS) \
-		--hands $(HANDS) --out $(or $(OUT),tournaments/sparring-$(SUITE)) $(TOURNAMENT_ARGS)
+	$(VENV)/bin/acpc-tournament --agents '$(AGENT),$(SPAR_$(SUITE))' --game '$(SPAR_GAME_$(SUITE))' --seeds '$(SEEDS)' \
+		--hands '$(HANDS)' --out '$(or $(OUT),tournaments/sparring-$(SUITE))' $(TOURNAMENT_ARGS)
 
 # `make web`: the browser view (replayer, results, a seat to play) of the runs here, on 127.0.0.1:PORT.
 PORT ?= 8080
 
 web: install ## the browser view of runs/ and matches/: PORT=8080 (acpc-match --web PORT shows a run live)
-	$(VENV)/bin/acpc-web $(wildcard runs matches) --port $(PORT)
+	$(VENV)/bin/acpc-web $(wildcard runs matches) --port '$(PORT)'
 
 # `make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|nfq|poker_cnn|ensemble` retrains that agent's checkpoints into runs/train/
 # (TRAIN_ARGS adds options); INSTALL=1 writes over the shipped ones in models/checkpoints/ instead.
 # poker_cnn learns from the decision records that `make data` writes first.
 train: install ## retrain an agent's checkpoints into runs/train: AGENT=cfr|... [INSTALL=1] [TRAIN_ARGS=...]
 	@test -n "$(AGENT)" || { echo "usage: make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|nfq|poker_cnn|ensemble [INSTALL=1] [TRAIN_ARGS='--iterations N']"; exit 2; }
-	$(VENV)/bin/acpc-train $(AGENT) $(if $(filter 1,$(INSTALL)),--install) $(TRAIN_ARGS)
+	$(VENV)/bin/acpc-train '$(AGENT)' $(if $(filter 1,$(INSTALL)),--install) $(TRAIN_ARGS)
 
 # `make data`: Poker-CNN's training set, the teacher's decisions in ACPC logs of its matches (runs/poker_cnn/;
 # DATA_ARGS adds options, e.g. DATA_ARGS='--logs LOG... --imitate NAME' to read other logs instead).
@@ -138,7 +138,7 @@ docs: install ## the documentation site (docs/_build/html), strict: a warning fa
 PAGES ?=
 VERIFY ?= 3
 results: install ## regenerate docs/results pages from their runs: PAGES=name,... VERIFY=3 (all pages: hours)
-	$(PY) docs/results/regenerate.py $(if $(PAGES),--pages $(PAGES)) --verify $(VERIFY)
+	$(PY) docs/results/regenerate.py $(if $(PAGES),--pages '$(PAGES)') --verify '$(VERIFY)'
 
 bench: install ## benchmarks: SECTIONS='dealer runner ...' (default all)
 	$(PY) -m benchmarks $(SECTIONS)

@@ -12,13 +12,12 @@ connection is lost, 130 or 143 on Ctrl-C or SIGTERM (``protocol.commands``).
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from acpc_arena.agents.client import ClientError, connect, play
 from acpc_arena.agents.options import parsed_options
 from acpc_arena.agents.registry import AGENTS, add_agent_options
-from acpc_arena.protocol.commands import FAILED, Interrupted, run_command, usage_error
+from acpc_arena.protocol.commands import FAILED, CommandParser, Interrupted, plain, run_command, usage_error
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import load_game
 
@@ -29,7 +28,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def run(argv: list[str]) -> int:
     """Build the agent, connect and play; returns the exit status (``protocol.commands``)."""
-    parser = argparse.ArgumentParser(prog="acpc-agent", description=__doc__.split("\n\n")[1])
+    parser = CommandParser(prog="acpc-agent", description=plain(__doc__.split("\n\n")[1]))
     parser.add_argument("agent", choices=sorted(AGENTS), help="which agent plays")
     parser.add_argument("host")
     parser.add_argument("port", type=int)

@@ -68,6 +68,30 @@ extras of acpc-dealer:
   --max-invalid N end the match after N invalid actions by one seat [default unlimited]
   --batch-messages hold messages to a seat until it must act [default: send each at once]
 """
+"""The C ``dealer``'s usage (its own words, ``usage: dealer``), printed as it prints it for a command line
+with too few arguments."""
+
+
+def help_text() -> str:
+    """``acpc-dealer --help``: one usage line, the description, then every option with its default."""
+    from acpc_arena.dealer.match_config import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
+    from acpc_arena.protocol.commands import plain
+
+    usage, c_options = USAGE.split("\n", 1)
+    paragraphs = __doc__.strip().split("\n\n")
+    description = plain(f"{paragraphs[0]}\n\n{paragraphs[-1]}")
+    defaults = (
+        f"  [defaults: --t_response {DEFAULT_T_RESPONSE_MS}, --t_hand {DEFAULT_T_HAND_MS}, "
+        f"--t_per_hand {DEFAULT_T_PER_HAND_MS}; each also spelled with hyphens, --t-response ...]\n"
+    )
+    extras = (
+        "  --web PORT the table live in a browser, and the log's folder in the replayer [default: none]\n"
+        "  --web-linger SECONDS keep the pages up this long after the match [default 0]\n"
+    )
+    return (
+        f"{usage.replace('usage: dealer', 'usage: acpc-dealer')}\n\n{description}\n\noptions as the C dealer's:\n"
+        + (c_options.replace("extras of acpc-dealer:\n", defaults + "extras of acpc-dealer:\n") + extras)
+    )
 
 
 _INTEGER = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
@@ -182,10 +206,10 @@ def parse_args(argv: list[str]) -> Options:
     parser.add_argument("-t", dest="transactions", action="store_false", default=False)
     parser.add_argument("-T", dest="transactions", action="store_true")
     parser.add_argument("-a", dest="append", action="store_true")
-    parser.add_argument("--t_response", default=str(DEFAULT_T_RESPONSE_MS))
-    parser.add_argument("--t_hand", default=str(DEFAULT_T_HAND_MS))
-    parser.add_argument("--t_per_hand", default=str(DEFAULT_T_PER_HAND_MS))
-    parser.add_argument("--start_timeout", default="-1")
+    parser.add_argument("--t_response", "--t-response", dest="t_response", default=str(DEFAULT_T_RESPONSE_MS))
+    parser.add_argument("--t_hand", "--t-hand", dest="t_hand", default=str(DEFAULT_T_HAND_MS))
+    parser.add_argument("--t_per_hand", "--t-per-hand", dest="t_per_hand", default=str(DEFAULT_T_PER_HAND_MS))
+    parser.add_argument("--start_timeout", "--start-timeout", dest="start_timeout", default="-1")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--metrics-port", dest="metrics_port", default=None)
     parser.add_argument("--metrics-linger", dest="metrics_linger", default="0")
@@ -493,7 +517,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         options = parse_args(argv)
     except HelpRequested:
-        sys.stdout.write(f"{__doc__.strip()}\n\n{USAGE}")
+        sys.stdout.write(help_text())
         sys.exit(0)
     except UsageError as exc:
         if str(exc):

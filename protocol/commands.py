@@ -27,13 +27,14 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 FAILED = 1
 USAGE = 2
@@ -64,6 +65,53 @@ def number(parse: Callable[[str], N], fits: Callable[[N], bool], what: str) -> C
         return value
 
     return convert
+
+
+def plain(text: str) -> str:
+    """``text`` (a command module's docstring paragraph) for a terminal: without the command line it starts
+    with (``acpc-report LOG...``: the usage says it) and without reStructuredText's literal marks."""
+    text = re.sub(r"^``acpc-[^`]*``: *", "", text.strip())
+    return re.sub(r"``(.*?)``", r"\1", text[:1].upper() + text[1:], flags=re.DOTALL)
+
+
+def _shown_default(default: object) -> str | None:
+    """How ``--help`` shows an option's default; None where there is none to show (None, False, an empty
+    text or list: the option's absence)."""
+    if default is None or default is False or default == "" or default == [] or default is argparse.SUPPRESS:
+        return None
+    if isinstance(default, tuple | list):
+        return ",".join(str(item) for item in default)
+    return str(default)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Each option's help ends with its default, ``(default: X)``, unless its help already says it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        shown = None if not action.option_strings or "default" in text else _shown_default(action.default)
+        if shown is None:
+            return action.help
+        return f"{text} (default: {shown.replace('%', '%%')})".lstrip()
+
+
+class CommandParser(argparse.ArgumentParser):
+    """The ``argparse`` parser of every ``acpc-*`` command: the defaults shown in ``--help``
+    (``HelpFormatter``), and a usage error told in one line with a hint to the help, status 2:
+    ``acpc-match: error: ... (see acpc-match --help)``. Its subcommands' parsers are of this class too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def shows_progress(quiet: bool) -> bool:
+    """Whether a command draws its progress bars: not with ``--quiet``, and only on a terminal (standard
+    error), so that a file or a pipe gets whole lines, a program's lines never after a bar's."""
+    return not quiet and sys.stderr.isatty()
 
 
 def usage_error(text: str) -> NoReturn:

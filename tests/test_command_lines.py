@@ -4,12 +4,15 @@ alone, and a run's output after an agent fails."""
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import re
+import shlex
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -76,13 +79,14 @@ def test_help_starts_without_numpy_or_trio(command: list[str], module: str, usag
         (
             ["acpc-match", "--a", "call", "--b", "call", "--hands", "0"],
             f"acpc-match: error: argument --hands: must be a whole number from 1 to {HANDS_MAX} (as acpc-dealer "
-            "takes): '0'",
+            "takes): '0' (see acpc-match --help)",
         ),
         (
             ["acpc-tournament", "--agents", "call,raise", "--seeds", "1,1"],
-            "acpc-tournament: error: argument --seeds: seeds must be distinct numbers from 0 to 2**32-1, not 1,1",
+            "acpc-tournament: error: argument --seeds: seeds must be distinct numbers from 0 to 2**32-1, not 1,1 "
+            "(see acpc-tournament --help)",
         ),
-        (["acpc-report", "missing.log"], "acpc-report: error: no such file: missing.log"),
+        (["acpc-report", "missing.log"], "acpc-report: error: no such file: missing.log (see acpc-report --help)"),
     ],
 )
 def test_a_bad_command_line_is_answered_without_numpy_or_trio(command: list[str], error: str, tmp_path: Path) -> None:
@@ -123,7 +127,7 @@ def test_match_bad_values_are_named_in_words(option: str, value: str, words: str
     done = _run(program("acpc-match"), "--a", "call", "--b", "call", option, value)
     assert done.returncode == 2
     last = done.stderr.strip().splitlines()[-1]
-    assert last == f"acpc-match: error: argument {option}: {words}"
+    assert last == f"acpc-match: error: argument {option}: {words} (see acpc-match --help)"
 
 
 @pytest.mark.parametrize("hands", ["1", str(HANDS_MAX), "0", str(HANDS_MAX + 1), "1" + "0" * 30, "-1"])
@@ -193,12 +197,51 @@ def test_external_bot_that_never_comes(tmp_path: Path) -> None:
         assert f"b-external did not connect to port {port} within 1 s" in done.stderr
 
 
+def test_the_port_line_is_a_line_of_its_own_in_a_pipe(tmp_path: Path) -> None:
+    """Without ``--quiet``, standard output and error in one pipe (``2>&1 | cut -d' ' -f8``): no progress bar
+    off a terminal, so each port line is whole and its eighth word is the port."""
+    done = subprocess.run(
+        [program("acpc-match"), "--a", "call", "--b-external", "--seeds", "9", "--hands", "10", "--game", "kuhn",
+         "--external-timeout", "0.5", "--no-plots", "--out", str(tmp_path / "run")],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120,
+    )  # fmt: skip
+    output = done.stdout.decode()  # as bytes: text mode would read a carriage return as a line's end
+    assert "\r" not in output
+    waits = [line for line in output.split("\n") if "connect an ACPC bot" in line]
+    assert len(waits) == 2  # one a match
+    for line in waits:
+        assert re.fullmatch(r"b-external: connect an ACPC bot to 127\.0\.0\.1 (\d+) \(match .*", line)
+        assert line.split(" ")[7].isdigit()
+
+
 def test_make_help_lists_every_target() -> None:
     done = _run("make", "-s", "help", cwd=REPO)
     assert done.returncode == 0, done.stderr
     (phony,) = re.findall(r"^\.PHONY: (.+)$", (REPO / "Makefile").read_text(), re.MULTILINE)
     listed = re.findall(r"^  make (\S+) ", done.stdout, re.MULTILINE)
     assert sorted(listed) == sorted(phony.split())
+
+
+MAKE_RUNS = {  # target, its variables, the command it runs, that command's parser
+    "match": (["SEEDS=1, 234", "A=call", "B=raise", "OUT=my run"], "acpc-match", match_cli.parser),
+    "tournament": (["SEEDS=1, 234", "AGENTS=call, raise", "OUT=my run"], "acpc-tournament", tournament_cli.parser),
+    "spar": (["SEEDS=1, 234", "OUT=my run"], "acpc-tournament", tournament_cli.parser),
+}
+
+
+@pytest.mark.parametrize(
+    ("target", "variables", "command", "parser"), [(t, *run) for t, run in MAKE_RUNS.items()], ids=MAKE_RUNS.keys()
+)
+def test_make_passes_each_variable_as_one_argument(
+    target: str, variables: list[str], command: str, parser: Callable[[], argparse.ArgumentParser]
+) -> None:
+    """``make match SEEDS="1, 234"`` (a space after the comma, as a person writes a list) runs the command with
+    the seeds 1 and 234 and the folder named whole (``make -n`` shows the command without running it)."""
+    done = _run("make", "-n", target, *variables, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    (line,) = [line for line in done.stdout.replace("\\\n", " ").splitlines() if f"bin/{command} " in line]
+    args = parser().parse_args(shlex.split(line)[1:])
+    assert args.seeds == (1, 234) and args.out == Path("my run")
 
 
 def test_bench_names_its_sections_for_an_unknown_one() -> None:
@@ -253,8 +296,8 @@ USAGE_ERRORS = {
     "match: unknown game": (["acpc-match", "--a", "call", "--b", "call", "--game", "nope.game"], "nope.game"),
     "match: bad option": (["acpc-match", "--a", "call", "--b", "call", "--seeds", "x"], "argument --seeds"),
     "match: --cmd and --external": (
-        ["acpc-match", "--a", "x", "--a-cmd", "y", "--a-external", "--b", "call"],
-        "--a-cmd",
+        ["acpc-match", "--a", "x", "--a-cmd", "y {host} {port}", "--a-external", "--b", "call"],
+        "--a-cmd and --a-external exclude each other",
     ),
     "match: a field the command templates do not have": (
         ["acpc-match", "--a", "call", "--b", "mine", "--b-cmd", "./bot {host} {nope}"],
@@ -271,6 +314,18 @@ USAGE_ERRORS = {
     "match: a command's unclosed quote": (
         ["acpc-match", "--a", "mine", "--a-cmd", "./bot '{port}", "--b", "call"],
         "no closing quotation",
+    ),
+    "match: a command without {port}": (
+        ["acpc-match", "--a", "call", "--b", "mine", "--b-cmd", "./bot {host}"],
+        "argument --b-cmd: command './bot {host}': no {port} in it",
+    ),
+    "match: a command without {host} and {port}": (
+        ["acpc-match", "--a", "mine", "--a-cmd", "./bot 127.0.0.1 18000", "--b", "call"],
+        "argument --a-cmd: command './bot 127.0.0.1 18000': no {host} and no {port} in it",
+    ),
+    "tournament: a command without {host}": (
+        ["acpc-tournament", "--agents", "call", "--cmd", "mine=./bot {port}"],
+        "argument --cmd: command './bot {port}': no {host} in it",
     ),
     "tournament: a field the command templates do not have": (
         ["acpc-tournament", "--agents", "call", "--cmd", "mine=./bot {port} {nope}"],

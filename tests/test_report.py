@@ -233,3 +233,29 @@ def test_report_outputs_into_missing_or_blocked_places(tmp_path: Path, capsys: p
         lines = captured.err.splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"acpc-report: cannot write {says}".rstrip())
     assert (tmp_path / "file").read_text() == "mine\n"
+
+
+def test_a_run_folder_is_read_as_its_logs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``acpc-report matches/RUN/`` (the folder ``acpc-match`` prints) scores the logs in it: the rows of
+    ``test_the_table_has_a_verdict_and_explains_its_columns``, whose logs these are; what else a run's
+    folder holds (``report.json``, ``agents/``) is left alone."""
+    name = "holdem.limit.2p.reverse_blinds"
+    run = tmp_path / "run"
+    (run / "agents").mkdir(parents=True)
+    (run / "report.json").write_text("{}\n")
+    write_log(run / "a1.log", name, 7, ("A", "B"), [folded_hand(LIMIT, h, winner=h % 2) for h in range(6)])
+    write_log(run / "a2.log", name, 7, ("B", "A"), [folded_hand(LIMIT, h, winner=1) for h in range(6)])
+    report_cli.main([f"{run}/", "--a", "A"])
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line.split() for line in lines if line.split()[:2] in (["7", "1"], ["7", "2"])]
+    assert rows == [["7", "1", "6", "+45", "+750.0", "100.0%"], ["7", "2", "6", "+0", "+0.0", "50.0%"]]
+
+
+def test_a_folder_without_logs_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        report_cli.main([str(tmp_path)])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == (
+        f"acpc-report: error: no ACPC logs (.log, .log.gz, .log.bz2) in the folder {tmp_path} "
+        "(see acpc-report --help)\n"
+    )

@@ -12,9 +12,10 @@ itself for the same seed and seating.
 ``run_jobs`` plays many at once and hands each result back as it comes, either on
 a local pool of worker processes or as Ray tasks (``ray_address``: ``"local"``
 starts a Ray on this machine with ``workers`` CPUs, anything else is the address
-of a running cluster, e.g. ``ray://head:10001`` or ``auto``; ``pip install
-'acpc-arena[ray]'``). Every node of a cluster needs this package (the same
-version) and the agents' checkpoints installed; each task asks Ray for one CPU.
+of a running cluster, e.g. ``auto`` on one of its machines; ``pip install
+'acpc-arena[ray]'``, which has no Ray Client: a ``ray://`` address needs ``ray[client]``
+besides). Every node of a cluster needs this package (the same version) and the agents'
+checkpoints installed; each task asks Ray for one CPU.
 """
 
 from __future__ import annotations

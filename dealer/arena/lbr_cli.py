@@ -21,7 +21,15 @@ from acpc_arena.agents.options import parsed_options
 from acpc_arena.agents.registry import AGENTS, add_agent_options
 from acpc_arena.dealer.arena.lbr import DEFAULT_FRACTIONS, DEFAULT_ROLLOUTS, Settings, evaluate, exact_values
 from acpc_arena.dealer.arena.options import positive_int, seed_list
-from acpc_arena.protocol.commands import FAILED, Interrupted, run_command, usage_error
+from acpc_arena.protocol.commands import (
+    FAILED,
+    CommandParser,
+    Interrupted,
+    plain,
+    run_command,
+    shows_progress,
+    usage_error,
+)
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import write_atomic
 from acpc_arena.protocol.game import Game, load_game
@@ -43,12 +51,13 @@ def main(argv: list[str] | None = None) -> None:
 
 def run(argv: list[str]) -> int:
     """Measure the agent ``argv`` names; returns the exit status (``protocol.commands``)."""
-    parser = argparse.ArgumentParser(prog="acpc-lbr", description=__doc__.split("\n\n")[1])
+    parser = CommandParser(prog="acpc-lbr", description=plain(__doc__.split("\n\n")[1]))
     parser.add_argument("agent", choices=sorted(AGENTS), help="the agent to measure")
     parser.add_argument("--game", default=None, help="game file or shipped game (default: the agent's own)")
     parser.add_argument("--hands", type=positive_int, default=1000, help="deals per seed (each played twice)")
     parser.add_argument("--seeds", type=seed_list, default=(1,), help="comma-separated deal seeds")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the agent's random choices")
+    parser.add_argument("--agent-seed", dest="seed", type=int, default=None, help="seed of the agent's random choices")
+    parser.add_argument("--seed", dest="seed", type=int, help=argparse.SUPPRESS)  # the former --agent-seed
     parser.add_argument(
         "--fractions", type=_fractions, default=DEFAULT_FRACTIONS, help="no-limit raises besides all-in, in pots"
     )
@@ -61,7 +70,7 @@ def run(argv: list[str]) -> int:
     )
     parser.add_argument("--exact", action="store_true", help="exact values by enumeration (Kuhn, Leduc)")
     parser.add_argument("--json", type=Path, default=None, help="also write the result to this file")
-    parser.add_argument("--quiet", action="store_true", help="no progress on standard error")
+    parser.add_argument("--quiet", action="store_true", help="no progress on standard error (shown only on a terminal)")
     try:
         cls = add_agent_options(parser, argv)
     except ValueError as exc:  # an agent whose dependencies are not installed
@@ -112,16 +121,17 @@ def _measure(
         }
 
     played = [0, len(args.seeds) * args.hands]  # deals played so far, of all
+    progressing = shows_progress(args.quiet)
 
     def progress(done: int, total: int) -> None:
         played[:] = [done, total]
-        if not args.quiet and (done % 50 == 0 or done == total):
+        if progressing and (done % 50 == 0 or done == total):
             print(f"\r{done}/{total} deals", end="" if done < total else "\n", file=sys.stderr)
 
     try:
         outcome = evaluate(lambda: cls(game, args.seed, **options), game, args.seeds, args.hands, settings, progress)
     except KeyboardInterrupt:
-        if not args.quiet and played[0] >= 50:
+        if progressing and played[0] >= 50:
             print(file=sys.stderr)  # the end of the progress line
         raise Interrupted(f"stopped after {played[0]} of {played[1]} deals; no result") from None
     print(

@@ -4,7 +4,7 @@
                [--out DIR] [--concurrency N] [--metrics-port PORT] [--metrics-linger S]
                [--metrics-push GATEWAY] [--a-args ARGS] [--b-args ARGS] [--a-cmd CMD]
                [--b-cmd CMD] [--a-external] [--b-external] [--c-args ARGS] [--c-cmd CMD]
-               [--c-external] [--external-timeout S] [--in-process] [--workers N] [--ray [ADDRESS]]
+               [--c-external] [--external-timeout S] [--in-process] [--workers] [--ray [ADDRESS]]
 
 For every seed, A plays B once in each seat with the same cards (in a three-player
 game, A, B and C play the seed's three rotations of the seats); each match starts
@@ -12,8 +12,8 @@ its agents afresh and plays over TCP with this process's dealer. The output
 folder gets every match's ACPC log, ``report.json``, PNG plots, and the agents'
 standard error under ``agents/``; the table is printed at the end. With
 ``--in-process`` the shipped agents play inside this process instead (the same
-logs, several times the hands per second); with ``--workers N`` each match is
-played by one of N worker processes with the agents inside it, and with ``--ray``
+logs, several times the hands per second); with ``--workers`` each match is
+played by one of ``--concurrency`` worker processes with the agents inside it, and with ``--ray``
 by a Ray task on a cluster's node (``fanout``). Ctrl-C or
 SIGTERM ends the run: the finished matches are reported (``report.json`` marked
 partial) and every agent is stopped.
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import shlex
 import signal
 import sys
@@ -37,7 +36,13 @@ from acpc_arena.agents.registry import AGENTS
 from acpc_arena.dealer.arena import options
 from acpc_arena.dealer.arena.fanout import add_ray_option
 from acpc_arena.dealer.match_config import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
-from acpc_arena.protocol.commands import Interrupted, run_command
+from acpc_arena.protocol.commands import (
+    CommandParser,
+    Interrupted,
+    plain,
+    run_command,
+    shows_progress,
+)
 
 if TYPE_CHECKING:  # imported where used: --help and a bad command line start without numpy, trio and the
     # metrics (make bench SECTIONS=startup)
@@ -53,12 +58,16 @@ if TYPE_CHECKING:  # imported where used: --help and a bad command line start wi
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="acpc-match", description=__doc__.split("\n\n")[0])
+    p = CommandParser(prog="acpc-match", description=plain(__doc__.split("\n\n")[0]))
     for side in options.SIDES:
         group = p.add_argument_group(f"agent {side.upper()}" + (" (three-player games)" if side == "c" else ""))
         group.add_argument(f"--{side}", help=f"shipped agent ({', '.join(sorted(AGENTS))}) or a label for --{side}-cmd")
         group.add_argument(f"--{side}-args", default="", help="options for the shipped agent, e.g. '--argmax'")
-        group.add_argument(f"--{side}-cmd", help="command line of any ACPC bot; {host} {port} {game} {seed} filled in")
+        group.add_argument(
+            f"--{side}-cmd",
+            type=options.command_template,
+            help="command line of any ACPC bot; {host} {port} {game} {seed} filled in ({host} and {port} needed)",
+        )
         group.add_argument(
             f"--{side}-external", action="store_true", help="wait for the bot to connect to a printed port"
         )
@@ -66,11 +75,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--hands", type=options.hand_count, default=3000, help="hands per match")
     p.add_argument("--game", default="holdem.limit.2p.reverse_blinds", help="game file or shipped game")
     p.add_argument("--out", type=Path, default=None, help="output folder (default matches/<time>-<a>-vs-<b>)")
-    p.add_argument(
-        "--concurrency",
-        type=options.positive_int,
-        default=max(1, os.cpu_count() or 1),
-        help="matches at once (with --in-process, their network agents' decisions are batched together)",
+    options.add_concurrency(
+        p,
+        "matches (with --in-process, their network agents' decisions are batched together; with --workers, "
+        "the worker processes)",
+        old=False,
     )
     p.add_argument(
         "--metrics-port", type=options.port_number, default=None, help="serve Prometheus metrics on this port"
@@ -105,11 +114,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--workers",
         type=options.positive_int,
+        nargs="?",
+        const=0,
         default=None,
         metavar="N",
-        help="play the matches in N worker processes of this machine, the shipped agents inside them (the same "
-        "logs; every core used, where --in-process plays in one thread; progress and metrics move a group of matches "
-        "at a time)",
+        help="play the matches in --concurrency worker processes of this machine, the shipped agents inside them "
+        "(the same logs; every core used, where --in-process plays in one thread; progress and metrics move a group "
+        "of matches at a time; an N here is the former spelling of --concurrency N)",
     )
     p.add_argument("--host", default="127.0.0.1", help="address the dealer listens on")
     p.add_argument(
@@ -147,7 +158,7 @@ def parser() -> argparse.ArgumentParser:
         "Leduc with both agents shipped; in hold'em it costs several times the match's time)",
     )
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (drawn only on a terminal)")
     return p
 
 
@@ -213,6 +224,8 @@ def _join_option_values(argv: list[str]) -> list[str]:
 
 def run(argv: list[str]) -> int:
     args = parser().parse_args(_join_option_values(argv))
+    if args.workers == 0:  # --workers alone: --concurrency of them
+        args.workers = args.concurrency
     from acpc_arena.dealer.arena.run_progress import RunProgress
     from acpc_arena.dealer.arena.runner import RunSpec, check_agent
     from acpc_arena.protocol.errors import ProtocolError
@@ -283,9 +296,10 @@ def run(argv: list[str]) -> int:
             return 2
         print(f"acpc-match: the tables live at {web.url}", file=sys.stderr, flush=True)
     try:
-        observer = RunProgress(spec, metrics, args.quiet, web.feed if web is not None else None)
+        quiet = not shows_progress(args.quiet)
+        observer = RunProgress(spec, metrics, quiet, web.feed if web is not None else None)
         jobs = _JobSettings(args.ray, args.workers) if args.ray or args.workers else None
-        status = _play_and_report(spec, observer, argv, args.no_plots, args.quiet, jobs, aivat=args.aivat)
+        status = _play_and_report(spec, observer, argv, args.no_plots, quiet, jobs, aivat=args.aivat)
         try:
             if web is not None and args.web_linger > 0 and status < 128:  # not after a Ctrl-C or SIGTERM
                 web.feed.flush()

@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
+import string
 from collections.abc import Sequence
 
 from acpc_arena.dealer.match_config import MAX_TIMEOUT_MS, UINT32_MAX
@@ -46,3 +49,80 @@ def seed_list(text: str) -> tuple[int, ...]:
         return check_seeds(seeds)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_concurrency(parser: argparse.ArgumentParser, what: str, default: int | None = None, old: bool = True) -> None:
+    """``--concurrency N``, the one name of "how many at once" in every command: ``what`` says of what
+    (default ``default``, or one per CPU core); with ``old``, ``--workers N`` is still taken as its former
+    spelling (hidden from the help, for a release)."""
+    cores = max(1, os.cpu_count() or 1)
+    shown = "one per CPU core" if default is None else str(default)
+    parser.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=cores if default is None else default,
+        metavar="N",
+        help=f"{what} at once (default: {shown})",
+    )
+    if old:
+        parser.add_argument("--workers", dest="concurrency", type=positive_int, help=argparse.SUPPRESS)
+
+
+COMMAND_FIELDS = ("host", "port", "game", "seed")
+"""What a bot's command line template may name in braces (``{port}``), filled in for each match."""
+REQUIRED_FIELDS = ("host", "port")
+"""What every template names: where the match's dealer listens (a port of its own for each match)."""
+
+
+def check_command(command: str) -> None:
+    """Refuse a command line template that cannot be filled in: ValueError, one line naming it and why
+    (unbalanced quotes, a lone brace, a field other than ``COMMAND_FIELDS``, no ``REQUIRED_FIELDS``)."""
+    fields = " ".join(f"{{{name}}}" for name in COMMAND_FIELDS)
+    try:
+        parts = shlex.split(command)
+    except ValueError as exc:
+        raise ValueError(f"command {command!r}: {str(exc).lower()} (quote it as a shell would)") from None
+    if not parts:
+        raise ValueError(f"command {command!r} is empty")
+    for part in parts:
+        try:
+            named = [field for _, field, _, _ in string.Formatter().parse(part) if field is not None]
+        except ValueError:
+            raise ValueError(
+                f"command {command!r}: a lone brace in {part!r} (the fields are {fields}; "
+                "a brace itself is written {{ or }})"
+            ) from None
+        unknown = next((field for field in named if field not in COMMAND_FIELDS), None)
+        if unknown is not None:
+            raise ValueError(
+                f"command {command!r}: {{{unknown}}} is not a field (the fields are {fields}; "
+                "a brace itself is written {{ or }})"
+            )
+        try:
+            part.format(**dict.fromkeys(COMMAND_FIELDS, "0"))
+        except (ValueError, IndexError, KeyError, AttributeError) as exc:
+            raise ValueError(f"command {command!r}: {part!r} cannot be filled in ({exc})") from None
+    given = {field for part in parts for _, field, _, _ in string.Formatter().parse(part) if field is not None}
+    missing = [f"{{{name}}}" for name in REQUIRED_FIELDS if name not in given]
+    if missing:
+        raise ValueError(
+            f"command {command!r}: no {' and no '.join(missing)} in it (the bot learns where its match's dealer "
+            "listens from {host} and {port})"
+        )
+
+
+def command_template(text: str) -> str:
+    """``--a-cmd``, ``--b-cmd``: a bot's command line template (``check_command``), checked as it is parsed."""
+    try:
+        check_command(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def named_command(text: str) -> str:
+    """``acpc-tournament --cmd``: ``NAME=COMMAND``, the command a template (``check_command``)."""
+    name, equals, command = text.partition("=")
+    if not equals or not command.strip():
+        raise argparse.ArgumentTypeError(f"--cmd takes NAME=COMMAND, e.g. 'mybot=./mybot {{host}} {{port}}': {text!r}")
+    return name + equals + command_template(command)

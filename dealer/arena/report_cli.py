@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acpc_arena.protocol.commands import FAILED, USAGE, run_command
+from acpc_arena.protocol.commands import FAILED, USAGE, CommandParser, plain, run_command
 from acpc_arena.protocol.files import InputError, check_regular, write_atomic
 
 if TYPE_CHECKING:  # imported where used: --help and a bad command line start without numpy, pokerkit and
@@ -44,8 +44,13 @@ def main(argv: list[str] | None = None) -> None:
 
 def score_logs(argv: list[str]) -> int:
     """Score the logs ``argv`` names and print the tables; returns the exit status (``protocol.commands``)."""
-    p = argparse.ArgumentParser(prog="acpc-report", description=__doc__.split("\n\n")[0])
-    p.add_argument("logs", nargs="+", type=Path, help="ACPC logs (.log, .log.gz or .log.bz2)")
+    p = CommandParser(prog="acpc-report", description=plain(__doc__.split("\n\n")[0]))
+    p.add_argument(
+        "logs",
+        nargs="+",
+        type=Path,
+        help="ACPC logs (.log, .log.gz or .log.bz2), or a folder of them such as the run acpc-match wrote",
+    )
     p.add_argument("--a", default=None, help="the player to score (default: seat 1 of the first log)")
     p.add_argument(
         "--player", default=None, help="score this player by name over any ACPC logs, competition logs included"
@@ -75,7 +80,7 @@ def score_logs(argv: list[str]) -> int:
     p.add_argument("--json", type=Path, default=None, help="write the report as JSON to this file")
     p.add_argument("--plots", type=Path, default=None, help="write PNG plots to this folder")
     args = p.parse_args(argv)
-    args.logs = _distinct_logs(p, args.logs)
+    args.logs = _distinct_logs(p, _logs_in_folders(p, args.logs))
     if args.player is not None or args.phh is not None:
         return _main_any_logs(args)
     from acpc_arena.dealer.arena.logreading import read_log
@@ -135,6 +140,25 @@ def _add_aivat(report: Report | MultiReport, specs: list[str], decoys: int | Non
     except AivatUnavailable as exc:
         return str(exc)
     return add_to_report(report, known, default_settings(report.game, decoys), progress=sys.stderr.isatty())
+
+
+LOG_SUFFIXES = (".log", ".log.gz", ".log.bz2")
+"""The names of ACPC logs ``acpc-report`` reads in a folder it is given."""
+
+
+def _logs_in_folders(parser: argparse.ArgumentParser, paths: list[Path]) -> list[Path]:
+    """``paths`` with each folder replaced by the ACPC logs in it (not in its subfolders), by name: the
+    folder of an ``acpc-match`` run gives its matches' logs. A folder without one is a usage error."""
+    logs: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            logs.append(path)
+            continue
+        found = sorted(p for p in path.iterdir() if p.name.endswith(LOG_SUFFIXES) and p.is_file())
+        if not found:
+            parser.error(f"no ACPC logs ({', '.join(LOG_SUFFIXES)}) in the folder {path}")
+        logs += found
+    return logs
 
 
 def _distinct_logs(parser: argparse.ArgumentParser, logs: list[Path]) -> list[Path]:

@@ -30,7 +30,6 @@ import argparse
 import os
 import shlex
 import socket
-import string
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -45,6 +44,7 @@ from acpc_arena.agents.options import parsed_options
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher, play_seats
 from acpc_arena.dealer.arena.logreading import LogTally
+from acpc_arena.dealer.arena.options import check_command
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
 from acpc_arena.dealer.logfiles import MatchLog, check_player_name
 from acpc_arena.dealer.match import (
@@ -58,39 +58,6 @@ from acpc_arena.dealer.match import (
 )
 from acpc_arena.dealer.seat import SeatChannel, SocketChannel, accept, open_listener
 from acpc_arena.protocol.game import Game
-
-COMMAND_FIELDS = ("host", "port", "game", "seed")
-"""What a bot's command line template may name in braces (``{port}``), filled in for each match."""
-
-
-def check_command(command: str) -> None:
-    """Refuse a command line template that cannot be filled in: ValueError, one line naming it and why
-    (unbalanced quotes, a lone brace, a field other than ``COMMAND_FIELDS``)."""
-    fields = " ".join(f"{{{name}}}" for name in COMMAND_FIELDS)
-    try:
-        parts = shlex.split(command)
-    except ValueError as exc:
-        raise ValueError(f"command {command!r}: {str(exc).lower()} (quote it as a shell would)") from None
-    if not parts:
-        raise ValueError(f"command {command!r} is empty")
-    for part in parts:
-        try:
-            named = [field for _, field, _, _ in string.Formatter().parse(part) if field is not None]
-        except ValueError:
-            raise ValueError(
-                f"command {command!r}: a lone brace in {part!r} (the fields are {fields}; "
-                "a brace itself is written {{ or }})"
-            ) from None
-        unknown = next((field for field in named if field not in COMMAND_FIELDS), None)
-        if unknown is not None:
-            raise ValueError(
-                f"command {command!r}: {{{unknown}}} is not a field (the fields are {fields}; "
-                "a brace itself is written {{ or }})"
-            )
-        try:
-            part.format(**dict.fromkeys(COMMAND_FIELDS, "0"))
-        except (ValueError, IndexError, KeyError, AttributeError) as exc:
-            raise ValueError(f"command {command!r}: {part!r} cannot be filled in ({exc})") from None
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,12 @@
 """``acpc-tournament``: a round robin of agents in duplicate, and its crosstable.
 
     acpc-tournament --agents random,call,raise,rule,cfr,lstm_dqn,dqn [--seeds 1,234,6666]
-                    [--hands 2000] [--game GAME] [--out DIR] [--workers N] [--ray [ADDRESS]]
+                    [--hands 2000] [--game GAME] [--out DIR] [--concurrency N] [--ray [ADDRESS]]
                     [--agent 'NAME=AGENT OPTIONS'] [--cmd 'NAME=COMMAND'] [--metrics-port PORT]
 
 Every pair of entrants plays ``acpc-match``'s duplicate run (each seed in both
 seatings). Each match is played from start to end by one worker process, the
-shipped agents inside it: ``--workers`` of them on this machine, or Ray tasks
+shipped agents inside it: ``--concurrency`` of them on this machine, or Ray tasks
 with ``--ray`` (a Ray started here, or a running cluster's address). The output
 folder holds each pair's logs and report and the crosstable (``crosstable.md``,
 ``crosstable.json``, ``crosstable.png``); the table is printed at the end.
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -30,7 +29,13 @@ from acpc_arena.agents.registry import AGENTS
 from acpc_arena.dealer.arena import options
 from acpc_arena.dealer.arena.fanout import add_ray_option
 from acpc_arena.dealer.match_config import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
-from acpc_arena.protocol.commands import Interrupted, run_command
+from acpc_arena.protocol.commands import (
+    CommandParser,
+    Interrupted,
+    plain,
+    run_command,
+    shows_progress,
+)
 
 if TYPE_CHECKING:  # imported where used: --help and a bad command line start without numpy, trio and the
     # metrics (make bench SECTIONS=startup)
@@ -42,7 +47,7 @@ if TYPE_CHECKING:  # imported where used: --help and a bad command line start wi
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="acpc-tournament", description=__doc__.split("\n\n")[0])
+    p = CommandParser(prog="acpc-tournament", description=plain(__doc__.split("\n\n")[0]))
     p.add_argument(
         "--agents", default="", help=f"comma-separated shipped agents ({', '.join(sorted(AGENTS))}), each an entrant"
     )
@@ -55,6 +60,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--cmd",
+        type=options.named_command,
         action="append",
         default=[],
         metavar="'NAME=COMMAND'",
@@ -66,13 +72,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out", type=Path, default=None, help="output folder (default tournaments/<time>); resumed if it exists"
     )
-    p.add_argument(
-        "--workers",
-        type=options.positive_int,
-        default=max(1, os.cpu_count() or 1),
-        help="matches played at once (processes)",
-    )
-    add_ray_option(p, "--workers")
+    options.add_concurrency(p, "matches played, each in a worker process,")
+    add_ray_option(p, "--concurrency")
     p.add_argument(
         "--metrics-port", type=options.port_number, default=None, help="serve Prometheus metrics on this port"
     )
@@ -104,7 +105,7 @@ def parser() -> argparse.ArgumentParser:
         "Kuhn and Leduc; in hold'em it costs several times the matches' time)",
     )
     p.add_argument("--no-plots", action="store_true", help="skip the heatmap")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (drawn only on a terminal)")
     return p
 
 
@@ -131,7 +132,7 @@ def _tournament(args: argparse.Namespace) -> Tournament:
     return Tournament(
         entrants=_entrants(args), game_file=args.game, game=game, game_path=resolve_game_path(args.game).resolve(),
         seeds=args.seeds, hands=args.hands, out_dir=args.out or Path("tournaments") / time.strftime("%Y%m%d-%H%M%S"),
-        concurrency=args.workers, t_response_ms=args.t_response, t_hand_ms=args.t_hand,
+        concurrency=args.concurrency, t_response_ms=args.t_response, t_hand_ms=args.t_hand,
         t_per_hand_ms=args.t_per_hand, in_process=True,
     )  # fmt: skip
 
@@ -339,7 +340,7 @@ def _run_locked(args: argparse.Namespace, tournament: Tournament) -> int:
     for line in set_aside:
         print(line, file=sys.stderr)
     total = len(tournament.pairs()) * 2 * len(tournament.seeds)
-    where = f"Ray ({args.ray})" if args.ray else f"{args.workers} worker processes"
+    where = f"Ray ({args.ray})" if args.ray else f"{args.concurrency} worker processes"
     print(
         f"acpc-tournament: {len(tournament.entrants)} entrants, {len(tournament.pairs())} pairs, {total} matches "
         f"({total - len(pending)} already played in {tournament.out_dir}); playing {len(pending)} on {where}",
@@ -357,10 +358,10 @@ def _run_locked(args: argparse.Namespace, tournament: Tournament) -> int:
         except OSError as exc:
             print(f"acpc-tournament: could not serve metrics on port {args.metrics_port}: {exc}", file=sys.stderr)
             return 2
-    progress = _Progress(tournament, len(pending), metrics, args.quiet)
+    progress = _Progress(tournament, len(pending), metrics, not shows_progress(args.quiet))
     jobs = [MatchJob(tournament.run_spec(first, second), match, game_text) for first, second, match in pending]
     try:
-        run_jobs(jobs, args.workers, progress.match_done, args.ray)
+        run_jobs(jobs, args.concurrency, progress.match_done, args.ray)
     except KeyboardInterrupt:
         progress.bar.close()
         raise Interrupted(

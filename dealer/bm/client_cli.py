@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from acpc_arena.dealer.bm.client import BmClient
-from acpc_arena.protocol.commands import FAILED, run_command, usage_error
+from acpc_arena.protocol.commands import FAILED, plain, run_command, usage_error
 
 USAGE = (
     "usage: acpc-bm HOST PORT USER PW games | run|rerun 2pl|2pn|3pl SCRIPT RUNS|INDEX TAG SEED P1 P2 [P3]"
@@ -24,10 +24,10 @@ def main(argv: list[str] | None = None) -> None:
 def request(argv: list[str]) -> int:
     if argv[:1] in (["-h"], ["--help"]):
         print(USAGE)
-        print(__doc__.split("\n\n", 1)[1].strip())
+        print(plain(__doc__.split("\n\n", 1)[1].strip()))
         return 0
     if len(argv) < 5:
-        usage_error(USAGE)
+        usage_error("acpc-bm: error: too few arguments (see acpc-bm --help)")
     host, port_text, user, password, *words = argv
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         usage_error(f"acpc-bm: invalid port {port_text}")

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from acpc_arena.agents.registry import AGENTS
-from acpc_arena.dealer.arena.runner import COMMAND_FIELDS, check_command
+from acpc_arena.dealer.arena.options import COMMAND_FIELDS, check_command
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import GAME_BYTES as CONFIG_BYTES
 from acpc_arena.protocol.files import InputError, read_bounded

@@ -15,7 +15,7 @@ from acpc_arena.dealer.bm.passwords import check_password, hash_password
 from acpc_arena.dealer.bm.server import BmServer, ServerOptions
 from acpc_arena.dealer.bm.store import DEFAULT_DB, Store, StoreError
 from acpc_arena.dealer.bm.web import refused_page, start_web
-from acpc_arena.protocol.commands import number, run_command, usage_error
+from acpc_arena.protocol.commands import CommandParser, number, plain, run_command, usage_error
 from acpc_arena.protocol.files import InputError
 
 
@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="acpc-bm-server", description=__doc__.split("\n\n")[0].strip("`"))
+    p = CommandParser(prog="acpc-bm-server", description=plain(__doc__.split("\n\n")[0]))
     positive = number(int, lambda n: n > 0, "a whole number above 0")
     seconds = number(float, lambda s: s > 0, "a number of seconds above 0")
     p.add_argument("config", type=Path, help="the bm_server.config (the C server's format)")

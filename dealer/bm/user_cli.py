@@ -5,7 +5,6 @@ The password is read from the terminal (asked twice), or from the first line of 
 
 from __future__ import annotations
 
-import argparse
 import getpass
 import sys
 from pathlib import Path
@@ -14,7 +13,7 @@ from acpc_arena.dealer.bm.config import check_name
 from acpc_arena.dealer.bm.database import DATABASE_ERRORS, is_url, shown
 from acpc_arena.dealer.bm.passwords import hash_password
 from acpc_arena.dealer.bm.store import DEFAULT_DB, Store, StoreError
-from acpc_arena.protocol.commands import FAILED, number, run_command, usage_error
+from acpc_arena.protocol.commands import FAILED, CommandParser, number, plain, run_command, usage_error
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -39,7 +38,7 @@ def quota(text: str) -> int | None:
 
 
 def manage(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="acpc-bm-user", description=__doc__.split("\n\n")[0].strip("`"))
+    p = CommandParser(prog="acpc-bm-user", description=plain(__doc__.split("\n\n")[0]))
     p.add_argument(
         "--db", default=str(DEFAULT_DB), help=f"the server's SQLite file or postgresql:// URL (default {DEFAULT_DB})"
     )

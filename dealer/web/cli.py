@@ -11,7 +11,6 @@ of their own, ``side``). Ctrl-C (or SIGTERM) stops it (exit status 130, or 143).
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from pathlib import Path
@@ -22,7 +21,7 @@ from acpc_arena.dealer.arena import options
 from acpc_arena.dealer.pages import bind
 from acpc_arena.dealer.web.app import WebApp
 from acpc_arena.dealer.web.http import guard_for, serve
-from acpc_arena.protocol.commands import USAGE, Interrupted, run_command
+from acpc_arena.protocol.commands import USAGE, CommandParser, Interrupted, plain, run_command
 
 DEFAULT_PORT = 8080
 
@@ -72,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
 def serve_pages(argv: list[str]) -> int:
     """Serve the pages until Ctrl-C; returns 2, a usage error, when they cannot be served on the host and
     port asked."""
-    parser = argparse.ArgumentParser(prog="acpc-web", description=__doc__.split("\n\n")[0])
+    parser = CommandParser(prog="acpc-web", description=plain(__doc__.split("\n\n")[0]))
     parser.add_argument("paths", nargs="*", type=Path, default=[Path("runs")], help="folders or logs to serve")
     parser.add_argument(
         "--port", type=options.port_or_any, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)"

@@ -29,7 +29,6 @@ estimated every ``--every`` iterations by best responses over the abstraction on
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -53,7 +52,17 @@ from acpc_arena.models.cfr.public_chance_training import train_public_chance
 from acpc_arena.models.cfr.solver import ALGORITHMS, SAMPLED, Solver, sampled_exploitability
 from acpc_arena.models.cfr.tree import BettingTree, build_tree
 from acpc_arena.models.checkpoints import CheckpointError, read_sidecar
-from acpc_arena.protocol.commands import FAILED, USAGE, Interrupted, deferred_interrupts, number, run_command
+from acpc_arena.protocol.commands import (
+    FAILED,
+    USAGE,
+    CommandParser,
+    Interrupted,
+    deferred_interrupts,
+    number,
+    plain,
+    run_command,
+    shows_progress,
+)
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game, load_game, parse_game, resolve_game_path
 
@@ -82,7 +91,7 @@ def train(
     deals: int = 32,
     seed: int = 0,
     every: int = 0,
-    show_progress: bool = True,
+    show_progress: bool | None = None,
     save_every: int = 0,
     bets: str | None = None,
     raise_cap: int | None = None,
@@ -93,8 +102,10 @@ def train(
 
     Ctrl-C or SIGTERM ends the run after the iteration under way: its average strategy is saved
     (the sidecar's ``iterations`` says how many, ``interrupted`` is true) and ``Interrupted``
-    raised, saying where.
+    raised, saying where. The progress bar is drawn on a terminal alone (``show_progress`` None), or as
+    ``show_progress`` says.
     """
+    show_progress = shows_progress(False) if show_progress is None else show_progress
     game = load_game(game_name)
     game_text = resolve_game_path(game_name).read_text()
     if algorithm in PUBLIC_CHANCE_ALGORITHMS:
@@ -253,7 +264,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def run(argv: list[str]) -> int:
     """Solve, measure or plot as ``argv`` asks; returns the exit status (``protocol.commands``)."""
-    parser = argparse.ArgumentParser(prog="acpc-cfr", description=__doc__.split("\n\n")[0])
+    parser = CommandParser(prog="acpc-cfr", description=plain(__doc__.split("\n\n")[0]))
     commands = parser.add_subparsers(dest="command", required=True)
     solve = commands.add_parser("solve", help="run CFR and save the average strategy")
     solve.add_argument("--game", required=True, help="game file or shipped game")

@@ -50,7 +50,7 @@ command prints how to install what it wrote.
   feature library on ``holdem.nolimit.2p.reverse_blinds`` by evolution
   (``models/training/ensemble.py``; ``--population``, ``--generations``,
   ``--deals``, ``--base-deals``, ``--library-hands``, ``--teacher-hands``;
-  ``--workers N`` evolves N networks at once, ``--ray [ADDRESS]`` as Ray tasks).
+  ``--concurrency N`` evolves N networks at once, ``--ray [ADDRESS]`` as Ray tasks).
 """
 
 from __future__ import annotations
@@ -60,8 +60,9 @@ import sys
 from pathlib import Path
 
 from acpc_arena.dealer.arena.fanout import add_ray_option
+from acpc_arena.dealer.arena.options import add_concurrency
 from acpc_arena.models import checkpoints
-from acpc_arena.protocol.commands import run_command, usage_error
+from acpc_arena.protocol.commands import CommandParser, plain, run_command, usage_error
 
 OUT_DIR: Path | None = Path("runs/train")
 """Where training writes its checkpoints; None: over the shipped ones (``--install``). Set from the options."""
@@ -261,7 +262,7 @@ def train_ensemble(args: argparse.Namespace) -> None:
         teacher_hands=DEFAULTS.teacher_hands if args.teacher_hands is None else args.teacher_hands,
     )
     try:
-        main_options(config, args.out, args.workers, args.ray, args.clone_only)
+        main_options(config, args.out, args.concurrency, args.ray, args.clone_only)
     except ValueError as exc:
         usage_error(f"acpc-train: error: {exc}")
 
@@ -295,7 +296,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _train(argv: list[str] | None) -> None:
     global OUT_DIR
-    parser = argparse.ArgumentParser(prog="acpc-train", description=__doc__.split("\n\n")[0])
+    parser = CommandParser(prog="acpc-train", description=plain(__doc__.split("\n\n")[0]))
     parser.add_argument(
         "agent", nargs="?", choices=["cfr", "cfr-nl", "lstm_dqn", "dqn", "nfq", "poker_cnn", "ensemble"]
     )
@@ -391,8 +392,8 @@ def _train(argv: list[str] | None) -> None:
         action="store_true",
         help="ensemble: only the starting network, the teacher cloned (ensemble-clone.pt), for --mode clone",
     )
-    parser.add_argument("--workers", type=int, default=2, help="ensemble: networks evolved at once (default 2)")
-    add_ray_option(parser, "--workers", "ensemble: evolve the networks as Ray tasks", "the same networks")
+    add_concurrency(parser, "ensemble: networks evolved", default=2)
+    add_ray_option(parser, "--concurrency", "ensemble: evolve the networks as Ray tasks", "the same networks")
     parser.add_argument("--out", default=None, help="where to save (default: under --out-dir)")
     parser.add_argument(
         "--out-dir", type=Path, default=OUT_DIR, help="folder of the checkpoints trained (default runs/train)"
