@@ -193,6 +193,7 @@ def parse_args(argv: list[str]) -> Options:
         UINT32_MAX,
         MatchConfig,
     )
+    from acpc_arena.protocol.commands import written_input
     from acpc_arena.protocol.errors import ProtocolError
     from acpc_arena.protocol.game import load_game
 
@@ -259,6 +260,11 @@ def parse_args(argv: list[str]) -> Options:
         start_timeout = _integer(args.start_timeout)
     except ValueError:
         raise UsageError(f"could not get start timeout {args.start_timeout}") from None
+    written = {"the log": match_name + ".log" if args.log else None}
+    written["the transaction file"] = match_name + ".transactions" if args.transactions else None
+    why = written_input(written, [game_file])
+    if why is not None:
+        raise UsageError(why)
     return Options(
         config=config,
         ports=ports + [0] * (game.num_players - len(ports)),

@@ -31,7 +31,7 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any, NoReturn, TypeVar
@@ -118,6 +118,38 @@ def usage_error(text: str) -> NoReturn:
     """Print ``text`` (one line) on standard error and exit with the usage status, 2."""
     print(text, file=sys.stderr)
     sys.exit(USAGE)
+
+
+def _file_key(path: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """``(device, inode)`` of an existing file, or None (missing, or out of reach)."""
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return status.st_dev, status.st_ino
+
+
+def written_input(
+    outputs: Mapping[str, str | os.PathLike[str] | None], inputs: Sequence[str | os.PathLike[str] | None]
+) -> str | None:
+    """Why an output (``{option: path}``, None for one not given) may not be written, in a few words, if it
+    is one of the ``inputs`` (the same device and inode: two spellings of one file, or a link to it); else None."""
+    keys = {key: path for path in inputs if path is not None and (key := _file_key(path)) is not None}
+    for option, output in outputs.items():
+        key = None if output is None else _file_key(output)
+        if key is not None and key in keys:
+            return f"{option} {output} is the input {keys[key]}: refused, it would be written over"
+    return None
+
+
+def refuse_input_as_output(
+    command: str, outputs: Mapping[str, str | os.PathLike[str] | None], inputs: Sequence[str | os.PathLike[str] | None]
+) -> None:
+    """A usage error (one line, exit 2) if an output is one of the inputs (``written_input``), before anything
+    is written: ``acpc-report g.log --json g.log`` would write over its own log."""
+    why = written_input(outputs, inputs)
+    if why is not None:
+        usage_error(f"{command}: {why}")
 
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:

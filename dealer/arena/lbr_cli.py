@@ -26,6 +26,7 @@ from acpc_arena.protocol.commands import (
     CommandParser,
     Interrupted,
     plain,
+    refuse_input_as_output,
     run_command,
     shows_progress,
     usage_error,
@@ -76,6 +77,7 @@ def run(argv: list[str]) -> int:
     except ValueError as exc:  # an agent whose dependencies are not installed
         usage_error(f"ERROR: acpc-lbr: {exc}")
     args = parser.parse_args(argv)
+    refuse_input_as_output("acpc-lbr", {"--json": args.json}, [args.game])
     assert cls is not None
     if not has_policy(cls):
         usage_error(f"ERROR: acpc-lbr: agent {args.agent!r} does not give its policy (Agent.policy)")

@@ -40,6 +40,7 @@ from acpc_arena.protocol.commands import (
     CommandParser,
     Interrupted,
     plain,
+    refuse_input_as_output,
     run_command,
     shows_progress,
 )
@@ -226,6 +227,7 @@ def run(argv: list[str]) -> int:
     args = parser().parse_args(_join_option_values(argv))
     if args.workers == 0:  # --workers alone: --concurrency of them
         args.workers = args.concurrency
+    refuse_input_as_output("acpc-match", {"--out": args.out}, [args.game])
     from acpc_arena.dealer.arena.run_progress import RunProgress
     from acpc_arena.dealer.arena.runner import RunSpec, check_agent
     from acpc_arena.protocol.errors import ProtocolError

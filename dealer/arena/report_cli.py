@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acpc_arena.protocol.commands import FAILED, USAGE, CommandParser, plain, run_command
+from acpc_arena.protocol.commands import FAILED, USAGE, CommandParser, plain, refuse_input_as_output, run_command
 from acpc_arena.protocol.files import InputError, check_regular, write_atomic
 
 if TYPE_CHECKING:  # imported where used: --help and a bad command line start without numpy, pokerkit and
@@ -81,6 +81,7 @@ def score_logs(argv: list[str]) -> int:
     p.add_argument("--plots", type=Path, default=None, help="write PNG plots to this folder")
     args = p.parse_args(argv)
     args.logs = _distinct_logs(p, _logs_in_folders(p, args.logs))
+    refuse_input_as_output("acpc-report", _outputs(args), [*args.logs, args.game])
     if args.player is not None or args.phh is not None:
         return _main_any_logs(args)
     from acpc_arena.dealer.arena.logreading import read_log
@@ -140,6 +141,21 @@ def _add_aivat(report: Report | MultiReport, specs: list[str], decoys: int | Non
     except AivatUnavailable as exc:
         return str(exc)
     return add_to_report(report, known, default_settings(report.game, decoys), progress=sys.stderr.isatty())
+
+
+def _outputs(args: argparse.Namespace) -> dict[str, Path | None]:
+    """What the command would write: ``--json``, ``--plots`` and ``--phh`` and the files inside them."""
+    outputs: dict[str, Path | None] = {"--json": args.json, "--plots": args.plots, "--phh": args.phh}
+    if args.plots is not None and args.plots.is_dir():
+        outputs |= {f"--plots ({path.name})": path for path in args.plots.glob("cumulative*.png")}
+    if args.phh is not None:
+        from acpc_arena.dealer.arena.phh import phh_paths
+
+        outputs |= {
+            f"--phh (the PHH of {log})": path
+            for log, path in zip(args.logs, phh_paths(args.logs, args.phh), strict=True)
+        }
+    return outputs
 
 
 LOG_SUFFIXES = (".log", ".log.gz", ".log.bz2")

@@ -33,6 +33,7 @@ from acpc_arena.protocol.commands import (
     CommandParser,
     Interrupted,
     plain,
+    refuse_input_as_output,
     run_command,
     shows_progress,
 )
@@ -288,6 +289,7 @@ def _write(table: Crosstable, out_dir: Path, plots: bool) -> list[str]:
 
 def run(argv: list[str]) -> int:
     args = parser().parse_args(argv)
+    refuse_input_as_output("acpc-tournament", {"--out": args.out}, [args.game])
     from acpc_arena.dealer.arena.runner import check_agent
     from acpc_arena.dealer.arena.tournament_folder import FolderInUse, close_lock, lock_folder
     from acpc_arena.protocol.errors import ProtocolError

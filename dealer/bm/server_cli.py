@@ -15,7 +15,7 @@ from acpc_arena.dealer.bm.passwords import check_password, hash_password
 from acpc_arena.dealer.bm.server import BmServer, ServerOptions
 from acpc_arena.dealer.bm.store import DEFAULT_DB, Store, StoreError
 from acpc_arena.dealer.bm.web import refused_page, start_web
-from acpc_arena.protocol.commands import CommandParser, number, plain, run_command, usage_error
+from acpc_arena.protocol.commands import CommandParser, number, plain, refuse_input_as_output, run_command, usage_error
 from acpc_arena.protocol.files import InputError
 
 
@@ -57,6 +57,8 @@ def add_config_users(store: Store, config: BmConfig) -> None:
 
 def serve(argv: list[str]) -> int:
     args = parser().parse_args(argv)
+    database = None if "://" in args.db else args.db
+    refuse_input_as_output("acpc-bm-server", {"--db": database, "--logs": args.logs}, [args.config])
     try:
         config = read_config(args.config)
     except InputError as exc:

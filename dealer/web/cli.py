@@ -21,7 +21,7 @@ from acpc_arena.dealer.arena import options
 from acpc_arena.dealer.pages import bind
 from acpc_arena.dealer.web.app import WebApp
 from acpc_arena.dealer.web.http import guard_for, serve
-from acpc_arena.protocol.commands import USAGE, CommandParser, Interrupted, plain, run_command
+from acpc_arena.protocol.commands import USAGE, CommandParser, Interrupted, plain, refuse_input_as_output, run_command
 
 DEFAULT_PORT = 8080
 
@@ -79,6 +79,7 @@ def serve_pages(argv: list[str]) -> int:
     parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
     parser.add_argument("--out", type=Path, default=Path("runs/web"), help="where a person's games are logged")
     args = parser.parse_args(argv)
+    refuse_input_as_output("acpc-web", {"--out": args.out}, [path for path in args.paths if path.is_file()])
     missing = [str(p) for p in args.paths if not p.exists() and p != Path("runs")]
     if missing:
         parser.error(f"no such file or folder: {', '.join(missing)}")

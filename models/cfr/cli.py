@@ -60,6 +60,7 @@ from acpc_arena.protocol.commands import (
     deferred_interrupts,
     number,
     plain,
+    refuse_input_as_output,
     run_command,
     shows_progress,
 )
@@ -299,6 +300,8 @@ def run(argv: list[str]) -> int:
     curve.add_argument("checkpoint", type=Path)
     curve.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
+    inputs = [args.checkpoint] if args.command == "curve" else [getattr(args, "game", None)]
+    refuse_input_as_output("acpc-cfr", {"--out": getattr(args, "out", None)}, inputs)
     try:
         if args.command == "solve":
             path, solver = train(

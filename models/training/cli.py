@@ -62,7 +62,7 @@ from pathlib import Path
 from acpc_arena.dealer.arena.fanout import add_ray_option
 from acpc_arena.dealer.arena.options import add_concurrency
 from acpc_arena.models import checkpoints
-from acpc_arena.protocol.commands import CommandParser, plain, run_command, usage_error
+from acpc_arena.protocol.commands import CommandParser, plain, refuse_input_as_output, run_command, usage_error
 
 OUT_DIR: Path | None = Path("runs/train")
 """Where training writes its checkpoints; None: over the shipped ones (``--install``). Set from the options."""
@@ -404,6 +404,7 @@ def _train(argv: list[str] | None) -> None:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if (args.agent is None) == (args.from_sidecar is None):
         parser.error("give an agent to train or --from-sidecar NAME|FILE, not both")
+    refuse_input_as_output("acpc-train", {"--out": args.out}, [args.data, args.from_sidecar])
     if args.seed is None:
         args.seed = Q_SEED.get(args.agent, 1)
     OUT_DIR = None if args.install else args.out_dir
