@@ -75,6 +75,9 @@ class MatchResult:
     totals: list[float]
     hands_played: int = 0
     invalid_actions: list[int] = field(default_factory=list)
+    """Actions each seat sent that were unreadable or against the rules, played as a call instead."""
+    fixed_actions: list[int] = field(default_factory=list)
+    """No-limit raises each seat sent below the minimum or above its stack, played resized."""
     seconds_used: list[float] = field(default_factory=list)
     error: SeatError | None = None
 
@@ -160,6 +163,7 @@ class Budget:
         self.hand_used = [0.0] * n
         self.match_used = [0.0] * n
         self.invalid = [0] * n
+        self.fixed = [0] * n
 
     def new_hand(self) -> None:
         self.hand_used = [0.0] * len(self.hand_used)
@@ -228,7 +232,9 @@ def start_match(config: MatchConfig, channels: Sequence[LineChannel]) -> tuple[B
     budget = Budget(config)
     for channel in channels:
         channel.send_timeout = budget.max_response
-    return budget, MatchResult(totals=[0.0] * n, invalid_actions=budget.invalid, seconds_used=budget.match_used)
+    return budget, MatchResult(
+        totals=[0.0] * n, invalid_actions=budget.invalid, fixed_actions=budget.fixed, seconds_used=budget.match_used
+    )
 
 
 def end_hand(config: MatchConfig, state: State, result: MatchResult, log: MatchLog | None) -> list[float]:
@@ -415,6 +421,7 @@ def response_action(
         observer.warning(seat, WarningKind.INVALID_ACTION, "invalid action, changed to call")
         return CALL_ACTION
     if fixed.kind == RAISE and fixed.size != action.size and game.no_limit:
+        budget.fixed[seat] += 1
         change = "increased" if fixed.size > action.size else "decreased"
         observer.warning(seat, WarningKind.RAISE_FIXED, f"raise of {action.size} {change} to {fixed.size}")
     return fixed

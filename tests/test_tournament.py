@@ -204,7 +204,7 @@ def test_ctrl_c_keeps_the_finished_matches_and_the_same_command_finishes_the_res
 
 def test_a_failing_bot_fails_its_matches_and_the_rest_is_played(tmp_path: Path) -> None:
     done = tournament(
-        tmp_path / "t", "--agents", "random,call", "--cmd", "broken=false", "--seeds", "1", "--hands", "20"
+        tmp_path / "t", "--agents", "random,call", "--cmd", "broken=false {host} {port}", "--seeds", "1", "--hands", "20"
     )
     assert done.returncode == 1
     failures = [line for line in done.stderr.splitlines() if "failed" in line]

@@ -16,6 +16,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,6 +25,7 @@ from typing import TypeVar
 
 import pytest
 
+from tests.helpers.agents import INVALID_BOT
 from tests.helpers.processes import REPO, program, spawn
 
 webdriver = pytest.importorskip("selenium.webdriver")
@@ -218,6 +220,28 @@ def test_a_live_match_then_its_replay_and_report(browser: WebDriver, tmp_path: P
             == "verdict: " + json.loads((out / "report.json").read_text())["verdict"]
         )
         shot(browser, "results")
+    finally:
+        server.stop()
+
+
+def test_the_results_page_shows_the_actions_the_dealer_changed(browser: WebDriver, tmp_path: Path) -> None:
+    """A run of a bot whose every action is invalid (``INVALID_BOT``) against ``call``, Kuhn, 10 hands a match:
+    the bot's 20 decisions (one a hand: every hand is ``cc``) played as calls, on the report's page."""
+    command = f"{sys.executable} -c '{INVALID_BOT}' {{host}} {{port}}"
+    done = subprocess.run(
+        [program("acpc-match"), "--a", "xbot", "--a-cmd", command, "--b", "call", "--seeds", "1", "--hands", "10",
+         "--game", "kuhn", "--quiet", "--no-plots", "--out", str(tmp_path / "run")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    server = Server([program("acpc-web"), str(tmp_path), "--port", "0", "--out", str(tmp_path / "web")], tmp_path)
+    try:
+        browser.get(server.url + "?result=0/run/report.json#results")
+        rows = wait_for(
+            lambda: [row.text for row in browser.find_elements(By.CSS_SELECTOR, "#report-changed tr")], 30, "the table"
+        )
+        assert rows == ["player invalid actions played as a call raises resized", "a-xbot 20 0"]
+        shot(browser, "changed-actions")
     finally:
         server.stop()
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from acpc_arena.protocol.files import write_atomic
 
 if TYPE_CHECKING:  # imported where used: a command's --help (add_ray_option) starts without trio and the runner
-    from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec
+    from acpc_arena.dealer.arena.runner import ChangedActions, MatchSpec, RunSpec
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -66,6 +66,8 @@ class JobResult:
     """The failed agents' last words (exit status, standard error)."""
     agent_output: dict[str, str] = field(default_factory=dict)
     """The agents' standard error files (``agents/<name>``) and their text."""
+    changed_actions: dict[str, ChangedActions] = field(default_factory=dict)
+    """The actions the dealer changed, by player name (``runner.changed_actions``)."""
 
 
 def add_ray_option(
@@ -109,7 +111,7 @@ def play_jobs(jobs: Sequence[MatchJob]) -> list[JobResult]:
             log_text = outcome.log.read_text(encoding="latin-1") if outcome.log.exists() else None
             written = sorted((spec.out_dir / "agents").glob(f"{outcome.spec.name}-*"))
             output = {p.name: p.read_text(errors="replace") for p in written if p.stat().st_size}
-            results.append(JobResult(log_text, outcome.error, outcome.agent_notes, output))
+            results.append(JobResult(log_text, outcome.error, outcome.agent_notes, output, outcome.changed_actions))
         return results
 
 

@@ -356,7 +356,11 @@ def _play_as_jobs(spec: RunSpec, observer: RunProgress, settings: _JobSettings) 
         observer.bar.update(hands)
         if observer.metrics is not None:
             observer.metrics.hands.labels(*observer.names).inc(hands)
-        observer.match_finished(MatchOutcome(job.match, job.log, error=result.error, agent_notes=result.notes))
+        observer.match_finished(
+            MatchOutcome(
+                job.match, job.log, error=result.error, agent_notes=result.notes, changed_actions=result.changed_actions
+            )
+        )
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
         received.append(signum)
@@ -413,7 +417,7 @@ def _play_and_report(
     import trio
 
     from acpc_arena.dealer.arena.reports import Report
-    from acpc_arena.dealer.arena.scoring import score_run
+    from acpc_arena.dealer.arena.scoring import changed_lines, run_changed_actions, score_run
     from acpc_arena.dealer.arena.tables import format_multi_table, format_table
 
     started = time.time()
@@ -452,6 +456,7 @@ def _play_and_report(
         "concurrency": spec.concurrency,
         "failed": observer.failures,
         "partial": interrupted is not None,
+        "changed_actions": run_changed_actions(spec, outcomes),
     }
     if interrupted is not None:
         report.extra["interrupted_by"] = signal.Signals(interrupted).name
@@ -466,6 +471,8 @@ def _play_and_report(
     print(f"\n{matches} matches, {report.extra['hands_per_second']} hands/s; {saved} in {spec.out_dir}")
     for failure in observer.failures:
         print(failure)
+    for line in changed_lines(report.extra["changed_actions"]):
+        print(line)
     for problem in problems:
         print(problem, file=sys.stderr)
     if interrupted is not None:

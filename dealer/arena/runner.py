@@ -35,7 +35,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypedDict
 
 import trio
 
@@ -211,6 +211,23 @@ class MatchSpec:
         return sorted(contestants, key=lambda c: self.seat_of(c.label))
 
 
+class ChangedActions(TypedDict):
+    """The actions of one player the dealer played otherwise than sent (as the C dealer does, with a warning)."""
+
+    invalid: int
+    """Unreadable or against the rules: played as a call."""
+    fixed: int
+    """No-limit raises below the minimum or above the stack: played resized."""
+
+
+def changed_actions(players: Sequence[str], result: MatchResult) -> dict[str, ChangedActions]:
+    """The actions of each of ``players`` (by seat) that the dealer changed in a match of ``result``."""
+    return {
+        name: ChangedActions(invalid=result.invalid_actions[seat], fixed=result.fixed_actions[seat])
+        for seat, name in enumerate(players)
+    }
+
+
 @dataclass
 class MatchOutcome:
     spec: MatchSpec
@@ -223,6 +240,8 @@ class MatchOutcome:
     tally: LogTally | None = None
     """What ``read_log`` would keep of the log, kept as the match was played and its log written whole
     (None: the log is read back to score it)."""
+    changed_actions: dict[str, ChangedActions] = field(default_factory=dict)
+    """The actions the dealer changed, by player name (``changed_actions``)."""
 
 
 class RunObserver:
@@ -362,6 +381,7 @@ async def _play_one(
             outcome.result = await play_seats(config, channels, Observers([*extra, tally]), log)
         finally:
             log.close()
+        outcome.changed_actions = changed_actions(config.players, outcome.result)
         outcome.tally = tally  # every line written: what it kept is the log's
         if outcome.result.error is not None:
             error = outcome.result.error

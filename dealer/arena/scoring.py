@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from acpc_arena.dealer.arena.logreading import LoggedMatch, read_log
 from acpc_arena.dealer.arena.reports import MultiReport, Report, build_multi_report, build_report
-from acpc_arena.dealer.arena.runner import MatchOutcome, RunSpec
+from acpc_arena.dealer.arena.runner import ChangedActions, MatchOutcome, RunSpec
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
 
@@ -41,3 +41,25 @@ def _logged_matches(outcomes: list[MatchOutcome], game: Game, failures: list[str
         if match.hands:
             logged.append(match)
     return logged
+
+
+def run_changed_actions(spec: RunSpec, outcomes: list[MatchOutcome]) -> dict[str, ChangedActions]:
+    """The actions the dealer changed over the run's matches, by contestant (each named, zeros too)."""
+    total = {c.name: ChangedActions(invalid=0, fixed=0) for c in spec.contestants}
+    for outcome in outcomes:
+        for name, changed in outcome.changed_actions.items():
+            counts = total.setdefault(name, ChangedActions(invalid=0, fixed=0))
+            counts["invalid"] += changed["invalid"]
+            counts["fixed"] += changed["fixed"]
+    return total
+
+
+def changed_lines(changed: dict[str, ChangedActions]) -> list[str]:
+    """A line for each player the dealer changed actions of (a bot author's news: its replies were not
+    played as sent), none for the others."""
+    return [
+        f"{name}: {counts['invalid']} invalid actions played as a call, {counts['fixed']} no-limit raises "
+        "resized into range (the dealer's fixes, as the C dealer's; report.json: changed_actions)"
+        for name, counts in changed.items()
+        if counts["invalid"] or counts["fixed"]
+    ]

@@ -22,3 +22,16 @@ class SlowOnFifthDecision(CallAgent):
         if self.decisions == 5:
             time.sleep(0.3)  # the lateness under test
         return super().act(view)
+
+
+INVALID_BOT = """
+import socket, sys
+sock = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+sock.sendall(b"VERSION:2.0.0\\r\\n")
+for line in sock.makefile("rb"):
+    if line.startswith(b"MATCHSTATE:"):
+        sock.sendall(line.rstrip(b"\\r\\n") + b":x\\r\\n")
+"""
+"""A bot (a script: ``python -c INVALID_BOT HOST PORT``) that answers every state it is sent with the action
+``x``, which no game has: each of its decisions is an invalid action (the dealer plays a call); its answers to
+the states where it is not to act are ignored as un-requested."""

@@ -282,6 +282,16 @@ function matchName(m) {
   return m.name || String(m.log).split("/").pop().replace(/\.log$/, "");
 }
 
+// The actions the dealer played otherwise than a player sent them (acpc-match's changed_actions): invalid ones
+// as a call, no-limit raises resized; a table of the players it happened to, none if it happened to none.
+function changedActions(changed) {
+  const rows = Object.entries(changed || {}).filter(([, c]) => c.invalid || c.fixed);
+  if (!rows.length) return null;
+  return el("table", { class: "results", id: "report-changed" },
+    el("tr", {}, ["player", "invalid actions played as a call", "raises resized"].map((h) => el("th", {}, h))),
+    rows.map(([name, c]) => el("tr", {}, el("td", {}, name), el("td", {}, String(c.invalid)), el("td", {}, String(c.fixed)))));
+}
+
 function report(data) {
   const rows = [
     ["duplicate", data.duplicate], ["per hand", data.per_hand],
@@ -293,6 +303,7 @@ function report(data) {
       el("tr", {}, el("th", {}, "estimate"), el("th", {}, "mbb/h of " + data.a + ", 95%"), el("th", {}, "samples")),
       rows.map(([name, v]) => el("tr", {}, el("th", {}, name), cell(v), el("td", {}, v.samples)))),
     data.verdict ? el("p", { id: "report-verdict" }, "verdict: " + data.verdict) : null,
+    changedActions(data.changed_actions),
     el("table", { class: "results", id: "report-matches" },
       el("tr", {}, ["match", "hands", "chips of A", "mbb/h of A", "status"].map((h) => el("th", {}, h))),
       (data.matches || []).map((m) => el("tr", {}, el("td", { class: "match-name" }, matchName(m)), el("td", {}, m.hands),
