@@ -156,8 +156,8 @@ def test_a_crashing_agent_fails_only_its_matches(tmp_path: Path) -> None:
 
 def test_an_agent_that_never_connects(tmp_path: Path) -> None:
     done, _report = run_match(
-        tmp_path, "--a", "call", "--b", "gone", "--b-cmd", f"{sys.executable} -c 'raise SystemExit(4)' {{host}} {{port}}",
-        "--seeds", "1", "--hands", "10",
+        tmp_path, "--a", "call", "--b", "gone", "--b-cmd",
+        f"{sys.executable} -c 'raise SystemExit(4)' {{host}} {{port}}", "--seeds", "1", "--hands", "10",
     )  # fmt: skip
     assert done.returncode == 1
     assert "exited with status 4 before the match started" in done.stderr

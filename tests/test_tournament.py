@@ -80,7 +80,7 @@ def duplicate_from_logs(folder: Path, first: str) -> tuple[float, float, float]:
 def test_the_crosstable_is_each_pairs_duplicate_result_read_from_its_logs(played: Path) -> None:
     table = json.loads((played / "crosstable.json").read_text())
     assert table["game"] == GAME and table["seeds"] == list(SEEDS) and table["hands"] == HANDS
-    for first, second in [("random", "call"), ("random", "raise"), ("call", "raise")]:
+    for first, second in [("call", "random"), ("raise", "random"), ("call", "raise")]:  # A: the name first in order
         mean, low, high = duplicate_from_logs(played / f"{first}-vs-{second}", first)
         cell, mirror = table["crosstable"][first][second], table["crosstable"][second][first]
         assert cell["mbb_per_hand"] == pytest.approx(mean, abs=1e-9)
@@ -111,19 +111,34 @@ def test_the_table_is_printed_in_markdown_and_drawn(played: Path) -> None:
     assert (played / "crosstable.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_cells_do_not_depend_on_the_order_of_the_entrants(played: Path, tmp_path: Path) -> None:
+    """The same tournament with its entrants given the other way round: the same crosstable, cell for cell, and
+    the same pairs' folders (each pair's A is the name first in order, whatever the listing, and the agents'
+    seeds follow A and B)."""
+    done = standard(tmp_path / "t", agents="raise,call,random")
+    assert done.returncode == 0, done.stderr
+    mine, before = (json.loads((out / "crosstable.json").read_text()) for out in (tmp_path / "t", played))
+    assert mine["crosstable"] == before["crosstable"] and mine["average"] == before["average"]
+    assert sorted(p.name for p in (tmp_path / "t").glob("*-vs-*")) == [
+        "call-vs-raise",
+        "call-vs-random",
+        "raise-vs-random",
+    ]
+
+
 def test_its_logs_are_those_of_acpc_match(played: Path, tmp_path: Path) -> None:
     seeds = ",".join(map(str, SEEDS))
-    command = [program("acpc-match"), "--a", "random", "--b", "raise", "--seeds", seeds, "--hands", str(HANDS)]
+    command = [program("acpc-match"), "--a", "raise", "--b", "random", "--seeds", seeds, "--hands", str(HANDS)]
     done = subprocess.run([*command, "--out", str(tmp_path), "--quiet", "--no-plots"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     for log in sorted(tmp_path.glob("*.log")):
-        assert log.read_bytes() == (played / "random-vs-raise" / log.name).read_bytes()
+        assert log.read_bytes() == (played / "raise-vs-random" / log.name).read_bytes()
 
 
 def test_a_second_run_plays_only_what_is_missing_and_new_entrants(played: Path, tmp_path: Path) -> None:
     out = tmp_path / "t"
     shutil.copytree(played, out)
-    removed, cut = out / "random-vs-call" / "seed1-a2.log", out / "call-vs-raise" / "seed2-a1.log"
+    removed, cut = out / "call-vs-random" / "seed1-a2.log", out / "call-vs-raise" / "seed2-a1.log"
     removed_text, cut_text = removed.read_bytes(), cut.read_bytes()
     removed.unlink()
     cut.write_bytes(cut_text[: cut_text.rfind(b"SCORE:")])  # every hand, but the match never ended
@@ -204,7 +219,15 @@ def test_ctrl_c_keeps_the_finished_matches_and_the_same_command_finishes_the_res
 
 def test_a_failing_bot_fails_its_matches_and_the_rest_is_played(tmp_path: Path) -> None:
     done = tournament(
-        tmp_path / "t", "--agents", "random,call", "--cmd", "broken=false {host} {port}", "--seeds", "1", "--hands", "20"
+        tmp_path / "t",
+        "--agents",
+        "random,call",
+        "--cmd",
+        "broken=false {host} {port}",
+        "--seeds",
+        "1",
+        "--hands",
+        "20",
     )
     assert done.returncode == 1
     failures = [line for line in done.stderr.splitlines() if "failed" in line]
@@ -272,7 +295,7 @@ def test_its_metrics_count_each_pairs_hands_and_give_the_duplicate_result(tmp_pa
         process.communicate()
     assert wanted in scraped
     matches = 2 * len(SEEDS)
-    for pair in ('a="a-random",b="b-call"', 'a="a-random",b="b-raise"', 'a="a-call",b="b-raise"'):
+    for pair in ('a="a-call",b="b-random"', 'a="a-raise",b="b-random"', 'a="a-call",b="b-raise"'):
         assert f"acpc_match_hands_total{{{pair}}} {float(matches * HANDS)}" in scraped
         assert f"acpc_match_hands_planned{{{pair}}} {float(matches * HANDS)}" in scraped
         assert f'acpc_match_matches_total{{{pair},status="finished"}} {float(matches)}' in scraped
@@ -287,7 +310,7 @@ def test_acpc_match_as_jobs_writes_the_logs_and_report_of_the_run_here(
     if "--ray" in jobs:
         pytest.importorskip("ray")
     seeds = ",".join(map(str, SEEDS))
-    command = [program("acpc-match"), "--a", "random", "--b", "raise", "--seeds", seeds, "--hands", str(HANDS)]
+    command = [program("acpc-match"), "--a", "raise", "--b", "random", "--seeds", seeds, "--hands", str(HANDS)]
     done = subprocess.run(
         [*command, "--out", str(tmp_path), "--quiet", "--no-plots", *jobs],
         capture_output=True,
@@ -296,9 +319,9 @@ def test_acpc_match_as_jobs_writes_the_logs_and_report_of_the_run_here(
     assert done.returncode == 0, done.stderr
     logs = sorted(tmp_path.glob("*.log"))
     assert len(logs) == 2 * len(SEEDS)
-    assert all(log.read_bytes() == (played / "random-vs-raise" / log.name).read_bytes() for log in logs)
+    assert all(log.read_bytes() == (played / "raise-vs-random" / log.name).read_bytes() for log in logs)
     mine = json.loads((tmp_path / "report.json").read_text())
-    cell = json.loads((played / "crosstable.json").read_text())["crosstable"]["random"]["raise"]
+    cell = json.loads((played / "crosstable.json").read_text())["crosstable"]["raise"]["random"]
     assert mine["mbb_per_hand"] == cell["mbb_per_hand"] and mine["ci95"] == cell["ci95"]
 
 

@@ -26,8 +26,22 @@ import pytest
 from tests.helpers.processes import program, spawn, wait_until
 
 GAME = "holdem.limit.2p.reverse_blinds"
-RUN = ["--game", GAME, "--agents", "random,call,raise", "--seeds", "1", "--hands", "3", "--workers", "1"]
-LOG = Path("random-vs-call") / "seed1-a1.log"
+RUN = [
+    "--game",
+    GAME,
+    "--agents",
+    "call,raise",
+    "--agent",
+    "any=random",
+    "--seeds",
+    "1",
+    "--hands",
+    "3",
+    "--concurrency",
+    "1",
+]
+"""The pairs' A is the name first in order: any (the random agent, its seed that of A) against call, then raise."""
+LOG = Path("any-vs-call") / "seed1-a1.log"
 
 
 def tournament(out: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -122,8 +136,8 @@ def changed_log(out: Path, change: Callable[[str], str]) -> bytes:
 
 
 def another_pairs_log(out: Path) -> bytes:
-    """random-vs-raise's log of the same match (seed and seating), a finished and valid log of another pair."""
-    return changed_log(out, lambda _: (out / "random-vs-raise" / LOG.name).read_text())
+    """any-vs-raise's log of the same match (seed and seating), a finished and valid log of another pair."""
+    return changed_log(out, lambda _: (out / "any-vs-raise" / LOG.name).read_text())
 
 
 def forged_values(out: Path) -> bytes:
@@ -150,10 +164,8 @@ def forged_values(out: Path) -> bytes:
 
 
 def names_swapped(out: Path) -> bytes:
-    """a-random and b-call exchanged everywhere: the log reads well, but the players sit in each other's seats."""
-    return changed_log(
-        out, lambda text: text.replace("a-random", "@").replace("b-call", "a-random").replace("@", "b-call")
-    )
+    """a-any and b-call exchanged everywhere: the log reads well, but the players sit in each other's seats."""
+    return changed_log(out, lambda text: text.replace("a-any", "@").replace("b-call", "a-any").replace("@", "b-call"))
 
 
 def folded_hands_card_changed(out: Path) -> bytes:
@@ -178,10 +190,10 @@ def folded_hands_card_changed(out: Path) -> bytes:
 REPLAYED: dict[str, tuple[Callable[[Path], bytes], str]] = {
     "another pair's log": (
         another_pairs_log,
-        ": its players by seat are a-random|b-raise; seed1-a1 seats a-random|b-call",
+        ": its players by seat are a-any|b-raise; seed1-a1 seats a-any|b-call",
     ),
     "forged values": (forged_values, ", line 5: values -60|60 do not follow from the hand (-50|50)"),
-    "names swapped": (names_swapped, ": its players by seat are b-call|a-random; seed1-a1 seats a-random|b-call"),
+    "names swapped": (names_swapped, ": its players by seat are b-call|a-any; seed1-a1 seats a-any|b-call"),
     "a card not dealt": (folded_hands_card_changed, ": hand 1's cards are not those seed 1 deals"),
 }
 
@@ -206,12 +218,12 @@ def test_a_log_that_is_not_its_matchs_record_is_set_aside_and_the_match_played_a
 
 
 def test_the_forged_values_are_those_of_the_played_hand(played: Path) -> None:
-    """The values the forged case expects (-50|50) by hand: hand 0 of seed 1 gives a-random (position 0, the
+    """The values the forged case expects (-50|50) by hand: hand 0 of seed 1 gives a-any (position 0, the
     big blind of 10 in this reverse-blinds game) 8s2h and b-call Kd5c, the board 7h Ad Td 4s Kc; crc/rc/cc/rc
     puts 20, then 10 (flop), 0 (turn) and 20 (river) in from each: 50 each, and b-call's pair of kings beats
-    a-random's ace high."""
+    a-any's ace high."""
     hand = next(line for line in (played / LOG).read_text().split("\n") if line.startswith("STATE:0:"))
-    assert hand.split(":")[2:] == ["crc/rc/cc/rc", "8s2h|Kd5c/7hAdTd/4s/Kc", "-50|50", "a-random|b-call"]
+    assert hand.split(":")[2:] == ["crc/rc/cc/rc", "8s2h|Kd5c/7hAdTd/4s/Kc", "-50|50", "a-any|b-call"]
 
 
 def test_a_log_past_the_bound_on_a_logs_bytes_is_set_aside_and_the_match_played_again(played: Path, copy: Path) -> None:

@@ -118,8 +118,10 @@ class Tournament:
             )
 
     def pairs(self) -> list[tuple[Entrant, Entrant]]:
-        """Every pair once, in the entrants' order (the first of a pair is A)."""
-        return list(itertools.combinations(self.entrants, 2))
+        """Every pair once, in the entrants' order, each as (A, B): A the one whose name sorts first, so that
+        a pair's matches (its agents' seeds follow A and B) and its cell do not depend on the order the
+        entrants are given in."""
+        return [(x, y) if x.name < y.name else (y, x) for x, y in itertools.combinations(self.entrants, 2)]
 
     def pair_folder(self, first: Entrant, second: Entrant) -> Path:
         return self.out_dir / f"{first.name}-vs-{second.name}"
