@@ -54,11 +54,15 @@ $(NATIVE_STAMP): $(STAMP) $(NATIVE_SOURCES)
 	else $(PY) -m acpc_arena.protocol.native_build > $(VENV)/native-build.log 2>&1; tail -n 1 $(VENV)/native-build.log; fi
 	@touch $@
 
-test: install ## the test suite (a few minutes)
-	$(PY) -m pytest -q
+# `make test` runs the suite in parallel (pytest-xdist), one worker a core (JOBS=auto; JOBS=1 one worker, JOBS=0
+# in make's own process), and prints its slowest tests at the end.
+JOBS ?= auto
 
-test-slow: install ## the long exhaustive tests, and the property fuzzing with 20,000 fresh inputs a property
-	$(PY) -m pytest -q -m slow
+test: install ## the test suite in parallel, at most 8 minutes on 2 cores: JOBS=auto
+	$(PY) -m pytest -q -n '$(JOBS)' --durations=25
+
+test-slow: install ## the long exhaustive tests, the full-size documented examples, and the property fuzzing
+	$(PY) -m pytest -q -n '$(JOBS)' --durations=25 -m slow
 	$(PY) -m pytest -q --hypothesis-profile=slow tests/test_fuzz_properties.py
 
 # `make lint` also type-checks (mypy, settings in pyproject.toml) the four packages, tests/, benchmarks/

@@ -268,6 +268,39 @@ def test_documented_commands_run_as_written(block: Block, scratch: Path) -> None
             )
 
 
+_PORT = re.compile(r"(?:--port[ =]|--web[ =]|--metrics-port[ =]|127\.0\.0\.1[: ]|localhost:)(\d{4,5})\b")
+_DEALER_PORTS = re.compile(r"(?:-p|--ports?)[ =](\d{4,5}(?:,\d{4,5})*)\b")
+
+
+def block_ports(block: Block) -> set[int]:
+    """The TCP ports a block's commands name (listen on or connect to)."""
+    text = block.script()
+    listed = [port for ports in _DEALER_PORTS.findall(text) for port in ports.split(",")]
+    return {int(port) for port in [*_PORT.findall(text), *listed]}
+
+
+def test_no_two_blocks_use_one_port() -> None:
+    """The blocks run in parallel (``make test`` runs the suite on every core): each has ports of its own."""
+    owner: dict[int, str] = {}
+    for block in runnable_blocks():
+        if block.skip:
+            continue
+        for port in block_ports(block):
+            assert port not in owner, f"{block.name} and {owner[port]} both use port {port}"
+            owner[port] = block.name
+
+
+def test_ports_are_found_in_a_block() -> None:
+    """The port finder, on a block written by hand."""
+    text = (
+        "acpc-dealer m kuhn 10 1 A B -p 18701,18702 &\nacpc-agent call 127.0.0.1 18701\n"
+        "acpc-match --a cfr --b call --seeds 1,234 --hands 300 --web 18082 --metrics-port=19102\n"
+        "curl -s http://127.0.0.1:19103/metrics\n"
+    )
+    block = Block(REPO / "x.md", 1, "sh", text)
+    assert block_ports(block) == {18701, 18702, 18082, 19102, 19103}
+
+
 def test_output_patterns() -> None:
     """The matching of shown output, on cases worked out by hand."""
     assert matches_output(["a", "...", "d"], ["a", "b", "c", "d"])

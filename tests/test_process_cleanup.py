@@ -24,6 +24,7 @@ from tests.helpers.processes import (
     spawn,
     start_dealer,
     wait_until,
+    worker_ports,
 )
 
 NESTED_TEST = """
@@ -143,3 +144,16 @@ def test_a_dealer_that_ends_before_its_ports_fails_the_test_with_its_error(tmp_p
     first, second = str(failure.value).splitlines()[:2]
     assert first == "the dealer ended (exit 1) before printing its ports line; its standard error ends:"
     assert second.startswith("ERROR: could not read game nosuchgame: no game file 'nosuchgame'")
+
+
+def test_parallel_workers_probe_ports_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under pytest-xdist each worker probes its own slice of 20000-32767: three workers, 4,256 ports each."""
+    slices = []
+    for worker in ("gw0", "gw1", "gw2"):
+        monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "3")
+        monkeypatch.setenv("PYTEST_XDIST_WORKER", worker)
+        slices.append(worker_ports())
+    assert [(s.start, s.stop) for s in slices] == [(20000, 24256), (24256, 28512), (28512, 32768)]
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT")
+    monkeypatch.delenv("PYTEST_XDIST_WORKER")
+    assert worker_ports() == range(20000, 32768)

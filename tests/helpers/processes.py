@@ -121,19 +121,33 @@ def ending_spawned() -> Iterator[None]:
         end_processes(ours)
 
 
+FREE_PORTS = range(20000, 32768)
+"""Where ``free_port`` looks: below the kernel's ephemeral range (Linux: from 32768), so that a socket bound to
+port 0 meanwhile (a dealer's seats, a client) cannot take a port between its probe and its use."""
+
+
+def worker_ports() -> range:
+    """This test process's share of ``FREE_PORTS``: under pytest-xdist (``make test``) each worker has its own
+    slice, so two tests running at once never probe the same port."""
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+    size = len(FREE_PORTS) // count
+    return range(FREE_PORTS.start + worker * size, FREE_PORTS.start + (worker + 1) * size)
+
+
 def free_port() -> int:
-    """A TCP port of 127.0.0.1 free at the time of asking, below the kernel's ephemeral range (Linux: from
-    32768), so that a socket bound to port 0 meanwhile (a dealer's seats, a client) cannot take it first."""
+    """A TCP port of 127.0.0.1 free at the time of asking, from this worker's ``worker_ports``."""
     rng = random.Random()
+    ports = worker_ports()
     for _ in range(200):
-        port = rng.randrange(20000, 32768)
+        port = rng.choice(ports)
         with socket.socket() as probe:
             try:
                 probe.bind(("127.0.0.1", port))
             except OSError:
                 continue
             return port
-    raise AssertionError("no free TCP port in 20000-32767")
+    raise AssertionError(f"no free TCP port in {ports.start}-{ports.stop - 1}")
 
 
 def wait_until(condition: Callable[[], object], timeout: float, what: str) -> None:
