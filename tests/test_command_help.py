@@ -39,7 +39,9 @@ def _call(script: str, argv: list[str], capsys: pytest.CaptureFixture[str]) -> t
     return status, out, err
 
 
-def _parsers(script: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> list[CommandParser]:
+def _parsers(
+    script: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> list[argparse.ArgumentParser]:
     """The parser ``script --help`` prints, and its subcommands' parsers."""
     printed: list[CommandParser] = []
     monkeypatch.setattr(CommandParser, "print_help", lambda self, file=None: printed.append(self))
@@ -152,3 +154,42 @@ def test_every_dealer_option_is_on_its_page(capsys: pytest.CaptureFixture[str]) 
     assert "--t_response" in options and "--web-linger" in options
     text = _page("acpc-dealer").read_text()
     assert [option for option in options if not _named(option, text)] == []
+
+
+OLD_SPELLINGS = {  # command, the old spelling's arguments, the option it stands for, the value parsed, the new name
+    "tournament --workers": ("acpc-tournament", ["--agents", "call,raise", "--workers", "3"], "concurrency", 3),
+    "train --workers": ("acpc-train", ["ensemble", "--workers", "3"], "concurrency", 3),
+    "lbr --seed": ("acpc-lbr", ["cfr", "--seed", "5"], "seed", 5),
+    "match --workers N": ("acpc-match", ["--a", "call", "--b", "call", "--workers", "3"], "workers", 3),
+}
+
+
+@pytest.mark.parametrize(("script", "argv", "dest", "value"), OLD_SPELLINGS.values(), ids=OLD_SPELLINGS.keys())
+def test_an_old_spelling_is_still_taken_and_hidden(
+    script: str,
+    argv: list[str],
+    dest: str,
+    value: int,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The options renamed to one name a concept (``--concurrency``, ``--agent-seed``) still take their old
+    spelling for a release, which the help no longer shows."""
+    (parser,) = _parsers(script, monkeypatch, capsys)
+    assert getattr(parser.parse_args(argv), dest) == value
+    if script != "acpc-match":  # acpc-match's --workers is a flag of its own; an N after it the old spelling
+        assert not _named(argv[-2], parser.format_help())
+
+
+def test_the_dealer_takes_both_spellings_of_its_time_limits() -> None:
+    """``acpc-dealer`` keeps the C dealer's ``--t_response`` and also takes ``--t-response``, as ``acpc-match``
+    spells it (the same for ``--t_hand``, ``--t_per_hand`` and ``--start_timeout``)."""
+    from acpc_arena.dealer import cli as dealer_cli
+
+    base = ["m", "kuhn", "10", "1", "A", "B"]
+    for c_name, name in [("t_response", "t-response"), ("t_hand", "t-hand"), ("t_per_hand", "t-per-hand")]:
+        c_style = dealer_cli.parse_args([*base, f"--{c_name}", "1234"]).config
+        hyphens = dealer_cli.parse_args([*base, f"--{name}", "1234"]).config
+        assert getattr(c_style, f"{c_name}_ms") == getattr(hyphens, f"{c_name}_ms") == 1234
+    assert dealer_cli.parse_args([*base, "--start-timeout", "99"]).start_timeout_ms == 99
+    assert dealer_cli.parse_args([*base, "--start_timeout", "99"]).start_timeout_ms == 99
