@@ -202,15 +202,26 @@ class StreamChannel(SeatChannel):
             await self.stream.aclose()
 
 
-async def accept(listener: socket.socket, deadline: float = math.inf) -> socket.socket | None:
+def plain_address(address: str) -> str:
+    """An IPv4 address as written, also when it comes IPv4-mapped on an IPv6 socket (``::ffff:10.0.0.1``)."""
+    return address.removeprefix("::ffff:") if address.startswith("::ffff:") and "." in address else address
+
+
+async def accept(
+    listener: socket.socket, deadline: float = math.inf, allowed_from: tuple[str, ...] | None = None
+) -> socket.socket | None:
     """The next connection to ``listener``, or None if ``deadline`` (trio clock) passes first.
 
-    A connection that failed before it was accepted is skipped; any other error
-    (too many open files, a closed listener) is raised as ``OSError``.
+    A connection that failed before it was accepted is skipped, and so is one from an address not in
+    ``allowed_from`` (closed at once; None: any address); any other error (too many open files, a closed
+    listener) is raised as ``OSError``.
     """
     while True:
         try:
-            connection, _ = listener.accept()
+            connection, peer = listener.accept()
+            if allowed_from is not None and plain_address(str(peer[0])) not in allowed_from:
+                connection.close()
+                continue
             return connection
         except BlockingIOError:
             pass

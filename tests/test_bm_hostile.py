@@ -4,12 +4,15 @@ goes on serving the others (real TCP, the server as a process)."""
 from __future__ import annotations
 
 import contextlib
+import resource
 import socket
 import threading
 import time
 from pathlib import Path
 
-from tests.helpers.bm import LIMIT, Line, query, start_server, write_config
+import pytest
+
+from tests.helpers.bm import LIMIT, Line, query, start_local_bot, start_server, write_config
 from tests.helpers.processes import wait_until
 
 
@@ -138,3 +141,102 @@ def test_a_bot_that_hangs_up_mid_match_fails_its_run_and_the_server_goes_on(tmp_
     wait_until(
         lambda: query(tmp_path / "bm.sqlite3", "SELECT state FROM jobs") == [("done",), ("done",)], 30, "the jobs"
     )
+
+
+def test_guesses_from_another_address_never_lock_the_real_user_out(tmp_path: Path) -> None:
+    """An attacker guessing neil's password from 127.0.0.2 is refused past three failures; neil, from 127.0.0.1,
+    logs on all the while (before issue 58 the name's failures locked neil out for the window)."""
+    write_config(tmp_path)
+    _, port = start_server(tmp_path, "--logon-failures", "3", "--logon-window", "60")
+    answers = [logon_answer_from(port, "neil guess\n", "127.0.0.2") for _ in range(4)]
+    assert answers == ["BAD LOGON\n"] * 3 + ["LOGON RATE LIMITED - try again later\n"]
+    assert logon_answer_from(port, "neil test\n", "127.0.0.1") == "LOGON OKAY - type help for commands\n"
+    assert logon_answer_from(port, "neil test\n", "127.0.0.3") == "LOGON OKAY - type help for commands\n"
+
+
+def logon_answer_from(port: int, text: str, source: str) -> str:
+    """The line answering logon line ``text`` sent from the loopback address ``source``."""
+    client = Line(port, source=source)
+    client.send(text)
+    answer = client.read()
+    client.close()
+    return answer
+
+
+IDLE_SOCKETS = 2000
+
+
+def test_thousands_of_idle_sockets_from_one_address_keep_no_other_address_out(tmp_path: Path) -> None:
+    """2,000 connections from 127.0.0.2 that never send a line: refused beyond that address's bound, so a logon
+    from 127.0.0.1 is answered at once (before issue 58: ``SERVER BUSY`` until the idle ones timed out)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 2 * IDLE_SOCKETS + 200:
+        if hard != resource.RLIM_INFINITY and hard < 2 * IDLE_SOCKETS + 200:
+            pytest.skip(f"the open files' hard limit, {hard}, is too low for {IDLE_SOCKETS} sockets a side")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (2 * IDLE_SOCKETS + 200, hard))  # the server inherits it
+    write_config(tmp_path)
+    _, port = start_server(tmp_path)
+    idle = []
+    try:
+        for _ in range(IDLE_SOCKETS):
+            with contextlib.suppress(OSError):  # refused and closed meanwhile: it counted all the same
+                idle.append(socket.create_connection(("127.0.0.1", port), timeout=30, source_address=("127.0.0.2", 0)))
+        began = time.monotonic()
+        assert logon_answer_from(port, "neil test\n", "127.0.0.1") == "LOGON OKAY - type help for commands\n"
+        assert time.monotonic() - began < 10
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_clients_that_ask_for_a_log_and_never_read_it_are_dropped_at_the_send_deadline(tmp_path: Path) -> None:
+    """Eight requests for a 32 MB log that read nothing: each is dropped once a piece waits past the send
+    deadline (1 s here), so the user's eight connections are free again (before issue 58 they were held for
+    minutes, and the user got ``TOO MANY CONNECTIONS``)."""
+    write_config(tmp_path)
+    _, port = start_server(tmp_path, "--send-timeout", "1")
+    request = Line(port)
+    request.send("neil test run 2pl ./unused.sh 1 big 9 random random\n")
+    assert request.read_until("Matches finished")[-1] == "Matches finished\n"
+    request.close()
+    ((log,),) = query(tmp_path / "bm.sqlite3", "SELECT log FROM matches")
+    Path(log).write_bytes(b"STATE:0:r:6h|5s:0|0:a|b\n" * ((32 << 20) // 24))  # far more than the sockets' buffers
+    stalled = []
+    for _ in range(8):
+        client = Line(port)
+        client.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        client.send("neil test logs 1.0\n")
+        stalled.append(client)
+    time.sleep(1.0)  # their logons are checked and their logs begin
+    wait_until(lambda: logon_answer_from(port, "neil test\n", "127.0.0.1").startswith("LOGON OKAY"), 15, "a slot")
+    for client in stalled:
+        received = 0
+        with contextlib.suppress(OSError):  # reset: what the server had queued for it thrown away
+            while data := client.sock.recv(1 << 20):
+                received += len(data)
+        assert received < 32 << 20  # dropped before the end
+        client.close()
+
+
+def test_an_address_other_than_the_requesters_cannot_take_its_seat(tmp_path: Path) -> None:
+    """The ``RUN`` port of neil's seat takes no connection from 127.0.0.2 (closed at once); neil's bot, from the
+    address neil asked from, then plays the seat (before issue 58 whoever connected first played it)."""
+    write_config(tmp_path)
+    _, port = start_server(tmp_path)
+    widget = Line(port)
+    widget.send("neil test\n")
+    assert widget.read() == "LOGON OKAY - type help for commands\n"
+    widget.send(f"RUNMATCHES {LIMIT}.game 1 mine 3 LOCAL random\n")
+    run_line = widget.read_until("RUN ")[-1]
+    intruder = Line(int(run_line.split()[2]), timeout=10, source="127.0.0.2")
+    with contextlib.suppress(OSError):
+        intruder.send("VERSION:2.0.0\r\n")
+    try:
+        answer = intruder.read()
+    except OSError:  # reset
+        answer = ""
+    assert answer == ""  # closed, no MATCHSTATE
+    intruder.close()
+    bot = start_local_bot(run_line, f"{LIMIT}.game", tmp_path)
+    assert widget.read_until("# FINISHED")[-1].startswith("# FINISHED 1.0 a-neil ")
+    bot.wait(timeout=30)

@@ -76,6 +76,8 @@ class Contestant:
     """Extra options for a shipped agent."""
     title: str | None = None
     """What to call the player (default: the shipped agent's name, the program's name, or ``external``)."""
+    allowed_from: tuple[str, ...] | None = None
+    """An external bot: the addresses it may connect from (None: any); a connection from another is closed."""
 
     def __post_init__(self) -> None:
         if self.command is not None:
@@ -154,6 +156,9 @@ class RunSpec:
     out_dir: Path
     concurrency: int = 1
     host: str = "127.0.0.1"
+    announce: str | None = None
+    """The address the bots are told to connect to (default ``host``; a server listening on all addresses
+    tells one of them)."""
     t_response_ms: int = DEFAULT_T_RESPONSE_MS
     t_hand_ms: int = DEFAULT_T_HAND_MS
     t_per_hand_ms: int = DEFAULT_T_PER_HAND_MS
@@ -331,14 +336,14 @@ async def _play_one(
             contestant = seats[seat]
             port = listener.getsockname()[1]
             if contestant.external:
-                observer.external_waiting(match, contestant, spec.host, port)
+                observer.external_waiting(match, contestant, spec.announce or spec.host, port)
                 continue
             err_path = spec.out_dir / "agents" / f"{match.name}-{contestant.label}.err"
             with open(err_path, "wb") as err:
                 # A session of its own: a Ctrl-C in the terminal reaches the runner alone,
                 # which then ends its matches and stops the agents itself.
                 process = await trio.lowlevel.open_process(
-                    contestant.command_line(spec.host, port, spec.game_path, match.seed),
+                    contestant.command_line(spec.announce or spec.host, port, spec.game_path, match.seed),
                     stdin=subprocess.DEVNULL,
                     stdout=err,
                     stderr=err,
@@ -443,7 +448,7 @@ async def _connect(
     async with trio.open_nursery() as nursery:
 
         async def take(seat: int) -> None:
-            connections[seat] = await accept(listeners[seat], deadlines[seat])
+            connections[seat] = await accept(listeners[seat], deadlines[seat], seats[seat].allowed_from)
 
         async def watch(contestant: Contestant, process: trio.Process) -> None:
             nonlocal error

@@ -1,5 +1,5 @@
 """Passwords stored as argon2id hashes (``argon2-cffi``), checked the same way whether the user exists or not,
-and failed logons counted per address and per name (``LogonLimiter``)."""
+and failed logons counted per address (refused past a bound) and per name (answered ever later: ``LogonLimiter``)."""
 
 from __future__ import annotations
 
@@ -30,9 +30,18 @@ def check_password(stored: str | None, password: str) -> bool:
     return stored is not None
 
 
+MAX_BACKOFF = 32
+"""The most a failure's answer is delayed, in multiples of the base delay (``LogonLimiter.delay``)."""
+
+
 class LogonLimiter:
-    """At most ``failures`` failed logons in ``window`` seconds from one address and for one name; past that,
-    logons are refused without a password check until the oldest failure leaves the window.
+    """Failed logons counted in a window of ``window`` seconds, per address and per name.
+
+    An address with ``failures`` failures in the window is refused without a password check until the oldest
+    leaves it, whatever the name: one address guesses at most ``failures`` passwords a window. A name is never
+    refused for its failures (another address's guesses would lock its user out); instead the answer to each
+    failure for it waits longer, doubling every ``failures`` failures in the window (``delay``), which slows
+    guesses spread over many addresses. A right password from an address that is not refused always logs on.
 
     It remembers at most ``keys`` addresses and names (the oldest forgotten first), so a flood of names
     cannot grow it without bound.
@@ -53,8 +62,14 @@ class LogonLimiter:
         return stamps
 
     def allowed(self, address: str, name: str) -> bool:
-        now = time.monotonic()
-        return all(len(self._recent(key, now)) < self.failures for key in (f"a:{address}", f"n:{name}"))
+        """Whether a logon from ``address`` may be checked now (``name`` is not counted: see the class)."""
+        return len(self._recent(f"a:{address}", time.monotonic())) < self.failures
+
+    def delay(self, name: str, base: float) -> float:
+        """Seconds to wait before answering a failed logon for ``name``: ``base``, doubled for every
+        ``failures`` failures for it in the window, at most ``MAX_BACKOFF`` times ``base``."""
+        doublings = len(self._recent(f"n:{name}", time.monotonic())) // self.failures
+        return base * min(2**doublings, MAX_BACKOFF)
 
     def failed(self, address: str, name: str) -> None:
         now = time.monotonic()

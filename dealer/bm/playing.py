@@ -33,14 +33,16 @@ class _Announcer(RunObserver):
         self.on_waiting(port)
 
 
-def contestants(run: QueuedRun, game: GameConfig) -> list[Contestant]:
-    """The run's players by seat: its user's bot for ``LOCAL``, the hosted bots by their config lines.
-    Their names in the log are ``a-USER``, ``b-BOT``, ... (the runner's ``label-name``)."""
+def contestants(run: QueuedRun, game: GameConfig, local_from: str | None = None) -> list[Contestant]:
+    """The run's players by seat: its user's bot for ``LOCAL`` (taken only from the address ``local_from``
+    where one is given), the hosted bots by their config lines. Their names in the log are ``a-USER``,
+    ``b-BOT``, ... (the runner's ``label-name``)."""
     seated = []
     position = 0
     for label, player in zip(LABELS, run.players, strict=False):
         if player == LOCAL:
-            seated.append(Contestant(label, external=True, title=run.user))
+            allowed = None if local_from is None else (local_from,)
+            seated.append(Contestant(label, external=True, title=run.user, allowed_from=allowed))
             continue
         bot = game.bots[player]
         if bot.agent is not None:
@@ -56,12 +58,19 @@ def hosted_bots(players: tuple[str, ...]) -> int:
 
 
 async def play_run(
-    run: QueuedRun, config: BmConfig, out_dir: Path, host: str, on_waiting: Callable[[int], None]
+    run: QueuedRun,
+    config: BmConfig,
+    out_dir: Path,
+    where: tuple[str, str],
+    on_waiting: Callable[[int], None],
+    local_from: str | None = None,
 ) -> Played:
-    """Play ``run`` afresh into ``out_dir`` (emptied first); ``on_waiting(port)`` for each ``LOCAL`` seat's port."""
+    """Play ``run`` afresh into ``out_dir`` (emptied first), listening on ``where``'s address and telling the
+    bots its announced one (``(host, announce)``); ``on_waiting(port)`` for each ``LOCAL`` seat's port, which
+    takes a connection from ``local_from`` only (None: any)."""
     game = config.games[run.game]
     shutil.rmtree(out_dir, ignore_errors=True)
-    seated = contestants(run, game)
+    seated = contestants(run, game, local_from)
     startup = float(config.startup_timeout_secs) or NO_LIMIT_S
     spec = RunSpec(
         a=seated[0],
@@ -73,7 +82,8 @@ async def play_run(
         seeds=(run.seed,),
         hands=game.match_hands,
         out_dir=out_dir,
-        host=host,
+        host=where[0],
+        announce=where[1],
         t_response_ms=config.response_timeout_secs * 1000,
         t_hand_ms=config.hand_timeout_secs * 1000,
         t_per_hand_ms=config.avg_hand_time_secs * 1000,

@@ -17,9 +17,11 @@ runs left by a stopped server are queued again once their lease runs out.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import socket
+import struct
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -54,7 +56,8 @@ from acpc_arena.dealer.bm.protocol import (
     parse_runmatches,
 )
 from acpc_arena.dealer.bm.store import RENEW_S, QueuedRun, Store, StoreError
-from acpc_arena.dealer.bm.wholelines import send_whole_lines
+from acpc_arena.dealer.bm.wholelines import send_file_lines
+from acpc_arena.dealer.seat import plain_address
 
 DRAIN_S = 1.0
 """How long a connection refused mid-line is read (and what it sends dropped) before it is closed, so that
@@ -69,6 +72,10 @@ class ServerOptions:
     """The host name sent in ``RUN HOST PORT`` (default: ``host``, or this machine's address if that is any)."""
     logs: Path = Path("logs")
     max_connections: int = 256
+    max_address_connections: int = 32
+    """Connections at once from one address (logged in or not)."""
+    max_address_logons: int = 16
+    """Connections at once from one address that have not logged in yet (the rest are refused at once)."""
     max_user_connections: int = 8
     max_pending_jobs: int = 16
     login_timeout: float = 30.0
@@ -76,7 +83,10 @@ class ServerOptions:
     logon_failures: int = 5
     logon_window: float = 60.0
     failure_delay: float = 1.0
-    """Seconds before ``BAD LOGON`` is sent."""
+    """Seconds before ``BAD LOGON`` is sent (doubled as failures for a name mount: ``LogonLimiter.delay``)."""
+    run_from_any: bool = False
+    """Let a ``LOCAL`` seat's port take a connection from any address (the C server's way; behind NAT), not
+    only from the address of the connection it was announced to."""
 
 
 class LineTooLong(Exception):
@@ -91,6 +101,8 @@ class Client:
         self.send_timeout = send_timeout
         self.address = str(stream.socket.getpeername()[0])
         self.user: str | None = None
+        self.logging_on = True
+        """Not logged in yet, nor answered at its logon."""
         self.closed = False
         self.buffer = b""
         self.lock = trio.Lock()
@@ -121,8 +133,15 @@ class Client:
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
                     self.closed = True
             if scope.cancelled_caught:
-                self.closed = True
+                self.drop()
         return not self.closed
+
+    def drop(self) -> None:
+        """Mark the connection closed, to be reset when it is (``handle`` closes it): what is queued for it is
+        thrown away, not held by the system while a peer that does not read is sent it ever more slowly."""
+        self.closed = True
+        with contextlib.suppress(OSError):
+            self.stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
 
     async def refuse(self, line: str) -> None:
         """Send ``line``, end the writing side, and read (dropping it) what comes for ``DRAIN_S`` seconds."""
@@ -154,6 +173,10 @@ class BmServer:
 
     def __post_init__(self) -> None:
         self.clients: set[Client] = set()
+        self.per_address: Counter[str] = Counter()
+        """Connections let in, by address."""
+        self.logging_on: Counter[str] = Counter()
+        """Connections let in that have not logged in (nor been refused), by address."""
         self.sessions: dict[str, list[Client]] = {}
         """Logged-in connections by user (sessions and requests)."""
         self.widgets: dict[str, list[Client]] = {}
@@ -210,11 +233,15 @@ class BmServer:
         except OSError:  # gone before it was looked at
             await stream.aclose()
             return
+        address = client.address
         try:
-            if len(self.clients) >= self.options.max_connections:
+            if not self._admits(address):
+                client.logging_on = False
                 await self.refuse_logon(client, SERVER_BUSY)
                 return
             self.clients.add(client)
+            self.per_address[address] += 1
+            self.logging_on[address] += 1
             try:
                 await self.converse(client)
             except LineTooLong:
@@ -222,16 +249,46 @@ class BmServer:
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 pass
         finally:
-            self.clients.discard(client)
+            if client in self.clients:
+                self.clients.discard(client)
+                self._forget(self.per_address, address)
+                if client.logging_on:
+                    self._forget(self.logging_on, address)
             client.closed = True
             self.left(client)
             await stream.aclose()
+
+    def _admits(self, address: str) -> bool:
+        """Whether a new connection from ``address`` is let in: within the server's bound, its address's
+        bound, and its address's bound on connections not logged in (so that no one address's idle sockets,
+        however many, keep the others out)."""
+        return (
+            len(self.clients) < self.options.max_connections
+            and self.per_address[address] < self.options.max_address_connections
+            and self.logging_on[address] < self.options.max_address_logons
+        )
+
+    def logged_on(self, client: Client) -> None:
+        """``client`` logged in, or was answered at its logon: no longer counted as logging on."""
+        if client.logging_on:
+            client.logging_on = False
+            self._forget(self.logging_on, client.address)
+
+    @staticmethod
+    def _forget(counts: Counter[str], address: str) -> None:
+        counts[address] -= 1
+        if counts[address] <= 0:
+            del counts[address]
 
     async def converse(self, client: Client) -> None:
         raw: bytes | None = None
         with trio.move_on_after(self.options.login_timeout) as waiting:
             raw = await client.line()
-        if waiting.cancelled_caught:
+        await self.logon(client, raw, timed_out=waiting.cancelled_caught)
+
+    async def logon(self, client: Client, raw: bytes | None, timed_out: bool) -> None:
+        """Answer the first line ``raw``: a session or a request once logged in, else one line of refusal."""
+        if timed_out:
             await self.refuse_logon(client, LOGON_TIMEOUT)
             return
         if raw is None:
@@ -247,13 +304,14 @@ class BmServer:
         stored = self.store.password_hash(name)
         if not await trio.to_thread.run_sync(check_password, stored, password, limiter=self.checks):
             self.logons.failed(client.address, name)
-            await trio.sleep(self.options.failure_delay)
+            await trio.sleep(self.logons.delay(name, self.options.failure_delay))
             await self.refuse_logon(client, BAD_LOGON)
             return
         if len(self.sessions.get(name, [])) >= self.options.max_user_connections:
             await self.refuse_logon(client, TOO_MANY_CONNECTIONS)
             return
         client.user = name
+        self.logged_on(client)
         self.sessions.setdefault(name, []).append(client)
         if len(words) == 2:
             await self.session(client, name)
@@ -262,6 +320,7 @@ class BmServer:
 
     async def refuse_logon(self, client: Client, line: str) -> None:
         """Refuse a connection before or at its logon with ``line``, counted in ``refused``."""
+        self.logged_on(client)
         self.refused[line] += 1
         await client.refuse(line)
 
@@ -290,7 +349,7 @@ class BmServer:
         await client.send(LOGON_OKAY)
         self.widgets.setdefault(user, []).append(client)
         self.wake_up()
-        while (raw := await client.line()) is not None:
+        while not client.closed and (raw := await client.line()) is not None:
             if not raw.isascii():
                 await client.send(UNKNOWN)
                 continue
@@ -381,12 +440,16 @@ class BmServer:
                 await client.send(f"NO LOG: run {name} is {state}")
                 continue
             try:
-                data = await trio.Path(path).read_bytes()
+                log = await trio.open_file(path, "rb")
             except OSError as exc:
                 await client.send(f"NO LOG: run {name}: {exc.strerror or exc}")
                 continue
-            async with client.lock:
-                await send_whole_lines(client.stream, data)
+            async with log, client.lock:
+                try:
+                    await send_file_lines(client.stream, log, self.options.send_timeout)
+                except trio.TooSlowError:
+                    client.drop()
+                    return
 
     # -- the queue ----------------------------------------------------------
 
@@ -447,7 +510,9 @@ class BmServer:
             if run.game not in self.config.games:
                 played = Played(False, None, f"the game {run.game} is no longer in the config", [])
             else:
-                played = await play_run(run, self.config, out_dir, self.options.host, on_waiting)
+                local_from = None if player is None or self.options.run_from_any else plain_address(player.address)
+                where = (self.options.host, self.announce)
+                played = await play_run(run, self.config, out_dir, where, on_waiting, local_from)
         except (OSError, ValueError) as exc:
             played = Played(False, None, f"could not play the run: {exc}", [])
         finally:

@@ -36,6 +36,23 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-user-connections", type=positive, default=8, help="one user's connections (default 8)")
     p.add_argument("--max-pending-jobs", type=positive, default=16, help="one user's unfinished jobs (default 16)")
     p.add_argument("--login-timeout", type=seconds, default=30.0, help="seconds to send the first line (default 30)")
+    p.add_argument(
+        "--send-timeout",
+        type=seconds,
+        default=30.0,
+        help="seconds a client may take to read a line or a piece of a log",
+    )
+    p.add_argument(
+        "--run-from-any-address",
+        action="store_true",
+        help="let a LOCAL seat's port take its bot from any address (the C server's way, for clients behind NAT),"
+        " not only from the address that asked for the run",
+    )
+    p.add_argument("--failure-delay", type=seconds, default=1.0, help="seconds before a failed logon is answered")
+    p.add_argument("--max-address-connections", type=positive, default=32, help="one address's connections at once")
+    p.add_argument(
+        "--max-address-logons", type=positive, default=16, help="one address's connections not logged in yet, at once"
+    )
     p.add_argument("--logon-failures", type=positive, default=5, help="failed logons per address or name (default 5)")
     p.add_argument("--logon-window", type=seconds, default=60.0, help="... in this many seconds (default 60)")
     port = number(int, lambda n: 0 <= n < 65536, "a port from 0 to 65535")
@@ -78,6 +95,11 @@ def serve(argv: list[str]) -> int:
         login_timeout=args.login_timeout,
         logon_failures=args.logon_failures,
         logon_window=args.logon_window,
+        send_timeout=args.send_timeout,
+        failure_delay=args.failure_delay,
+        run_from_any=args.run_from_any_address,
+        max_address_connections=args.max_address_connections,
+        max_address_logons=args.max_address_logons,
     )
     server = BmServer(config, store, options)
     pages = None

@@ -84,8 +84,11 @@ def start_web_server(folder: Path, *args: str) -> tuple[subprocess.Popen[str], i
 class Line:
     """A connection that sends and reads lines as ``bm_widget`` and ``bm_run_matches`` do."""
 
-    def __init__(self, port: int, timeout: float = 60) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    def __init__(self, port: int, timeout: float = 60, source: str | None = None) -> None:
+        """Connect to ``port`` on 127.0.0.1, from the loopback address ``source`` if given (``127.0.0.2``: another
+        machine as the server sees it)."""
+        where = None if source is None else (source, 0)
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=where)
         self.reader = self.sock.makefile("rb")
 
     def send(self, data: str | bytes) -> None:
