@@ -72,8 +72,8 @@ def test_held_connections_are_bounded_in_time_and_number_and_cost_no_thread(tmp_
 
         # Half-sent requests: each is answered 408 and closed once the request timeout has passed.
         sent = time.monotonic()
-        for _ in range(40):
-            sock = socket.create_connection(("127.0.0.1", port))
+        for i in range(40):  # from as many addresses: one address has a bound of its own, tried below
+            sock = socket.create_connection(("127.0.0.1", port), source_address=(f"127.0.1.{i + 1}", 0))
             sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: dealer:9101\r\n")
             held.append(sock)
         status, page = _scrape(port)  # scrapes are answered meanwhile
@@ -88,12 +88,23 @@ def test_held_connections_are_bounded_in_time_and_number_and_cost_no_thread(tmp_
         held.clear()
 
         # Connections over the limit are answered 503 at once and closed; the ones within it stay open.
-        for _ in range(METRICS_LIMITS.connections + 20):
-            held.append(socket.create_connection(("127.0.0.1", port)))
+        for i in range(METRICS_LIMITS.connections + 20):
+            held.append(socket.create_connection(("127.0.0.1", port), source_address=(f"127.0.2.{i + 1}", 0)))
         deadline = time.monotonic() + 1
         refused = [a for a in (_answer(sock, max(0.01, deadline - time.monotonic())) for sock in held) if a]
         assert len(refused) == 20 and all(a.startswith(b"HTTP/1.1 503") for a in refused), refused[:3]
         assert (_threads(dealer.process.pid), _threads(side)) == threads
+        for sock in held:
+            sock.close()
+        held.clear()
+
+        # One address has a bound of its own: its connections beyond it are refused, another's are not.
+        for _ in range(METRICS_LIMITS.address_connections + 5):
+            held.append(socket.create_connection(("127.0.0.1", port), source_address=("127.0.3.1", 0)))
+        deadline = time.monotonic() + 1
+        refused = [a for a in (_answer(sock, max(0.01, deadline - time.monotonic())) for sock in held) if a]
+        assert len(refused) == 5 and all(a.startswith(b"HTTP/1.1 503") for a in refused), refused[:3]
+        wait_until(lambda: _answered(port), 10, "a scrape from another address")
         for sock in held:
             sock.close()
         held.clear()

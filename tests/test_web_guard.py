@@ -269,3 +269,53 @@ def test_each_hand_is_read_back_from_its_own_line(tmp_path: Path) -> None:
             assert hand["summary"] == listed[index]
     finally:
         web.stop()
+
+
+MALFORMED = [
+    "/files/" + "9" * 5000 + "/x", "/files/%C2%B2/match.log", "/files/%D9%A1/match.log",
+    "/api/hand?f=0/match.log&i=%C2%B2", "/api/hand?f=0/match.log&i=" + "9" * 5000, "/api/hand?f=0/match.log&i=-1",
+    "/api/log?f=" + "9" * 5000 + "/match.log", "/api/result?f=%C2%B2/report.json",
+]  # fmt: skip
+
+
+def test_a_malformed_path_or_parameter_is_a_404_and_none_of_it_reaches_the_servers_output(tmp_path: Path) -> None:
+    """Digits ``int`` cannot take (``²``, five thousand of them) name no file and no hand: 404, as any name
+    of nothing, and the server writes none of the request to its standard error (issue 58: 500s that
+    echoed the path)."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "match.log").write_text(LOG_HEADER + LOG)
+    (run / "report.json").write_text('{"a": "alice"}')
+    web = Web(tmp_path, str(run), "--out", str(tmp_path / "web"))
+    try:
+        for target in MALFORMED:
+            assert ask(web.port, target).status == 404, target
+        assert ask(web.port, "/api/hand?f=0/match.log&i=0").status == 200  # a hand that is there
+    finally:
+        err = web.stop()
+    assert "99999" not in err and "²" not in err and "match.log" not in err, err
+
+
+IDLE_SOCKETS = 600
+
+
+def test_idle_sockets_from_one_address_leave_the_pages_to_another(tmp_path: Path) -> None:
+    """600 connections from 127.0.0.2 that never send a request: that address's beyond its bound are refused,
+    and a page asked from 127.0.0.1 is answered within a second (issue 58: 503 for 22 s)."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "match.log").write_text(LOG_HEADER + LOG)
+    web = Web(tmp_path, str(run), "--out", str(tmp_path / "web"))
+    idle = []
+    try:
+        for _ in range(IDLE_SOCKETS):
+            idle.append(socket.create_connection(("127.0.0.1", web.port), timeout=30, source_address=("127.0.0.2", 0)))
+        time.sleep(0.5)  # the server has taken them all
+        began = time.monotonic()
+        answer = ask(web.port, "/api/files")
+        assert answer.status == 200, answer.body
+        assert time.monotonic() - began < 1.0
+    finally:
+        for sock in idle:
+            sock.close()
+        web.stop()

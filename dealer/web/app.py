@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from acpc_arena.dealer.web.http import HttpError, Request, Response, file_response, json_response, resource_response
+from acpc_arena.dealer.web.http import (
+    HttpError,
+    Request,
+    Response,
+    file_response,
+    json_response,
+    resource_response,
+    whole_number,
+)
 from acpc_arena.dealer.web.live import LiveBoard
 from acpc_arena.dealer.web.logs import LogShelf
 from acpc_arena.protocol.game import SHIPPED_GAMES
@@ -122,9 +130,10 @@ class WebApp:
         """The served file ``file_id`` names; ``HttpError`` 404 for anything else."""
         missing = HttpError(404, f"no such file: {file_id!r}")
         root_text, _, relative = file_id.partition("/")
-        if not (root_text.isascii() and root_text.isdigit()) or int(root_text) >= len(self.roots):
+        root_index = whole_number(root_text)
+        if root_index is None or root_index >= len(self.roots):
             raise missing
-        root = self.roots[int(root_text)]
+        root = self.roots[root_index]
         parts = relative.split("/")
         if root.is_file():  # a log given alone is served alone
             if relative:

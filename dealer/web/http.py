@@ -1,8 +1,10 @@
 """A small HTTP/1.1 server on trio (h11 parses the bytes): GET and POST, JSON, files, server-sent events.
 
 Served on 127.0.0.1 unless told otherwise. Every bound a client could stretch is held
-(``Limits``): the connections open at once (one more gets 503 and is closed), the wait
-for a request on an open connection (``idle_seconds``: closed without a word), the time
+(``Limits``): the connections open at once, in all and from one address (one more gets 503
+and is closed, so no one address's idle sockets keep another out), the wait for the first
+request on a new connection (``first_seconds``) and for a next one on an open connection
+(``idle_seconds``: closed without a word), the time
 to send a request once its first byte came (``request_seconds``: 408), its head and
 body sizes (``MAX_HEADER_BYTES``: 431, ``MAX_BODY_BYTES``: 413), and each send of an
 answer (``send_seconds``: a client that stops reading is dropped). Files are sent in
@@ -22,6 +24,8 @@ import mimetypes
 import os
 import socket
 import sys
+import traceback
+from collections import Counter
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +44,11 @@ IDLE_SECONDS = 60.0
 SEND_SECONDS = 20.0
 """For each send of an answer (a chunk of a file, an event) to be taken by the client."""
 MAX_CONNECTIONS = 512
+MAX_ADDRESS_CONNECTIONS = 128
+"""Connections open at once from one address (a browser opens six or so a site; a page of live events keeps
+one; a hundred viewers may share an address), a quarter of all."""
+FIRST_SECONDS = 5.0
+"""To start the first request on a new connection (one that sends nothing is closed)."""
 FILE_CHUNK = 65536
 
 PAGE_POLICY = (
@@ -58,11 +67,19 @@ class Limits:
     request_seconds: float
     idle_seconds: float
     send_seconds: float
+    address_connections: int = MAX_ADDRESS_CONNECTIONS
+    first_seconds: float = FIRST_SECONDS
 
 
 def page_limits() -> Limits:
     """The pages' bounds: the module's constants as they are when called."""
-    return Limits(MAX_CONNECTIONS, REQUEST_SECONDS, IDLE_SECONDS, SEND_SECONDS)
+    return Limits(MAX_CONNECTIONS, REQUEST_SECONDS, IDLE_SECONDS, SEND_SECONDS, MAX_ADDRESS_CONNECTIONS, FIRST_SECONDS)
+
+
+def whole_number(text: str) -> int | None:
+    """``text`` as a whole number if it is 1 to 18 ASCII digits (a path's or a parameter's index), else None:
+    ``²``, ``-1`` or five thousand digits are no index (a 404, not a fault)."""
+    return int(text) if 0 < len(text) <= 18 and text.isascii() and text.isdigit() else None
 
 
 @dataclass
@@ -194,19 +211,33 @@ async def serve(handler: Handler, sock: socket.socket, guard: Guard, limits: Lim
     bounds = limits or page_limits()
     listener = trio.SocketListener(trio.socket.from_stdlib_socket(sock.dup()))
     open_now = 0
+    per_address: Counter[str] = Counter()
 
     async def connection(stream: trio.SocketStream) -> None:
         nonlocal open_now
-        if open_now >= bounds.connections:
+        address = _peer(stream)
+        if open_now >= bounds.connections or per_address[address] >= bounds.address_connections:
             await _refuse(stream)
             return
         open_now += 1
+        per_address[address] += 1
         try:
             await _connection(stream, handler, guard, bounds)
         finally:
             open_now -= 1
+            per_address[address] -= 1
+            if not per_address[address]:
+                del per_address[address]
 
     await trio.serve_listeners(connection, [listener])
+
+
+def _peer(stream: trio.SocketStream) -> str:
+    """The address a connection comes from ('' where it cannot be told: such connections share a bound)."""
+    try:
+        return str(stream.socket.getpeername()[0])
+    except (OSError, IndexError, TypeError):
+        return ""
 
 
 class _Stalled(Exception):
@@ -232,9 +263,11 @@ async def _refuse(stream: trio.abc.Stream) -> None:
 
 async def _connection(stream: trio.abc.Stream, handler: Handler, guard: Guard, limits: Limits) -> None:
     connection = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEADER_BYTES)
+    first = True
     try:
         while True:
-            request = await _read_request(stream, connection, limits)
+            request = await _read_request(stream, connection, limits, first)
+            first = False
             if request is None:
                 return
             response = await _answer(request, handler, guard)
@@ -258,17 +291,24 @@ async def _answer(request: Request, handler: Handler, guard: Guard) -> Response:
     except HttpError as error:
         return json_response({"error": error.message}, error.status)
     except Exception as exc:  # a fault of the page's code: that request fails, the server goes on
-        print(f"acpc-web: {request.method} {request.path}: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return json_response({"error": f"{type(exc).__name__}: {exc}"}, 500)
+        # where it failed, and nothing of the request (its path or parameters: anyone's text in the server's log)
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        where = f"{Path(frame.filename).name}:{frame.lineno}"
+        print(f"acpc-web: a request failed: {type(exc).__name__} at {where}", file=sys.stderr)
+        return json_response({"error": f"the server failed on this request ({type(exc).__name__})"}, 500)
 
 
-async def _read_request(stream: trio.abc.Stream, connection: h11.Connection, limits: Limits) -> Request | None:
-    """The next request; None when the client closes, or sends nothing for ``idle_seconds``.
+async def _read_request(
+    stream: trio.abc.Stream, connection: h11.Connection, limits: Limits, first: bool = False
+) -> Request | None:
+    """The next request; None when the client closes, or sends nothing for ``idle_seconds`` (``first_seconds``
+    for the ``first`` request of a connection).
 
     Once its first byte has come, the whole request must come within ``request_seconds`` (408)."""
     started = bool(connection.trailing_data[0])
     scope = trio.CancelScope(
-        deadline=trio.current_time() + (limits.request_seconds if started else limits.idle_seconds)
+        deadline=trio.current_time()
+        + (limits.request_seconds if started else limits.first_seconds if first else limits.idle_seconds)
     )
     request: Request | None = None
     with scope:

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 import trio
 
-from acpc_arena.dealer.web.http import HttpError, json_bytes
+from acpc_arena.dealer.web.http import HttpError, json_bytes, whole_number
 from acpc_arena.dealer.web.tables import replay, summary
 from acpc_arena.protocol.acpc_log import AcpcLogReader, parse_hand_line
 from acpc_arena.protocol.errors import ProtocolError
@@ -68,9 +68,9 @@ class LogShelf:
 
         A log that only grew since it was read keeps its hands' lines, so it is not read again."""
         log = await self._get(file_id, path, fresh=False)
-        if not index_text.isdigit() or int(index_text) >= len(log.lines) or log.game is None:
-            raise HttpError(404, f"no hand {index_text!r} in {path.name}")
-        index = int(index_text)
+        index = whole_number(index_text)
+        if index is None or index >= len(log.lines) or log.game is None:
+            raise HttpError(404, f"no hand {index_text[:20]!r} in {path.name}")
         deadline = time.monotonic() + LOG_SECONDS
         game = log.game
         hand = await _in_thread(lambda: _read_hand(path, game, log.lines[index], deadline), path)

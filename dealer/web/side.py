@@ -32,7 +32,10 @@ from acpc_arena.dealer.feed import HEAD, LIVE, METRICS
 from acpc_arena.dealer.web.http import Guard, HttpError, Limits, Request, Response, guard_for, serve
 from acpc_arena.dealer.web.live import LiveBoard
 
-METRICS_LIMITS = Limits(connections=64, request_seconds=5.0, idle_seconds=60.0, send_seconds=10.0)
+METRICS_LIMITS = Limits(
+    connections=64, request_seconds=5.0, idle_seconds=60.0, send_seconds=10.0, address_connections=32, first_seconds=5.0
+)
+"""A scraper keeps one connection; half of them from one address leave the others their room."""
 METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 """The Prometheus text format, as ``prometheus_client.generate_latest`` writes it."""
 READY = b"serving\n"
