@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import re
 import signal
 import subprocess
@@ -117,19 +118,36 @@ class Stopped:
     """What the command wrote on standard error after the signal was sent."""
 
 
-def signal_when(command: list[str], marker: str, signum: signal.Signals, cwd: Path, stream: str = "stderr") -> Stopped:
+def signal_when(
+    command: list[str],
+    marker: str,
+    signum: signal.Signals,
+    cwd: Path,
+    stream: str = "stderr",
+    terminal: bool = False,
+) -> Stopped:
     """Run ``command`` in ``cwd`` (Ctrl-C's default action, as from a terminal) and send it ``signum``
-    once ``marker`` shows on its standard error (``stream="stdout"``: output); wait for its end."""
+    once ``marker`` shows on its standard error (``stream="stdout"``: output); wait for its end. With
+    ``terminal``, its standard error is a terminal (a pseudo-terminal's), where the commands show progress."""
+    master, slave = pty.openpty() if terminal else (None, None)
     process = spawn(
-        command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=default_sigint,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE if slave is None else slave,
+        preexec_fn=default_sigint, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )  # fmt: skip
+    if slave is not None:
+        os.close(slave)
     texts = {"stdout": bytearray(), "stderr": bytearray()}
 
     def read(name: str) -> None:
         pipe = process.stdout if name == "stdout" else process.stderr
-        assert pipe is not None
-        while chunk := os.read(pipe.fileno(), 65536):
+        fd = master if name == "stderr" and master is not None else pipe.fileno() if pipe is not None else -1
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # a pseudo-terminal's end, once the command has closed it
+                break
+            if not chunk:
+                break
             texts[name] += chunk
 
     readers = [threading.Thread(target=read, args=(name,), daemon=True) for name in texts]
@@ -146,6 +164,8 @@ def signal_when(command: list[str], marker: str, signum: signal.Signals, cwd: Pa
     process.wait(timeout=120)
     for reader in readers:
         reader.join(timeout=10)
+    if master is not None:
+        os.close(master)
     err = bytes(texts["stderr"]).decode()
     return Stopped(process.returncode, bytes(texts["stdout"]).decode(), err, err[sent_at:])
 
@@ -178,10 +198,11 @@ def test_ctrl_c_ends_the_pages_acpc_match_keeps_up_after_its_run(tmp_path: Path)
 
 
 def test_ctrl_c_stops_acpc_lbr_with_one_line(tmp_path: Path) -> None:
+    """On a terminal (where acpc-lbr shows its progress): one line after the progress, ending it."""
     deals = 100_000  # minutes of play: it is still playing when the signal comes
     stopped = signal_when(
         [program("acpc-lbr"), "cfr", "--game", "leduc.limit.2p", "--hands", str(deals)],
-        f"\r50/{deals} deals", signal.SIGINT, tmp_path,
+        f"\r50/{deals} deals", signal.SIGINT, tmp_path, terminal=True,
     )  # fmt: skip
     assert stopped.status == 130, stopped.err
     lines = [line for line in stopped.err_after.replace("\r", "\n").splitlines() if line]

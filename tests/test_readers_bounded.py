@@ -286,11 +286,13 @@ def test_a_fifo_is_refused_promptly_by_acpc_report_and_the_readers(tmp_path: Pat
     ]
 
 
-def test_a_folder_is_refused_as_a_log(tmp_path: Path) -> None:
+def test_a_folder_without_logs_is_refused(tmp_path: Path) -> None:
+    """A folder stands for the logs in it (a run's folder, ``test_report``); one without any is refused."""
+    (tmp_path / "sub.log").mkdir()  # a folder, though named as a log: not one of the logs
     done = run(program("acpc-report"), str(tmp_path), cwd=tmp_path)
     assert done.returncode == 2
     (line,) = error_lines(done.stderr)
-    assert f"{tmp_path}: a folder, not a regular file" in line
+    assert f"no ACPC logs (.log, .log.gz, .log.bz2) in the folder {tmp_path}" in line
 
 
 # -- the same log twice; PHH names ---------------------------------------------------
