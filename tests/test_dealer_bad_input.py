@@ -248,7 +248,7 @@ async def test_nolimit_raise_sizes_are_clamped(tmp_path: Path) -> None:
     assert texts[0] == "raise of 150 increased to 200"
     assert texts[1] == "raise of 99999 decreased to 20000"
     assert texts[2].startswith("raise of -3 increased to ")
-    assert result.invalid_actions == [0, 0]
+    assert result.invalid_actions == [0, 0] and result.fixed_actions == [0, 3]  # each of the three resized
 
 
 async def test_max_invalid_ends_the_match(tmp_path: Path) -> None:
