@@ -193,3 +193,20 @@ def test_the_dealer_takes_both_spellings_of_its_time_limits() -> None:
         assert getattr(c_style, f"{c_name}_ms") == getattr(hyphens, f"{c_name}_ms") == 1234
     assert dealer_cli.parse_args([*base, "--start-timeout", "99"]).start_timeout_ms == 99
     assert dealer_cli.parse_args([*base, "--start_timeout", "99"]).start_timeout_ms == 99
+
+
+SEEDED = {
+    "acpc-match": ["--a", "call", "--b", "call"],
+    "acpc-tournament": ["--agents", "call,raise"],
+    "acpc-lbr": ["cfr"],
+}
+"""The commands that take deal seeds, and the rest of a command line for them."""
+
+
+@pytest.mark.parametrize(("script", "argv"), SEEDED.items(), ids=SEEDED.keys())
+def test_a_seed_list_may_have_spaces(
+    script: str, argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--seeds "1, 234"`` (as a person writes a list) is the seeds 1 and 234."""
+    (parser,) = _parsers(script, monkeypatch, capsys)
+    assert parser.parse_args([*argv, "--seeds", "1, 234"]).seeds == (1, 234)
