@@ -85,17 +85,23 @@ def test_a_bot_script_beside_a_config_named_by_a_relative_path_runs_from_anywher
     [
         ("colour blue", 2, "unknown configuration option 'colour'"),
         ("maxMatchRuns 3", 2, "maxMatchRuns must be defined within a game block"),
-        ("port seventy", 2, "port takes one whole number from 0 to 65535"),
-        ("port 70000", 2, "port takes one whole number from 0 to 65535"),
+        ("port seventy", 2, "port takes a whole number from 0 to 65535: none after it"),
+        ("port ²", 2, "port takes a whole number from 0 to 65535: none after it"),
+        ("port 70000", 2, "port takes a whole number from 0 to 65535, not 70000"),
+        ("port -1", 2, "port takes a whole number from 0 to 65535, not -1"),
+        ("port " + "9" * 5000, 2, "port takes a whole number from 0 to 65535, not 99999999999999999999..."),
         (f"game {LIMIT} {{\nport 5\n}}", 3, "port must be defined outside of game blocks"),
         (f"game {LIMIT} {{\nbot a random\nbot a cfr\n}}", 4, f"bot a is already defined for {LIMIT}"),
-        (f"game {LIMIT} {{\nbot LOCAL random\n}}", 3, "bot name 'LOCAL': use 1 to 32 letters"),
+        (f"game {LIMIT} {{\nbot LOCAL random\n}}", 3, "LOCAL is a reserved bot name"),
+        (f"game {LIMIT} {{\nbot a|b random\n}}", 3, "bot name 'a|b': player name 'a|b' contains '|'"),
         ("user neil", 2, "write a user as: user NAME PASSWORD"),
+        ("user ne/il test", 2, "user name 'ne/il': it goes into the logs' file names"),
+        ("user neil a\nuser neil b", 3, "duplicate user neil"),
         ("game nosuch.game {", 2, "no game file 'nosuch.game'"),
-        (f"game {LIMIT} {{", 0, f"the block of game {LIMIT} is not closed"),
     ],
 )
 def test_a_bad_line_is_refused_naming_the_file_and_line(tmp_path: Path, line: str, number: int, reason: str) -> None:
+    """One line naming the file and line, and exit status 1: ``bm_server.c``'s ``exit( EXIT_FAILURE )``."""
     path = tmp_path / "bad.config"
     path.write_text(f"# line 1\n{line}\n")
     with pytest.raises(InputError) as caught:
@@ -103,10 +109,56 @@ def test_a_bad_line_is_refused_naming_the_file_and_line(tmp_path: Path, line: st
     assert caught.value.line == number
     assert caught.value.reason.startswith(reason), caught.value.reason
     done = subprocess.run([program("acpc-bm-server"), str(path)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2
+    assert done.returncode == 1
     where = f"{path}, line {number}: " if number else f"{path}: "
     assert done.stderr.startswith(f"acpc-bm-server: {where}{reason}")
     assert len(done.stderr.splitlines()) == 1
+
+
+C_EVERY_FORM = f"""# a comment line
+; a comment line of C's other kind
+   # an indented comment
+port 0 # a comment after a value
+MAXRUNNINGBOTS 0 and words after it
+startupTimeoutSecs 60
+responseTimeoutSecs 600 ; another
+handTimeoutSecs 21000
+avgHandTimeSecs 7
+game {LIMIT}.game {{ # the block's comment
+    maxMatchRuns 10 # runs
+    maxRunningJobs 1
+    matchHands 20
+    bot test@Bot random
+    bot local random
+    bot script ./example.sh extra words C never reads
+}} # end
+user neil test extra
+user neil@x test
+user LOCAL secret
+game {LIMIT.replace("2p", "3p").replace(".reverse_blinds", "")}.game
+    bot testBot random
+"""
+"""Every key and comment form of a config that ``bm_server.c``'s ``readConfig`` accepts, and the names it
+takes: a bot ``test@Bot`` and ``local`` (it reserves ``LOCAL`` alone), users ``neil@x`` and ``LOCAL``, words
+after a value, a game line without ``{{``, a block never closed."""
+
+
+def test_a_config_in_the_c_format_with_every_form_c_accepts_starts_the_server(tmp_path: Path) -> None:
+    (tmp_path / "bm.config").write_text(C_EVERY_FORM)
+    (tmp_path / "example.sh").write_text("#!/bin/sh\n")
+    config = read_config(tmp_path / "bm.config")
+    # what bm_server.c's sscanf calls read from these lines
+    assert (config.port, config.max_running_bots, config.response_timeout_secs) == (0, 0, 600)
+    assert config.users == {"neil": "test", "neil@x": "test", "LOCAL": "secret"}
+    limit = config.games[f"{LIMIT}.game"]
+    assert (limit.max_match_runs, limit.max_running_jobs, limit.match_hands) == (10, 1, 20)
+    assert list(limit.bots) == ["test@Bot", "local", "script"]
+    assert limit.bots["script"].command_line(0) == f"{tmp_path / 'example.sh'} {{host}} {{port}} 0"
+    assert list(config.games["holdem.limit.3p.game"].bots) == ["testBot"]
+    _, port = start_server(tmp_path)
+    session = Line(port)
+    session.send("neil@x test\n")
+    assert session.read() == "LOGON OKAY - type help for commands\n"
 
 
 def bm_user(folder: Path, *args: str, password: str = "") -> subprocess.CompletedProcess[str]:
@@ -155,3 +207,13 @@ def logon(port: int, words: str) -> str:
     answer = client.read()
     client.close()
     return answer
+
+
+def test_the_guides_example_config_starts_the_server(tmp_path: Path) -> None:
+    """The config shown on the command's page (its first ``text`` block), its port made 0 (any free one)."""
+    (page,) = Path(__file__).parent.parent.glob("docs/**/acpc-bm-server.md")
+    example = page.read_text().split("```text\n", 1)[1].split("```", 1)[0]
+    assert example.startswith("port 54000 ")
+    (tmp_path / "bm.config").write_text(example.replace("port 54000", "port 0", 1))
+    _, port = start_server(tmp_path)
+    assert logon(port, "neil test") == "LOGON OKAY - type help for commands\n"

@@ -78,6 +78,8 @@ class Contestant:
     """What to call the player (default: the shipped agent's name, the program's name, or ``external``)."""
     allowed_from: tuple[str, ...] | None = None
     """An external bot: the addresses it may connect from (None: any); a connection from another is closed."""
+    plain: bool = False
+    """Named ``title`` alone in the logs, without the label (the C benchmark server's names)."""
 
     def __post_init__(self) -> None:
         if self.command is not None:
@@ -88,6 +90,8 @@ class Contestant:
     def name(self) -> str:
         """The player's name in the logs."""
         default = "external" if self.external else Path(shlex.split(self.command or "cmd")[0]).name
+        if self.plain and self.title:
+            return self.title
         return f"{self.label}-{self.title or self.agent or default}"
 
     def agent_seed(self, seed: int) -> int:

@@ -1,6 +1,8 @@
-"""The C ``bm_server.config`` format, read into a ``BmConfig``.
+"""The C ``bm_server.config`` format, read into a ``BmConfig`` as ``bm_server.c``'s ``readConfig`` reads it.
 
-One setting a line; ``#`` or ``;`` starts a comment line; keywords are case-insensitive::
+One setting a line; a line whose first non-blank is ``#`` or ``;`` is a comment; a keyword is matched as the
+line's first letters in any case, in C's order (``KEYWORDS``); after a value, anything (a comment, more words)
+is left unread, as C's ``sscanf`` leaves it::
 
     port 54000                  # outside game blocks: port, maxRunningBots, the four time limits, users
     maxRunningBots 0            # hosted bots running at once, 0: no bound
@@ -15,12 +17,15 @@ One setting a line; ``#`` or ``;`` starts a comment line; keywords are case-inse
         bot cfr cfr             # bot NAME AGENT [OPTIONS...]: a shipped agent, or
         bot ex ./example.sh     # bot NAME SCRIPT: run as SCRIPT HOST PORT POSITION (the C way), or
         bot t ./t.sh {host} {port}  # a command line template with {host} {port} {game} {seed}
-    }
+    }                           # ends the block
     user neil test              # a user and password (stored hashed in the database at start)
 
-Defaults are the C server's. A game file is looked up beside the config, then among the
-shipped games; a relative script beside the config. A bad line is refused with one line naming
-the file and line (``InputError``).
+Names of users and bots are one word each, as C reads them (``test@Bot``, ``neil@x``, a user ``LOCAL``), but
+not a bot ``LOCAL`` (C's reserved name), nor what a log or a file name cannot hold (``check_name``: ``/``,
+``|``, ``:``). Defaults are the C server's. A game file is looked up beside the config, then among the shipped
+games; a relative script beside the config. Beyond C: a number out of its range (C wraps it round) and a
+config with no game are refused; a block left open at the end is closed, as C leaves it. A bad line is refused
+with one line naming the file and line (``InputError``); ``acpc-bm-server`` then exits 1, as C does.
 """
 
 from __future__ import annotations
@@ -32,16 +37,16 @@ from pathlib import Path
 
 from acpc_arena.agents.registry import AGENTS
 from acpc_arena.dealer.arena.options import COMMAND_FIELDS, check_command
+from acpc_arena.dealer.logfiles import check_player_name
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import GAME_BYTES as CONFIG_BYTES
 from acpc_arena.protocol.files import InputError, read_bounded
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 
-NAME = re.compile(r"[A-Za-z0-9_.-]{1,32}")
-"""A user's or bot's name: it goes into log names, file names and the protocol's words."""
 LOCAL = "LOCAL"
 """The player name that stands for the requesting user's own bot (``local`` for ``bm_run_matches``)."""
 UINT16 = 65535
+UINT32 = 2**32 - 1
 SERVER_KEYS = {
     "port": "port",
     "maxrunningbots": "max_running_bots",
@@ -51,12 +56,31 @@ SERVER_KEYS = {
     "avghandtimesecs": "avg_hand_time_secs",
 }
 GAME_KEYS = {"maxmatchruns": "max_match_runs", "maxrunningjobs": "max_running_jobs", "matchhands": "match_hands"}
+KEYWORDS = (
+    "port", "game", "}", "maxRunningBots", "startupTimeoutSecs", "responseTimeoutSecs", "handTimeoutSecs",
+    "avgHandTimeSecs", "maxMatchRuns", "maxRunningJobs", "matchHands", "bot", "user",
+)  # fmt: skip
+"""The keywords in the order ``bm_server.c``'s ``readConfig`` tries them, each matched as the line's first letters
+in any case (``port5`` is ``port 5``, ``bots`` is ``bot s``)."""
+NUMBER = re.compile(r"\s*([+-]?)([0-9]+)")
+"""What C's ``sscanf("%hu")`` takes after a keyword: blanks, a sign, digits; whatever follows is left unread."""
 
 
 def check_name(name: str, what: str) -> None:
-    """ValueError, one line, unless ``name`` is 1 to 32 of ``A-Z a-z 0-9 _ . -`` (and not ``LOCAL``)."""
-    if not NAME.fullmatch(name) or name.upper() == LOCAL:
-        raise ValueError(f"{what} {name!r}: use 1 to 32 letters, digits, '_', '.' or '-' (and not LOCAL)")
+    """ValueError, one line, unless ``name`` can name a user or a bot: one word (``bm_server.c`` reads names with
+    ``%s``) that a log can hold as a player's name (``check_player_name``) and a file's name can hold (no
+    ``/``, not ``.`` or ``..``)."""
+    if "/" in name or name in (".", ".."):
+        raise ValueError(f"{what} {name[:40]!r}: it goes into the logs' file names: no '/', not '.' or '..'")
+    try:
+        check_player_name(name)
+    except ValueError as exc:
+        raise ValueError(f"{what} {name[:40]!r}: {exc}") from None
+
+
+def keyword(line: str) -> str | None:
+    """The config keyword ``line`` starts with, as ``bm_server.c`` matches them (``KEYWORDS``), or None."""
+    return next((key for key in KEYWORDS if line[: len(key)].lower() == key.lower()), None)
 
 
 @dataclass(frozen=True)
@@ -115,16 +139,26 @@ class BmConfig:
         return next((game for game in self.games.values() if game.kind == kind.lower()), None)
 
 
-def _number(path: Path, number: int, key: str, words: list[str], low: int, high: int) -> int:
-    if len(words) != 2 or not words[1].isdigit() or not low <= int(words[1]) <= high:
-        raise InputError(path, number, f"{key} takes one whole number from {low} to {high}")
-    return int(words[1])
+def _number(path: Path, number: int, key: str, rest: str, low: int, high: int) -> int:
+    """The whole number ``rest`` starts with (``NUMBER``), within ``low`` to ``high``: InputError otherwise."""
+    found = NUMBER.match(rest)
+    if found is None:
+        raise InputError(path, number, f"{key} takes a whole number from {low} to {high}: none after it")
+    sign, digits = found.groups()
+    value = int(digits) if len(digits) <= 20 else high + 1  # never int() of thousands of digits
+    if sign == "-" and value:
+        value = -1  # C would wrap it round (-1: 65535): refused instead
+    if not low <= value <= high:
+        shown = f"{sign}{digits[:20]}{'...' if len(digits) > 20 else ''}"
+        raise InputError(path, number, f"{key} takes a whole number from {low} to {high}, not {shown}")
+    return value
 
 
-def _game(path: Path, number: int, words: list[str], games: dict[str, GameConfig]) -> GameConfig:
-    if len(words) not in (2, 3) or (len(words) == 3 and words[2] != "{"):
+def _game(path: Path, number: int, rest: str, games: dict[str, GameConfig]) -> GameConfig:
+    words = rest.split()
+    if not words:
         raise InputError(path, number, "write a game block as: game FILE {")
-    name = words[1]
+    name = words[0]  # bm_server.c reads one word: what follows it ('{', a comment) is not read
     if name in games:
         raise InputError(path, number, f"game {name} is already defined")
     if not name.isascii() or not name.isprintable():
@@ -133,19 +167,25 @@ def _game(path: Path, number: int, words: list[str], games: dict[str, GameConfig
     try:
         game_path = beside if beside.is_file() else resolve_game_path(name)
         game = load_game(game_path)
-    except ProtocolError as exc:
+    except (ProtocolError, OSError, ValueError) as exc:
         raise InputError(path, number, str(exc)) from None
     return GameConfig(name, game_path, game)
 
 
-def _bot(path: Path, number: int, line: str, game: GameConfig) -> HostedBot:
+COMMENT = re.compile(r"(^|\s)[#;].*")
+"""A comment after a bot's words: from a ``#`` or ``;`` that starts a word to the end of the line."""
+
+
+def _bot(path: Path, number: int, rest: str, game: GameConfig) -> HostedBot:
     try:
-        words = shlex.split(line)
+        words = shlex.split(COMMENT.sub("", rest, count=1))
     except ValueError as exc:
         raise InputError(path, number, f"bot: {exc}") from None
-    if len(words) < 3:
-        raise InputError(path, number, "write a bot as: bot NAME AGENT [OPTIONS...] or bot NAME COMMAND...")
-    name, program, rest = words[1], words[2], words[3:]
+    if len(words) < 2:
+        raise InputError(path, number, "write a bot as: bot NAME SCRIPT, bot NAME AGENT [OPTIONS...]")
+    name, program, options = words[0], words[1], words[2:]
+    if name == LOCAL:
+        raise InputError(path, number, "LOCAL is a reserved bot name")
     try:
         check_name(name, "bot name")
     except ValueError as exc:
@@ -153,12 +193,12 @@ def _bot(path: Path, number: int, line: str, game: GameConfig) -> HostedBot:
     if name in game.bots:
         raise InputError(path, number, f"bot {name} is already defined for {game.name}")
     if program in AGENTS:
-        return HostedBot(name, agent=program, args=tuple(rest))
+        return HostedBot(name, agent=program, args=tuple(options))
     script = path.absolute().parent / program  # a script beside the config, wherever the server was started
-    words = [str(script) if script.exists() else program, *rest]
-    command = shlex.join(words)
+    command = shlex.join([str(script) if script.exists() else program, *options])
     if not any("{" + field_name + "}" in command for field_name in COMMAND_FIELDS):
-        return HostedBot(name, command=command, positional=True)
+        # a C bot script: run as SCRIPT HOST PORT POSITION; bm_server.c reads no word after it
+        return HostedBot(name, command=shlex.quote(str(script) if script.exists() else program), positional=True)
     try:
         check_command(command)
     except ValueError as exc:
@@ -166,8 +206,23 @@ def _bot(path: Path, number: int, line: str, game: GameConfig) -> HostedBot:
     return HostedBot(name, command=command)
 
 
+def _user(path: Path, number: int, rest: str, users: dict[str, str]) -> tuple[str, str]:
+    words = rest.split()
+    if len(words) < 2:
+        raise InputError(path, number, "write a user as: user NAME PASSWORD")
+    name, password = words[0], words[1]  # bm_server.c reads two words: what follows them is not read
+    try:
+        check_name(name, "user name")
+    except ValueError as exc:
+        raise InputError(path, number, str(exc)) from None
+    if name in users:
+        raise InputError(path, number, f"duplicate user {name}")
+    return name, password
+
+
 def read_config(path: Path) -> BmConfig:
-    """Read a ``bm_server.config``; InputError (one line: file, line, reason) for anything it cannot use."""
+    """Read a ``bm_server.config`` as ``bm_server.c`` reads it (the module says how); InputError (one line: file,
+    line, reason) for anything it cannot use."""
     try:
         data = read_bounded(path, CONFIG_BYTES)
     except OSError as exc:
@@ -179,51 +234,40 @@ def read_config(path: Path) -> BmConfig:
     config = BmConfig(path)
     game: GameConfig | None = None
     for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
+        line = raw.lstrip()
         if not line or line[0] in "#;":
             continue
-        words = line.split()
-        key = words[0].lower()
+        key = keyword(line)
+        if key is None:
+            raise InputError(path, number, f"unknown configuration option {line.split()[0][:40]!r}")
+        rest = line[len(key) :]
+        lower = key.lower()
         if key == "}":
-            if game is None or len(words) != 1:
-                raise InputError(path, number, "'}' closes a game block, alone on its line")
-            game = None
-        elif key in SERVER_KEYS:
+            game = None  # bm_server.c ends the block (if any) and reads nothing after the brace
+        elif lower in SERVER_KEYS:
             if game is not None:
-                raise InputError(path, number, f"{words[0]} must be defined outside of game blocks")
-            setattr(config, SERVER_KEYS[key], _number(path, number, words[0], words, 0, UINT16))
-        elif key in GAME_KEYS:
+                raise InputError(path, number, f"{key} must be defined outside of game blocks")
+            setattr(config, SERVER_KEYS[lower], _number(path, number, key, rest, 0, UINT16))
+        elif lower in GAME_KEYS:
             if game is None:
-                raise InputError(path, number, f"{words[0]} must be defined within a game block")
-            high = 2**32 - 1 if key == "matchhands" else UINT16
-            value = _number(path, number, words[0], words, 1 if key == "matchhands" else 0, high)
-            setattr(game, GAME_KEYS[key], value)
+                raise InputError(path, number, f"{key} must be defined within a game block")
+            high = UINT32 if lower == "matchhands" else UINT16
+            setattr(game, GAME_KEYS[lower], _number(path, number, key, rest, 1 if lower == "matchhands" else 0, high))
         elif key == "game":
             if game is not None:
                 raise InputError(path, number, "can't define a game within another game block")
-            game = _game(path, number, words, config.games)
+            game = _game(path, number, rest, config.games)
             config.games[game.name] = game
         elif key == "bot":
             if game is None:
                 raise InputError(path, number, "bots must be defined within a game block")
-            bot = _bot(path, number, line, game)
+            bot = _bot(path, number, rest, game)
             game.bots[bot.name] = bot
-        elif key == "user":
+        else:
             if game is not None:
                 raise InputError(path, number, "users must be defined outside of game blocks")
-            if len(words) != 3:
-                raise InputError(path, number, "write a user as: user NAME PASSWORD")
-            try:
-                check_name(words[1], "user name")
-            except ValueError as exc:
-                raise InputError(path, number, str(exc)) from None
-            if words[1] in config.users:
-                raise InputError(path, number, f"duplicate user {words[1]}")
-            config.users[words[1]] = words[2]
-        else:
-            raise InputError(path, number, f"unknown configuration option {words[0]!r}")
-    if game is not None:
-        raise InputError(path, 0, f"the block of game {game.name} is not closed with '}}'")
+            name, password = _user(path, number, rest, config.users)
+            config.users[name] = password
     if not config.games:
         raise InputError(path, 0, "no game block: the server would have nothing to play")
     return config

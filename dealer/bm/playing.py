@@ -33,22 +33,27 @@ class _Announcer(RunObserver):
         self.on_waiting(port)
 
 
-def contestants(run: QueuedRun, game: GameConfig, local_from: str | None = None) -> list[Contestant]:
+def contestants(
+    run: QueuedRun, game: GameConfig, local_from: str | None = None, plain: bool = False
+) -> list[Contestant]:
     """The run's players by seat: its user's bot for ``LOCAL`` (taken only from the address ``local_from``
     where one is given), the hosted bots by their config lines. Their names in the log are ``a-USER``,
-    ``b-BOT``, ... (the runner's ``label-name``)."""
+    ``b-BOT``, ... (the runner's ``label-name``), or with ``plain`` ``USER``, ``BOT`` as ``bm_server.c`` names
+    them (labelled all the same where two seats would share a name: a log could not tell them apart)."""
+    titles = [run.user if player == LOCAL else player for player in run.players]
+    plain = plain and len(set(titles)) == len(titles)
     seated = []
     position = 0
     for label, player in zip(LABELS, run.players, strict=False):
         if player == LOCAL:
             allowed = None if local_from is None else (local_from,)
-            seated.append(Contestant(label, external=True, title=run.user, allowed_from=allowed))
+            seated.append(Contestant(label, external=True, title=run.user, allowed_from=allowed, plain=plain))
             continue
         bot = game.bots[player]
         if bot.agent is not None:
-            seated.append(Contestant(label, agent=bot.agent, args=bot.args, title=bot.name))
+            seated.append(Contestant(label, agent=bot.agent, args=bot.args, title=bot.name, plain=plain))
         else:
-            seated.append(Contestant(label, command=bot.command_line(position), title=bot.name))
+            seated.append(Contestant(label, command=bot.command_line(position), title=bot.name, plain=plain))
             position += 1
     return seated
 
@@ -64,13 +69,14 @@ async def play_run(
     where: tuple[str, str],
     on_waiting: Callable[[int], None],
     local_from: str | None = None,
+    plain: bool = False,
 ) -> Played:
     """Play ``run`` afresh into ``out_dir`` (emptied first), listening on ``where``'s address and telling the
     bots its announced one (``(host, announce)``); ``on_waiting(port)`` for each ``LOCAL`` seat's port, which
     takes a connection from ``local_from`` only (None: any)."""
     game = config.games[run.game]
     shutil.rmtree(out_dir, ignore_errors=True)
-    seated = contestants(run, game, local_from)
+    seated = contestants(run, game, local_from, plain)
     startup = float(config.startup_timeout_secs) or NO_LIMIT_S
     spec = RunSpec(
         a=seated[0],

@@ -81,7 +81,11 @@ HELP_LINES = (
     "  - Player order decides match seating",
     '  - "LOCAL" player runs the bm_widget agent (bot_command)',
 )
-TAG = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+TAG = re.compile(r"[!-.0-~]{1,200}")
+"""A tag as ``bm_server.c`` takes it (one word without ``/``), of printable ASCII, at most 200 characters."""
+REQUESTS = ("games", "run", "rerun", "logs", "jobs")
+"""The third words of a first line that make it a request (``bm_run_matches``' lines); any other third word
+is left unread, as ``bm_server.c`` reads a logon's first two words only."""
 MATCH_REF = re.compile(r"(\d{1,18})(?:\.(\d{1,9}))?")
 
 
@@ -122,13 +126,15 @@ def _whole(text: str, what: str, high: int) -> int:
     return int(text)
 
 
-def _players(game: GameConfig, words: list[str]) -> tuple[str, ...]:
+def _players(game: GameConfig, words: list[str], local: str = LOCAL) -> tuple[str, ...]:
+    """A player for each seat from the first of ``words`` (the rest are not read, as in ``bm_server.c``):
+    ``local`` (``LOCAL`` exactly in a session; ``local`` in any case in a request) or a hosted bot's name."""
     seats = game.game.num_players
-    if len(words) != seats:
+    if len(words) < seats:
         raise RequestError(f"{game.name} has {seats} seats: name {seats} players, not {len(words)}")
     players = []
-    for word in words:
-        if word.upper() == LOCAL:
+    for word in words[:seats]:
+        if word == local or (local != LOCAL and word.lower() == local and word not in game.bots):
             players.append(LOCAL)
         elif word in game.bots:
             players.append(word)
@@ -139,7 +145,7 @@ def _players(game: GameConfig, words: list[str]) -> tuple[str, ...]:
 
 def _tag(text: str) -> str:
     if not TAG.fullmatch(text):
-        raise RequestError("the tag must be 1 to 64 letters, digits, '_', '.' or '-'")
+        raise RequestError("the tag must be one word of 1 to 200 printable ASCII characters, without '/'")
     return text
 
 
@@ -167,13 +173,13 @@ def parse_run(config: BmConfig, words: list[str], rerun: bool) -> JobRequest:
         raise RequestError(f"no game of kind {words[0][:20]!r} here (kinds: {kinds})")
     tag = _tag(words[3])
     seed = _whole(words[4], "seed", 2**32 - 1)
-    players = _players(game, words[5:])
+    players = _players(game, words[5:], local="local")
     if not rerun:
         runs = _whole(words[2], "runs", game.max_match_runs)
         return JobRequest(game, tag, seed, players, run_seeds(seed, runs))
     index = _whole(words[2], "match index", 2**20)
-    if seed == 0:
-        raise RequestError("a rerun needs the seed of its set of runs, not 0")
+    if seed == 0:  # each run had a random seed: the server finds it (``earlier_seed``)
+        return JobRequest(game, tag, seed, players, (), first_index=index)
     rng = MT19937(seed)
     for _ in range(index):
         rng.genrand_int32()
@@ -197,6 +203,10 @@ def game_list(config: BmConfig) -> list[str]:
 
 
 def login_words(line: str) -> list[str] | None:
-    """The words of a first line that logs in (``NAME PASSWORD`` or ``NAME PASSWORD WORDS...``), else None."""
+    """The words of a first line that logs in: ``[NAME, PASSWORD]`` for a session (whatever follows is left
+    unread, as ``bm_server.c`` leaves it), ``[NAME, PASSWORD, REQUEST, WORDS...]`` for a request (``REQUESTS``);
+    None for fewer than two words."""
     words = line.split()
-    return words if len(words) >= 2 else None
+    if len(words) < 2:
+        return None
+    return words if len(words) > 2 and words[2].lower() in REQUESTS else words[:2]

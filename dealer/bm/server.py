@@ -20,11 +20,12 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import socket
 import struct
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import trio
@@ -84,6 +85,9 @@ class ServerOptions:
     logon_window: float = 60.0
     failure_delay: float = 1.0
     """Seconds before ``BAD LOGON`` is sent (doubled as failures for a name mount: ``LogonLimiter.delay``)."""
+    c_logs: bool = False
+    """Also append each run's log to ``LOGS/USER.TAG.log`` with the players named ``USER`` and ``BOT``, as
+    ``bm_server.c``'s dealer writes them (``-a``), besides ``LOGS/jobJ-USER.TAG/runI/``."""
     run_from_any: bool = False
     """Let a ``LOCAL`` seat's port take a connection from any address (the C server's way; behind NAT), not
     only from the address of the connection it was announced to."""
@@ -155,6 +159,13 @@ class Client:
                     pass
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 pass
+
+
+def append_c_log(log: Path, target: Path) -> None:
+    """Append the run's ``log`` to ``target``, the C layout's log of a set of runs (``LOGS/USER.TAG.log``)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "rb") as source, open(target, "ab") as out:
+        shutil.copyfileobj(source, out)
 
 
 def this_host() -> str:
@@ -397,6 +408,8 @@ class BmServer:
         elif command in ("run", "rerun"):
             try:
                 request = parse_run(self.config, words[1:], rerun=command == "rerun")
+                if not request.seeds:
+                    request = self.earlier_run(user, request)
                 job = self.submit(client, user, request)
             except (RequestError, StoreError) as exc:
                 await client.send(f"{BAD_RUN}: {exc}")
@@ -450,6 +463,17 @@ class BmServer:
                 except trio.TooSlowError:
                     client.drop()
                     return
+
+    def earlier_run(self, user: str, request: JobRequest) -> JobRequest:
+        """A rerun with seed 0 (``bm_run_matches``' own example): the run of that index of the user's latest set
+        of that tag and game, its deal seed as it was drawn; RequestError if there is none."""
+        seed = self.store.earlier_seed(user, request.game.name, request.tag, request.first_index)
+        if seed is None:
+            raise RequestError(
+                f"no run {request.first_index} of a set tagged {request.tag} here to rerun with seed 0: "
+                "give the set's seed"
+            )
+        return replace(request, seeds=(seed,))
 
     # -- the queue ----------------------------------------------------------
 
@@ -512,7 +536,9 @@ class BmServer:
             else:
                 local_from = None if player is None or self.options.run_from_any else plain_address(player.address)
                 where = (self.options.host, self.announce)
-                played = await play_run(run, self.config, out_dir, where, on_waiting, local_from)
+                played = await play_run(run, self.config, out_dir, where, on_waiting, local_from, self.options.c_logs)
+                if self.options.c_logs and played.log is not None:
+                    await trio.to_thread.run_sync(append_c_log, played.log, self.logs / f"{run.user}.{run.tag}.log")
         except (OSError, ValueError) as exc:
             played = Played(False, None, f"could not play the run: {exc}", [])
         finally:

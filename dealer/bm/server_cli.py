@@ -15,7 +15,15 @@ from acpc_arena.dealer.bm.passwords import check_password, hash_password
 from acpc_arena.dealer.bm.server import BmServer, ServerOptions
 from acpc_arena.dealer.bm.store import DEFAULT_DB, Store, StoreError
 from acpc_arena.dealer.bm.web import refused_page, start_web
-from acpc_arena.protocol.commands import CommandParser, number, plain, refuse_input_as_output, run_command, usage_error
+from acpc_arena.protocol.commands import (
+    FAILED,
+    CommandParser,
+    number,
+    plain,
+    refuse_input_as_output,
+    run_command,
+    usage_error,
+)
 from acpc_arena.protocol.files import InputError
 
 
@@ -41,6 +49,11 @@ def parser() -> argparse.ArgumentParser:
         type=seconds,
         default=30.0,
         help="seconds a client may take to read a line or a piece of a log",
+    )
+    p.add_argument(
+        "--c-logs",
+        action="store_true",
+        help="also append each run's log to LOGS/USER.TAG.log, its players named USER and BOT (the C server's layout)",
     )
     p.add_argument(
         "--run-from-any-address",
@@ -78,8 +91,9 @@ def serve(argv: list[str]) -> int:
     refuse_input_as_output("acpc-bm-server", {"--db": database, "--logs": args.logs}, [args.config])
     try:
         config = read_config(args.config)
-    except InputError as exc:
-        usage_error(f"acpc-bm-server: {exc}")
+    except InputError as exc:  # exit 1, as bm_server.c's EXIT_FAILURE for a config it cannot use
+        print(f"acpc-bm-server: {exc}", file=sys.stderr)
+        return FAILED
     try:
         store = Store(args.db)
         add_config_users(store, config)
@@ -98,6 +112,7 @@ def serve(argv: list[str]) -> int:
         send_timeout=args.send_timeout,
         failure_delay=args.failure_delay,
         run_from_any=args.run_from_any_address,
+        c_logs=args.c_logs,
         max_address_connections=args.max_address_connections,
         max_address_logons=args.max_address_logons,
     )

@@ -352,6 +352,16 @@ class Store:
         )
         return [(f"{job_id}.{index}", log, state) for index, log, state in rows]
 
+    def earlier_seed(self, user: str, game: str, tag: str, run_index: int) -> int | None:
+        """The deal seed of run ``run_index`` of the user's latest job of ``game`` tagged ``tag`` (a set of runs
+        asked for with seed 0, each of a random seed, rerun), or None."""
+        row = self.db.execute(
+            "SELECT m.seed FROM matches m JOIN jobs j ON j.id = m.job_id "
+            'WHERE j."user" = ? AND j.game = ? AND j.tag = ? AND m.run_index = ? ORDER BY j.id DESC LIMIT 1',
+            (user, game, tag, run_index),
+        ).fetchone()
+        return None if row is None else int(row[0])
+
     def results(self, match_id: int) -> list[Result]:
         rows = self.db.execute(
             "SELECT seat, player, chips, hands FROM results WHERE match_id = ? ORDER BY seat", (match_id,)
