@@ -15,6 +15,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FOLDERS = ("protocol", "dealer", "agents", "models")
+DIST_INFO = f"acpc_arena-{tomllib.loads((REPO / 'pyproject.toml').read_text())['project']['version']}.dist-info"
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +60,7 @@ def _wheel_names(wheel: Path) -> set[str]:
 def test_wheel_installs_only_under_acpc_arena(wheel: Path) -> None:
     names = _wheel_names(wheel)
     top_level = {name.split("/", 1)[0] for name in names}
-    assert top_level == {"acpc_arena", "acpc_arena-0.1.0.dist-info"}
+    assert top_level == {"acpc_arena", DIST_INFO}
 
     # Every package folder of the repository is in the wheel (none forgotten in pyproject's list).
     for folder in FOLDERS:
@@ -104,7 +105,7 @@ def test_wheel_fits_its_budget(wheel: Path) -> None:
 def test_wheel_carries_the_license_and_a_py_typed_marker_in_each_top_level_package(wheel: Path) -> None:
     license_text = (REPO / "LICENSE").read_text()
     assert license_text.startswith("MIT License\n\nCopyright (c) 2026 the acpc-arena authors\n")
-    dist_info = "acpc_arena-0.1.0.dist-info"
+    dist_info = DIST_INFO
     with zipfile.ZipFile(wheel) as archive:
         # PEP 639: a license file is stored under .dist-info/licenses/ at its path in the source tree,
         # and the metadata names the SPDX expression and the file.
