@@ -217,3 +217,13 @@ def test_the_guides_example_config_starts_the_server(tmp_path: Path) -> None:
     (tmp_path / "bm.config").write_text(example.replace("port 54000", "port 0", 1))
     _, port = start_server(tmp_path)
     assert logon(port, "neil test") == "LOGON OKAY - type help for commands\n"
+
+
+def test_an_address_the_server_cannot_listen_on_is_one_line_and_status_1(tmp_path: Path) -> None:
+    write_config(tmp_path)
+    done = subprocess.run(
+        [program("acpc-bm-server"), "bm.config", "--host", "999.1.1.1"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("acpc-bm-server: cannot listen on 999.1.1.1 port 0: ")

@@ -128,9 +128,15 @@ def serve(argv: list[str]) -> int:
 
     async def run() -> None:
         async with trio.open_nursery() as nursery:
-            port = await nursery.start(server.serve)
+            try:
+                port = await nursery.start(server.serve)
+            except OSError as exc:  # the address cannot be listened on (999.1.1.1, a port in use)
+                not_listening.append(exc)
+                nursery.cancel_scope.cancel()
+                return
             print(f"starting server on port {port}", flush=True)
 
+    not_listening: list[OSError] = []
     try:
         trio.run(run)
     except OSError as exc:
@@ -143,4 +149,10 @@ def serve(argv: list[str]) -> int:
         if pages is not None:
             pages.close()
         store.close()
+    for error in not_listening:
+        print(
+            f"acpc-bm-server: cannot listen on {args.host} port {config.port}: {error.strerror or error}",
+            file=sys.stderr,
+        )
+        return 1
     return 0
