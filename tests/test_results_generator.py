@@ -3,6 +3,7 @@ from a clean tree, or it is not written; a resumed run's wall time counts every 
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -13,10 +14,16 @@ import pytest
 RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results"
 sys.path.insert(0, str(RESULTS))
 
-import regenerate  # noqa: E402
-import results_render  # noqa: E402
-import results_runs  # noqa: E402
-from results_sections import Commands, Page  # noqa: E402
+
+def _module(name: str) -> Any:
+    """A module of ``docs/results/`` (a script's folder, not a package: imported by name, untyped here)."""
+    return importlib.import_module(name)
+
+
+regenerate = _module("regenerate")
+results_render = _module("results_render")
+results_runs = _module("results_runs")
+results_sections = _module("results_sections")
 
 A, B = "a" * 40, "b" * 40
 
@@ -79,15 +86,15 @@ def test_the_pages_own_files_do_not_make_the_tree_unclean() -> None:
     assert not results_runs.written_here("agents/cfr.py")
 
 
-def _page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *records: dict[str, Any]) -> Page:
+def _page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *records: dict[str, Any]) -> Any:
     """A page of one section of ``len(records)`` runs recorded as given, its runs under ``tmp_path``."""
     monkeypatch.setattr(results_runs, "RUNS", tmp_path / "runs")
     monkeypatch.setattr(results_render, "RUNS", tmp_path / "runs")
     monkeypatch.setattr(results_render, "RESULTS", tmp_path)
-    section = Commands(
+    section = results_sections.Commands(
         "s", "Section", "About.", tuple((f"r{i}", ("true",)) for i in range(len(records))), lambda _: ["body"]
     )
-    page = Page("p", "A page", "About the page.", (section,))
+    page = results_sections.Page("p", "A page", "About the page.", (section,))
     for run, recorded in zip(results_runs.command_runs("p", section).values(), records, strict=True):
         run.folder.mkdir(parents=True)
         (run.folder / "run.json").write_text(json.dumps(recorded | {"command": run.shown()}))
@@ -149,3 +156,18 @@ def test_a_resumed_tournament_keeps_its_earlier_sessions(tmp_path: Path) -> None
     assert recorded["resumed"] and recorded["sessions"][0]["commit"] == A
     assert len(recorded["sessions"]) == 2 and recorded["wall_seconds"] >= 600.0
     assert json.loads((run.folder / "run.json").read_text())["sessions"] == recorded["sessions"]
+
+
+def test_a_folder_played_at_another_commit_is_cleared_and_one_stopped_at_head_kept(tmp_path: Path) -> None:
+    old, stopped, done = (
+        results_runs.Run(tmp_path / name, ("acpc-tournament",)) for name in ("old", "stopped", "done")
+    )
+    for run, recorded in (
+        (old, {**run_record(session(B, 60)), "returncode": 1}),
+        (stopped, {**run_record(session(A, None)), "returncode": None}),
+        (done, run_record(session(A, 60))),
+    ):
+        (run.folder / "pair").mkdir(parents=True)
+        (run.folder / "run.json").write_text(json.dumps({**recorded, "command": run.shown()}))
+    assert regenerate.to_play([old, stopped, done], A) == [old, stopped]
+    assert not old.folder.exists() and (stopped.folder / "pair").exists() and (done.folder / "pair").exists()

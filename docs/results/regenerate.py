@@ -32,6 +32,7 @@ writes the tables.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
 from typing import Any
@@ -50,11 +51,15 @@ def at_head(recorded: dict[str, Any] | None, head: str) -> bool:
 
 
 def to_play(runs: list[Run], head: str) -> list[Run]:
-    """The runs without a finished record at HEAD; a folder played at another commit is removed first (a
-    tournament would otherwise keep its matches)."""
+    """The runs without a finished record at HEAD. A folder with a session at another commit (finished,
+    failed or stopped) is removed first: a tournament would otherwise keep its matches. A stopped session at
+    HEAD is kept, for the tournament to resume."""
     stale = [run for run in runs if not at_head(record(run), head)]
     for run in stale:
-        if record(run) is not None:
+        path = run.folder / "run.json"
+        if path.exists() and not all(
+            s["commit"] == head and not s.get("uncommitted_changes") for s in sessions(json.loads(path.read_text()))
+        ):
             shutil.rmtree(run.folder)
     return stale
 
