@@ -142,3 +142,22 @@ def test_run_durations_fall_in_every_bucket_at_or_above_them() -> None:
     # buckets 1, 5, 15, 60, 300, 900, 3600, 14400, 86400, +Inf
     assert durations.counts == [2, 3, 3, 3, 3, 3, 3, 4, 4, 4]
     assert durations.total == 7204.5
+
+
+def test_idle_sockets_from_one_address_leave_the_benchmark_page_and_metrics_to_another(tmp_path: Path) -> None:
+    """600 connections from 127.0.0.2 that send nothing: the page and ``/metrics`` asked from 127.0.0.1 are
+    answered within a second (issue 58: 503 for 22 s, the page server's slots all held)."""
+    write_config(tmp_path)
+    _, _, url = start_web_server(tmp_path, "--web", "0")
+    host, port = url.removeprefix("http://").rstrip("/").split(":")
+    held = [
+        socket.create_connection((host, int(port)), timeout=10, source_address=("127.0.0.2", 0)) for _ in range(600)
+    ]
+    try:
+        time.sleep(0.5)  # the page server has taken them all
+        began = time.monotonic()
+        assert get(url)[0] == 200 and get(url + "metrics")[0] == 200
+        assert time.monotonic() - began < 1.0
+    finally:
+        for sock in held:
+            sock.close()

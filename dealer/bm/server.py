@@ -110,6 +110,8 @@ class Client:
         self.closed = False
         self.buffer = b""
         self.lock = trio.Lock()
+        self.scope = trio.CancelScope()
+        """The connection's work (``handle``), cancelled when it is dropped."""
 
     async def line(self) -> bytes | None:
         """The next line without its end (``\\r\\n`` or ``\\n``), or None at the end of the stream."""
@@ -141,9 +143,10 @@ class Client:
         return not self.closed
 
     def drop(self) -> None:
-        """Mark the connection closed, to be reset when it is (``handle`` closes it): what is queued for it is
-        thrown away, not held by the system while a peer that does not read is sent it ever more slowly."""
+        """End the connection (its task's work cancelled, ``handle`` closes it) with a reset: what is queued for
+        it is thrown away, not held by the system while a peer that does not read is sent it ever more slowly."""
         self.closed = True
+        self.scope.cancel()
         with contextlib.suppress(OSError):
             self.stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
 
@@ -254,7 +257,8 @@ class BmServer:
             self.per_address[address] += 1
             self.logging_on[address] += 1
             try:
-                await self.converse(client)
+                with client.scope:
+                    await self.converse(client)
             except LineTooLong:
                 await client.refuse(LINE_TOO_LONG)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
