@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from acpc_arena.dealer.bm.passwords import LogonLimiter
 from tests.helpers.bm import LIMIT, Line, query, start_local_bot, start_server, write_config
 from tests.helpers.processes import wait_until
 
@@ -240,3 +241,20 @@ def test_an_address_other_than_the_requesters_cannot_take_its_seat(tmp_path: Pat
     bot = start_local_bot(run_line, f"{LIMIT}.game", tmp_path)
     assert widget.read_until("# FINISHED")[-1].startswith("# FINISHED 1.0 a-neil ")
     bot.wait(timeout=30)
+
+
+def test_a_names_failures_delay_its_answers_doubling_and_never_refuse_it() -> None:
+    """Three failures a window allowed (``failures=3``), a base delay of 1 s: the delays, worked by hand, are
+    1, 1, 1 s for the first three failures for a name, 2 s after three, 4 s after six, at most 32 s; only the
+    guessing address is refused."""
+    limiter = LogonLimiter(failures=3, window=60.0)
+    delays = []
+    for guess in range(20):
+        delays.append(limiter.delay("neil", 1.0))
+        limiter.failed(f"10.0.0.{guess}", "neil")  # each guess from another address
+    assert delays[:9] == [1, 1, 1, 2, 2, 2, 4, 4, 4]
+    assert delays[-1] == 32 and max(delays) == 32
+    assert limiter.allowed("127.0.0.1", "neil")  # the name is never refused
+    for _ in range(3):
+        limiter.failed("127.0.0.2", "ann")
+    assert not limiter.allowed("127.0.0.2", "neil") and limiter.allowed("127.0.0.3", "ann")
