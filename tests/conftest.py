@@ -10,6 +10,14 @@ that started them (``no_process_left``), also when the run is interrupted by Ctr
 
 from __future__ import annotations
 
+import os
+
+# The suite runs on every core at once (``make test``: pytest-xdist), each worker and the programs it starts
+# with torch's OpenMP threads: waiting threads that spin take the cores from the others' work. Passive waiting
+# changes when a thread sleeps, never what it computes. Set before torch is imported, and inherited by the
+# programs the tests start.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 import signal
 from collections.abc import Iterator
 from types import FrameType, ModuleType
