@@ -136,8 +136,9 @@ data: install ## Poker-CNN's training records (runs/poker_cnn/)
 docs: install ## the documentation site (docs/_build/html), strict: a warning fails
 	$(VENV)/bin/sphinx-build -E -W --keep-going -q -b html docs docs/_build/html
 
-# `make results PAGES=limit-round-robin,...`: play the runs a results page names and write the dated
-# page under docs/results/ (runs are kept in runs/results/ and reused while their command is unchanged);
+# `make results PAGES=limit-round-robin,...`: play the runs a results page names and write its page,
+# docs/results/NAME.md, from a clean tree (runs are kept in runs/results/ and reused while their command and
+# commit are unchanged);
 # VERIFY of each page's matches are then replayed at the current commit and compared, the page saying so.
 PAGES ?=
 VERIFY ?= 3

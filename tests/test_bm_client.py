@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.bm import query, start_server, write_config
-from tests.helpers.processes import program
+from tests.helpers.processes import measured, program
 
 GAME = "holdem.limit.2p.reverse_blinds.game"
 HELP = (
@@ -166,32 +166,18 @@ def test_an_endless_line_and_an_endless_log_end_the_client_with_bounded_memory(t
     of 64 KiB; a log of ``ACPC_ARENA_MAX_LOG_BYTES``, 50 MB here) in one line, status 1, its memory a few
     tens of megabytes (before issue 58: a MemoryError, or gigabytes)."""
     port, listener = serve_once(endless(b"x" * 65536))
-    status, _, err = run_measured(["--timeout", "5", "127.0.0.1", str(port), "neil", "test", "games"], {})
+    done = measured(program("acpc-bm"), "--timeout", "5", "127.0.0.1", str(port), "neil", "test", "games", timeout=60)
     listener.close()
-    assert status == 1 and "line longer than 65536 bytes" in err, err
+    assert done["code"] == 1 and "line longer than 65536 bytes" in done["err"], done["err"]
 
     port, listener = serve_once(endless(b"STATE:0:r:6h|5s:0|0:a|b\n" * 2000))
-    env = {"ACPC_ARENA_MAX_LOG_BYTES": "50000000"}
-    status, rss, err = run_measured(["--timeout", "5", "127.0.0.1", str(port), "neil", "test", "logs", "1.0"], env)
+    done = measured(
+        program("acpc-bm"), "--timeout", "5", "127.0.0.1", str(port), "neil", "test", "logs", "1.0",
+        env={"ACPC_ARENA_MAX_LOG_BYTES": "50000000"}, keep_output=False, timeout=60,
+    )  # fmt: skip
     listener.close()
-    assert status == 1 and "longer than 50000000 bytes" in err, err
-    assert rss < 150_000  # KiB: the log went to standard output a piece at a time
-
-
-def run_measured(args: list[str], env: dict[str, str]) -> tuple[int, int, str]:
-    """``acpc-bm ARGS``: its status, peak memory (KiB) and standard error, killed after 60 s."""
-    with open(os.devnull, "wb") as sink:
-        process = subprocess.Popen(
-            [program("acpc-bm"), *args], stdout=sink, stderr=subprocess.PIPE, env={**os.environ, **env}
-        )
-        timer = threading.Timer(60, process.kill)
-        timer.start()
-        assert process.stderr is not None
-        err = process.stderr.read().decode()
-        _, status, usage = os.wait4(process.pid, 0)
-        timer.cancel()
-        process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, usage.ru_maxrss, err
+    assert done["code"] == 1 and "longer than 50000000 bytes" in done["err"], done["err"]
+    assert done["peak"] < 150 * 1024 * 1024  # the log went to standard output a piece at a time
 
 
 def test_a_silent_server_ends_the_command_at_its_timeout() -> None:

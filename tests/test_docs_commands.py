@@ -10,7 +10,10 @@ written into the repository), with ``.venv/bin`` first on ``PATH``.
 An HTML comment on the line before a block changes how it is run, and only that:
 
 - ``<!-- docs-test: replace "OLD" "NEW" ... -->`` runs it with those replacements (a
-  smaller variant of a long run: fewer hands, fewer iterations);
+  smaller variant of a long run: fewer hands, fewer iterations); ``make test-slow`` (``-m
+  slow``) also runs it as written, at full size, within ``full-timeout`` seconds (an hour
+  unless a ``full-timeout S`` says otherwise), unless ``full-skip "why"`` says why not (days
+  of training, say);
 - ``<!-- docs-test: serves "URL" -->`` runs it until URL answers, then presses Ctrl-C
   (SIGINT to its process group) and expects exit status 130;
 - ``<!-- docs-test: status N -->`` expects exit status N instead of 0;
@@ -33,14 +36,16 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 DEFAULT_TIMEOUT = 180.0
+FULL_TIMEOUT = 3600.0
 RUNNABLE = ("sh", "console")
 _FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+|~~~+)\s*(?P<language>[\w-]*)")
 _DIRECTIVE = re.compile(r"^\s*<!--\s*docs-test:(?P<body>.*?)-->\s*$")
@@ -56,6 +61,8 @@ class Block:
     text: str
     replacements: list[tuple[str, str]] = field(default_factory=list)
     skip: str | None = None
+    full_skip: str | None = None
+    full_timeout: float = FULL_TIMEOUT
     serves: str | None = None
     status: int = 0
     timeout: float = DEFAULT_TIMEOUT
@@ -86,10 +93,14 @@ def _directive(block: Block, body: str) -> None:
         if word == "replace":
             block.replacements.append((words[i + 1], words[i + 2]))
             i += 3
-        elif word in ("skip", "serves", "status", "timeout"):
+        elif word in ("skip", "serves", "status", "timeout", "full-skip", "full-timeout"):
             value = words[i + 1]
             if word == "skip":
                 block.skip = value
+            elif word == "full-skip":
+                block.full_skip = value
+            elif word == "full-timeout":
+                block.full_timeout = float(value)
             elif word == "serves":
                 block.serves = value
             elif word == "status":
@@ -127,6 +138,20 @@ def blocks_of(path: Path) -> list[Block]:
 
 def runnable_blocks() -> list[Block]:
     return [b for path in doc_files() for b in blocks_of(path) if b.language in RUNNABLE]
+
+
+def full_size(block: Block) -> Block:
+    """The block as written, without its replacements (``make test-slow``)."""
+    return replace(block, replacements=[], timeout=block.full_timeout, skip=block.skip or block.full_skip)
+
+
+def block_cases() -> list[Any]:
+    """Each runnable block as the test runs it, and a block with replacements also at full size, marked slow."""
+    cases = [pytest.param(block, id=block.name) for block in runnable_blocks()]
+    for block in runnable_blocks():
+        if block.replacements:
+            cases.append(pytest.param(full_size(block), id=f"{block.name}:full", marks=pytest.mark.slow))
+    return cases
 
 
 @pytest.fixture(scope="module")
@@ -247,7 +272,7 @@ def matches_output(expected: list[str], actual: list[str]) -> bool:
     return re.fullmatch(pattern, actual[0].rstrip()) is not None and matches_output(rest, actual[1:])
 
 
-@pytest.mark.parametrize("block", runnable_blocks(), ids=lambda b: b.name)
+@pytest.mark.parametrize("block", block_cases())
 def test_documented_commands_run_as_written(block: Block, scratch: Path) -> None:
     if block.skip:
         pytest.skip(block.skip)
@@ -325,3 +350,20 @@ def test_directives_are_read(tmp_path: Path) -> None:
         2,
     )
     assert second.skip == "needs a Docker engine" and third.language == "python"
+
+
+def test_a_shrunk_block_also_runs_at_full_size_under_slow(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        '<!-- docs-test: replace "--hands 3000" "--hands 30" full-timeout 600 -->\n'
+        "```sh\nacpc-match --hands 3000\n```\n"
+        '<!-- docs-test: replace "--iterations 8000" "--iterations 5" full-skip "hours" -->\n'
+        "```sh\nacpc-cfr solve --iterations 8000\n```\n"
+    )
+    shrunk, trained = blocks_of(page)
+    assert shrunk.script() == "acpc-match --hands 30\n" and shrunk.timeout == DEFAULT_TIMEOUT
+    full = full_size(shrunk)
+    assert (full.script(), full.timeout, full.skip) == ("acpc-match --hands 3000\n", 600.0, None)
+    assert full_size(trained).script() == "acpc-cfr solve --iterations 8000\n" and full_size(trained).skip == "hours"
+    slow = [case for case in block_cases() if case.marks]
+    assert slow and all(case.id.endswith(":full") and case.marks[0].name == "slow" for case in slow)

@@ -32,7 +32,7 @@ from pokerkit import HandHistory
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import InputError, atomic_writer, read_json, read_lines, write_atomic
 from acpc_arena.protocol.game import load_game, parse_game
-from tests.helpers.processes import REPO, error_lines, program, spawn
+from tests.helpers.processes import REPO, error_lines, measured, program, spawn
 
 DATA = REPO / "tests" / "data"
 COMPETITION = DATA / "competition_2017_nolimit.log"
@@ -54,27 +54,6 @@ numHoleCards = 1
 numBoardCards = 0
 END GAMEDEF
 """
-
-MEASURE = textwrap.dedent(
-    """\
-    import json, resource, subprocess, sys, time
-    start = time.monotonic()
-    done = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=300)
-    wall = time.monotonic() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-    print(json.dumps({"code": done.returncode, "err": done.stderr, "out": done.stdout, "wall": wall, "peak": peak}))
-    """
-)
-
-
-def measured(*command: str, cwd: Path | None = None) -> dict[str, Any]:
-    """Run ``command`` alone under a fresh Python (so that no other child's memory counts): its exit
-    status, standard error and output, wall time and peak resident memory in bytes."""
-    done = subprocess.run(
-        [sys.executable, "-c", MEASURE, *command], capture_output=True, text=True, timeout=400, cwd=cwd, check=True
-    )
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
 
 
 def run(*command: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:

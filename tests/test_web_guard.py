@@ -243,8 +243,10 @@ def test_a_reader_that_never_reads_a_big_file_costs_no_memory(tmp_path: Path) ->
 def test_a_port_out_of_range_is_a_usage_error(tmp_path: Path) -> None:
     done = subprocess.run([program("acpc-web"), "--port", "70000"], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    last = done.stderr.strip().splitlines()[-1]
-    assert last.endswith("must be a port number from 0 (any free port) to 65535: '70000'")
+    assert done.stderr == (
+        "acpc-web: error: argument --port: must be a port number from 0 (any free port) to 65535: '70000'"
+        " (see acpc-web --help)\n"
+    )
 
 
 def test_each_hand_is_read_back_from_its_own_line(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ ends what a test started when the test ends, passed, failed, timed out or interr
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import select
@@ -148,6 +149,38 @@ def free_port() -> int:
                 continue
             return port
     raise AssertionError(f"no free TCP port in {ports.start}-{ports.stop - 1}")
+
+
+_MEASURE = """\
+import json, resource, subprocess, sys, time
+keep, timeout, command = sys.argv[1] == "keep", float(sys.argv[2]), sys.argv[3:]
+start = time.monotonic()
+out = subprocess.PIPE if keep else subprocess.DEVNULL
+done = subprocess.run(command, stdout=out, stderr=subprocess.PIPE, text=True, timeout=timeout)
+wall = time.monotonic() - start
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+print(json.dumps({"code": done.returncode, "err": done.stderr, "out": done.stdout or "", "wall": wall, "peak": peak}))
+"""
+
+
+def measured(
+    *command: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    keep_output: bool = True,
+    timeout: float = 300,
+) -> dict[str, Any]:
+    """Run ``command`` alone under a fresh Python: its exit status (``code``), standard error (``err``) and
+    output (``out``; empty unless ``keep_output``), wall time (``wall``) and peak resident memory in bytes
+    (``peak``). The fresh Python makes the peak the command's own: a process started straight from this one
+    would count this one's memory as its own (Linux keeps the peak of the image a process replaced)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, "keep" if keep_output else "drop", str(timeout), *command],
+        capture_output=True, text=True, timeout=timeout + 100, cwd=cwd, check=True,
+        env=None if env is None else {**os.environ, **env},
+    )  # fmt: skip
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
 
 
 def wait_until(condition: Callable[[], object], timeout: float, what: str) -> None:
