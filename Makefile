@@ -59,10 +59,10 @@ $(NATIVE_STAMP): $(STAMP) $(NATIVE_SOURCES)
 JOBS ?= auto
 
 test: install ## the test suite in parallel, at most 8 minutes on 2 cores: JOBS=auto
-	$(PY) -m pytest -q -n '$(JOBS)' --durations=25
+	$(PY) -m pytest -q -n '$(JOBS)' --dist worksteal --durations=25
 
 test-slow: install ## the long exhaustive tests, the full-size documented examples, and the property fuzzing
-	$(PY) -m pytest -q -n '$(JOBS)' --durations=25 -m slow
+	$(PY) -m pytest -q -n '$(JOBS)' --dist worksteal --durations=25 -m slow
 	$(PY) -m pytest -q --hypothesis-profile=slow tests/test_fuzz_properties.py
 
 # `make lint` also type-checks (mypy, settings in pyproject.toml) the four packages, tests/, benchmarks/

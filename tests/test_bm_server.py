@@ -101,10 +101,10 @@ def test_a_widget_and_bm_run_matches_run_jobs_whose_stored_results_equal_acpc_re
 
 
 def test_killing_the_server_mid_job_and_starting_it_again_finishes_every_run_once(tmp_path: Path) -> None:
-    hands = 3000
+    hands = 1500  # the second run lasts seconds: it is killed at its hundredth hand
     write_config(tmp_path, hands=hands)
     db = tmp_path / "bm.sqlite3"
-    server, port = start_server(tmp_path)
+    server, port = start_server(tmp_path, "--lease", "5")
     # hosted bots alone: the job needs no connection once queued
     request = Line(port)
     request.send("neil test run 2pl ./unused.sh 3 restart 9 random random\n")
@@ -120,7 +120,7 @@ def test_killing_the_server_mid_job_and_starting_it_again_finishes_every_run_onc
     server.wait(timeout=30)
     request.close()
 
-    start_server(tmp_path)
+    start_server(tmp_path, "--lease", "5")  # the killed run is played again once its lease of 5 s runs out
     wait_until(lambda: query(db, "SELECT state FROM jobs") == [("done",)], 180, "the job's end after the restart")
     runs = query(db, "SELECT id, run_index, state, attempts, log FROM matches ORDER BY run_index")
     assert [(index, state) for _, index, state, _, _ in runs] == [(0, "done"), (1, "done"), (2, "done")]

@@ -56,7 +56,7 @@ from acpc_arena.dealer.bm.protocol import (
     parse_run,
     parse_runmatches,
 )
-from acpc_arena.dealer.bm.store import RENEW_S, QueuedRun, Store, StoreError
+from acpc_arena.dealer.bm.store import LEASE_S, RENEW_S, QueuedRun, Store, StoreError
 from acpc_arena.dealer.bm.wholelines import send_file_lines
 from acpc_arena.dealer.seat import plain_address
 
@@ -88,6 +88,9 @@ class ServerOptions:
     c_logs: bool = False
     """Also append each run's log to ``LOGS/USER.TAG.log`` with the players named ``USER`` and ``BOT``, as
     ``bm_server.c``'s dealer writes them (``-a``), besides ``LOGS/jobJ-USER.TAG/runI/``."""
+    lease: float = LEASE_S
+    """Seconds after which a run its server stopped renewing (killed, cut off) is queued again; every server
+    sharing a database should have the same."""
     run_from_any: bool = False
     """Let a ``LOCAL`` seat's port take a connection from any address (the C server's way; behind NAT), not
     only from the address of the connection it was announced to."""
@@ -217,7 +220,7 @@ class BmServer:
         """Listen on the config's port (0: any free one), run the queue; ``task_status`` gets the port."""
         listeners = await trio.open_tcp_listeners(self.config.port, host=self.options.host or None)
         port = int(listeners[0].socket.getsockname()[1])
-        self.store.requeue_stale()
+        self.store.requeue_stale(self.options.lease)
         async with trio.open_nursery() as nursery:
             self.nursery = nursery
             nursery.start_soon(self.schedule)
@@ -229,12 +232,12 @@ class BmServer:
         self.wake.set()
 
     async def keep_leases(self) -> None:
-        """Every ``RENEW_S``: renew this server's runs, queue again those other servers left, and tell the
-        requests waiting here of jobs that other servers finished."""
+        """Every ``RENEW_S`` (a fifth of the lease, where that is shorter): renew this server's runs, queue
+        again those other servers left, and tell the requests waiting here of jobs that other servers finished."""
         while True:
-            await trio.sleep(RENEW_S)
+            await trio.sleep(min(RENEW_S, self.options.lease / 5))
             self.store.renew(self.owner)
-            if self.store.requeue_stale():
+            if self.store.requeue_stale(self.options.lease):
                 self.wake_up()
             for job in list(self.finished):
                 self._check_finished(job)

@@ -13,7 +13,7 @@ from acpc_arena.dealer.bm.config import BmConfig, read_config
 from acpc_arena.dealer.bm.database import DATABASE_ERRORS, shown
 from acpc_arena.dealer.bm.passwords import check_password, hash_password
 from acpc_arena.dealer.bm.server import BmServer, ServerOptions
-from acpc_arena.dealer.bm.store import DEFAULT_DB, Store, StoreError
+from acpc_arena.dealer.bm.store import DEFAULT_DB, LEASE_S, Store, StoreError
 from acpc_arena.dealer.bm.web import refused_page, start_web
 from acpc_arena.protocol.commands import (
     FAILED,
@@ -62,6 +62,13 @@ def parser() -> argparse.ArgumentParser:
         " not only from the address that asked for the run",
     )
     p.add_argument("--failure-delay", type=seconds, default=1.0, help="seconds before a failed logon is answered")
+    p.add_argument(
+        "--lease",
+        type=seconds,
+        default=LEASE_S,
+        help="seconds after which a run a stopped server was playing is played again (the same on every server"
+        " sharing a database)",
+    )
     p.add_argument("--max-address-connections", type=positive, default=32, help="one address's connections at once")
     p.add_argument(
         "--max-address-logons", type=positive, default=16, help="one address's connections not logged in yet, at once"
@@ -111,6 +118,7 @@ def serve(argv: list[str]) -> int:
         logon_window=args.logon_window,
         send_timeout=args.send_timeout,
         failure_delay=args.failure_delay,
+        lease=args.lease,
         run_from_any=args.run_from_any_address,
         c_logs=args.c_logs,
         max_address_connections=args.max_address_connections,
