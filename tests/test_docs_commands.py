@@ -69,7 +69,8 @@ class Block:
 
     @property
     def name(self) -> str:
-        return f"{self.path.relative_to(REPO)}:{self.line}"
+        shown = self.path.relative_to(REPO) if self.path.is_relative_to(REPO) else self.path
+        return f"{shown}:{self.line}"
 
     def script(self) -> str:
         text = self.text
@@ -145,10 +146,12 @@ def full_size(block: Block) -> Block:
     return replace(block, replacements=[], timeout=block.full_timeout, skip=block.skip or block.full_skip)
 
 
-def block_cases() -> list[Any]:
-    """Each runnable block as the test runs it, and a block with replacements also at full size, marked slow."""
-    cases = [pytest.param(block, id=block.name) for block in runnable_blocks()]
-    for block in runnable_blocks():
+def block_cases(blocks: list[Block] | None = None) -> list[Any]:
+    """Each runnable block (of ``blocks``, default the docs') as the test runs it, and a block with replacements
+    also at full size, marked slow."""
+    blocks = runnable_blocks() if blocks is None else blocks
+    cases = [pytest.param(block, id=block.name) for block in blocks]
+    for block in blocks:
         if block.replacements:
             cases.append(pytest.param(full_size(block), id=f"{block.name}:full", marks=pytest.mark.slow))
     return cases

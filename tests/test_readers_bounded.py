@@ -165,23 +165,40 @@ def report_baseline() -> int:
     return int(result["peak"])
 
 
-EXPECTED_REFUSALS = {
-    # 256 MiB decompressed is the default limit; each byte of the newline bomb is one line
-    "newlines": ("line 268435457", "more than 268,435,456 bytes, decompressed"),
-    "long-line": ("line 1", "more than 65,536 bytes in one line"),
-    "comments": ("line 134217729", "more than 268,435,456 bytes, decompressed"),  # two bytes a line
-}
+def expected_refusal(bomb: str, limit: int) -> tuple[str, str]:
+    """Where and why a reader refuses ``bomb`` under a limit of ``limit`` bytes decompressed (worked out from
+    the bombs' contents)."""
+    too_long = f"more than {limit:,} bytes, decompressed"
+    return {
+        "newlines": (f"line {limit + 1}", too_long),  # each byte of the newline bomb is one line
+        "long-line": ("line 1", "more than 65,536 bytes in one line"),
+        "comments": (f"line {limit // 2 + 1}", too_long),  # two bytes a line
+    }[bomb]
 
 
+DEFAULT_LOG_LIMIT = 256 * MB
+"""``ACPC_ARENA_MAX_LOG_BYTES``'s default (docs/reference/limits.md)."""
+LIMITS = [
+    pytest.param(16 * MB, id="16MiB"),
+    pytest.param(None, id="default", marks=pytest.mark.slow),  # 268 million lines read: about a minute
+]
+"""The decompressed sizes the bombs are read under: a small limit set by its variable, and the default."""
+
+
+def limit_environment(limit: int | None) -> dict[str, str]:
+    return {} if limit is None else {"ACPC_ARENA_MAX_LOG_BYTES": str(limit)}
+
+
+@pytest.mark.parametrize("limit", LIMITS)
 @pytest.mark.parametrize("bomb", ["newlines", "long-line", "comments"])
 def test_a_gzip_bomb_is_refused_within_50_mb_and_seconds(
-    bombs: dict[str, Path], report_baseline: int, bomb: str
+    bombs: dict[str, Path], report_baseline: int, bomb: str, limit: int | None
 ) -> None:
     path = bombs[bomb]
     assert path.stat().st_size < 4 * MB
-    where, what = EXPECTED_REFUSALS[bomb]
+    where, what = expected_refusal(bomb, limit or DEFAULT_LOG_LIMIT)
     for mode in ([], ["--player", "Alice"]):
-        result = measured(program("acpc-report"), *mode, str(path))
+        result = measured(program("acpc-report"), *mode, str(path), env=limit_environment(limit))
         assert result["code"] == 2, result["err"]
         lines = result["err"].splitlines()
         assert lines[0].startswith(f"acpc-report: {path}, {where}: "), lines
@@ -192,15 +209,16 @@ def test_a_gzip_bomb_is_refused_within_50_mb_and_seconds(
         assert result["wall"] < 60
 
 
-def test_the_reader_alone_stays_under_50_mb_on_a_bomb(bombs: dict[str, Path]) -> None:
+@pytest.mark.parametrize("limit", LIMITS)
+def test_the_reader_alone_stays_under_50_mb_on_a_bomb(bombs: dict[str, Path], limit: int | None) -> None:
     script = (
         "import sys\nfrom acpc_arena.protocol.files import InputError, read_lines\n"
         "try:\n    sum(1 for _ in read_lines(sys.argv[1], rb'#'))\nexcept InputError as exc:\n    print(exc)\n"
     )
     for bomb, path in bombs.items():
-        result = measured(sys.executable, "-c", script, str(path))
+        result = measured(sys.executable, "-c", script, str(path), env=limit_environment(limit))
         assert result["code"] == 0, result["err"]
-        assert EXPECTED_REFUSALS[bomb][1] in result["out"]
+        assert expected_refusal(bomb, limit or DEFAULT_LOG_LIMIT)[1] in result["out"]
         assert result["peak"] <= 50 * MB and result["wall"] < 30, (bomb, result)
 
 
