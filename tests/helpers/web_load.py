@@ -69,6 +69,13 @@ class LoadClients:
         self.scrapers = scrapers
         self.logs = logs
         self.counts: Counter[str] = Counter()
+        self.clients = 0
+
+    def _address(self) -> str:
+        """A loopback address of a client's own (127.0.1.1, 127.0.1.2, ...): many viewers come from many
+        addresses, and the pages cap the connections of each one."""
+        self.clients += 1
+        return f"127.0.{1 + self.clients // 250}.{1 + self.clients % 250}"
 
     async def run(self, ready: trio.Event) -> None:
         """Start every client; ``ready`` is set once every live-events client has its first event."""
@@ -87,7 +94,9 @@ class LoadClients:
     async def _events(self, connected: trio.Semaphore) -> None:
         """One live-events client: reading every event, until the server ends."""
         try:
-            stream = await trio.open_tcp_stream(self.pages.hostname or "", self.pages.port or 80)
+            stream = await trio.open_tcp_stream(
+                self.pages.hostname or "", self.pages.port or 80, local_address=self._address()
+            )
             async with stream:
                 target = f"GET /api/live/events HTTP/1.1\r\nHost: {self.pages.netloc}\r\n\r\n"
                 await stream.send_all(target.encode())
@@ -102,20 +111,22 @@ class LoadClients:
             self.counts["sse_errors"] += 1
 
     async def _scrape(self) -> None:
+        address = self._address()
         while True:
-            await self._get(self.metrics.netloc, self.metrics.path or "/metrics", "scrapes")
+            await self._get(self.metrics.netloc, self.metrics.path or "/metrics", "scrapes", address)
 
     async def _pull_logs(self) -> None:
+        address = self._address()
         while True:
             for log in self.logs:
-                await self._get(self.pages.netloc, f"/api/log?f={log}", "logs")
-                await self._get(self.pages.netloc, f"/files/{log}", "files")
+                await self._get(self.pages.netloc, f"/api/log?f={log}", "logs", address)
+                await self._get(self.pages.netloc, f"/files/{log}", "files", address)
 
-    async def _get(self, netloc: str, target: str, what: str) -> None:
-        """One GET on a connection of its own; its status counted as ``what_STATUS``."""
+    async def _get(self, netloc: str, target: str, what: str, address: str) -> None:
+        """One GET from ``address`` on a connection of its own; its status counted as ``what_STATUS``."""
         host, _, port = netloc.rpartition(":")
         try:
-            status = await fetch(host, int(port), target, netloc)
+            status = await fetch(host, int(port), target, netloc, address)
         except (OSError, h11.ProtocolError, trio.BrokenResourceError):
             self.counts[f"{what}_errors"] += 1
             await trio.sleep(0.05)  # the server is gone or full: no spinning
@@ -123,10 +134,10 @@ class LoadClients:
         self.counts[f"{what}_{status}"] += 1
 
 
-async def fetch(host: str, port: int, target: str, netloc: str) -> int:
-    """The status of ``GET target``, its body read to the end."""
+async def fetch(host: str, port: int, target: str, netloc: str, address: str | None = None) -> int:
+    """The status of ``GET target`` (from the local ``address`` if given), its body read to the end."""
     client = h11.Connection(h11.CLIENT)
-    stream = await trio.open_tcp_stream(host, port)
+    stream = await trio.open_tcp_stream(host, port, local_address=address)
     async with stream:
         request = h11.Request(method="GET", target=target, headers=[("Host", netloc), ("Connection", "close")])
         await stream.send_all(client.send(request) + client.send(h11.EndOfMessage()))
