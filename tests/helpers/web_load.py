@@ -21,6 +21,7 @@ import re
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -123,10 +124,15 @@ class LoadClients:
                 await self._get(self.pages.netloc, f"/files/{log}", "files", address)
 
     async def _get(self, netloc: str, target: str, what: str, address: str) -> None:
-        """One GET from ``address`` on a connection of its own; its status counted as ``what_STATUS``."""
+        """One GET from ``address`` on a connection of its own: counted as ``what_asked`` once sent, its status
+        as ``what_STATUS``."""
         host, _, port = netloc.rpartition(":")
+
+        def asked() -> None:
+            self.counts[f"{what}_asked"] += 1
+
         try:
-            status = await fetch(host, int(port), target, netloc, address)
+            status = await fetch(host, int(port), target, netloc, address, asked)
         except (OSError, h11.ProtocolError, trio.BrokenResourceError):
             self.counts[f"{what}_errors"] += 1
             await trio.sleep(0.05)  # the server is gone or full: no spinning
@@ -134,13 +140,22 @@ class LoadClients:
         self.counts[f"{what}_{status}"] += 1
 
 
-async def fetch(host: str, port: int, target: str, netloc: str, address: str | None = None) -> int:
-    """The status of ``GET target`` (from the local ``address`` if given), its body read to the end."""
+async def fetch(
+    host: str,
+    port: int,
+    target: str,
+    netloc: str,
+    address: str | None = None,
+    sent: Callable[[], None] = lambda: None,
+) -> int:
+    """The status of ``GET target`` (from the local ``address`` if given; ``sent()`` once the request is sent),
+    its body read to the end."""
     client = h11.Connection(h11.CLIENT)
     stream = await trio.open_tcp_stream(host, port, local_address=address)
     async with stream:
         request = h11.Request(method="GET", target=target, headers=[("Host", netloc), ("Connection", "close")])
         await stream.send_all(client.send(request) + client.send(h11.EndOfMessage()))
+        sent()
         status = 0
         while True:
             event = client.next_event()
