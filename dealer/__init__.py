@@ -1,2 +1,4 @@
-"""The match server: an async drop-in for the ACPC ``dealer`` (``acpc-dealer``), its seats,
-logs, console and metrics. The evaluation harness built on it lives in ``arena``."""
+"""The match server and everything built on it, one subpackage a layer (bottom to top): ``server`` the
+ACPC dealer, ``observers`` what watches a match from outside it, ``arena`` runs and their reports, ``lbr``
+local best response, ``web`` the pages, ``benchmark_server`` the ACPC benchmark server, ``commands``
+the command lines."""

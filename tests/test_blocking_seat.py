@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from acpc_arena.dealer.blocking_seat import BlockingChannel
-from acpc_arena.dealer.lines import SeatError, SeatFailure
+from acpc_arena.dealer.server.blocking_seat import BlockingChannel
+from acpc_arena.dealer.server.lines import SeatError, SeatFailure
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from acpc_arena.dealer.bm.aivat_worker import AivatWorker
-from acpc_arena.dealer.bm.run_aivat import RunAivat, Task, compute, load_cache
-from acpc_arena.dealer.bm.web import Pairing
+from acpc_arena.dealer.benchmark_server.aivat_worker import AivatWorker
+from acpc_arena.dealer.benchmark_server.run_aivat import RunAivat, Task, compute, load_cache
+from acpc_arena.dealer.benchmark_server.web import Pairing
 from tests.helpers.bm import Line, api, get, query, start_local_bot, start_web_server
 from tests.helpers.processes import program, spawn, wait_until
 
@@ -57,7 +57,7 @@ def aivat_processes(folder: Path) -> list[int]:
     found = []
     for entry in Path("/proc").glob("[0-9]*"):
         try:
-            if b"acpc_arena.dealer.bm.run_aivat" in (entry / "cmdline").read_bytes() and (
+            if b"acpc_arena.dealer.benchmark_server.run_aivat" in (entry / "cmdline").read_bytes() and (
                 (entry / "cwd").resolve() == folder.resolve()
             ):
                 found.append(int(entry.name))

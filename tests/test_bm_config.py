@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from argon2 import PasswordHasher
 
-from acpc_arena.dealer.bm.config import read_config
+from acpc_arena.dealer.benchmark_server.config import read_config
 from acpc_arena.protocol.files import InputError
 from tests.helpers.bm import LIMIT, Line, query, start_server, write_config
 from tests.helpers.processes import program

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from acpc_arena.dealer.bm.passwords import LogonLimiter
+from acpc_arena.dealer.benchmark_server.passwords import LogonLimiter
 from tests.helpers.bm import LIMIT, Line, query, start_local_bot, start_server, write_config
 from tests.helpers.processes import wait_until
 

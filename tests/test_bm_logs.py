@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from acpc_arena.dealer.bm.wholelines import pieces
+from acpc_arena.dealer.benchmark_server.wholelines import pieces
 from tests.helpers.bm import Line, query, read_as_bm_run_matches, start_server, write_config
 
 

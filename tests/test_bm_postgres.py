@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from acpc_arena.dealer.bm.store import Result, Store, StoreError
+from acpc_arena.dealer.benchmark_server.store import Result, Store, StoreError
 from tests.helpers.bm import (
     LIMIT,
     Line,

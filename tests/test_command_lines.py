@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from acpc_arena.dealer import cli as dealer_cli
-from acpc_arena.dealer.arena import match_cli, tournament_cli
+from acpc_arena.dealer.commands import dealer as dealer_cli
+from acpc_arena.dealer.commands import match as match_cli
+from acpc_arena.dealer.commands import tournament as tournament_cli
 from tests.helpers.processes import REPO, error_lines, program
 
 HANDS_MAX = 2**32 - 1
@@ -55,12 +56,12 @@ time otherwise (``make bench SECTIONS=startup``)."""
 @pytest.mark.parametrize(
     ("command", "module", "usage"),
     [
-        (["acpc-dealer", "--help"], "acpc_arena.dealer.cli", "acpc-dealer matchName gameDefFile"),
+        (["acpc-dealer", "--help"], "acpc_arena.dealer.commands.dealer", "acpc-dealer matchName gameDefFile"),
         (["acpc-agent", "random", "--help"], "acpc_arena.agents.baselines", "usage: acpc-agent"),
         (["acpc-agent", "call", "--help"], "acpc_arena.agents.baselines", "usage: acpc-agent"),
         (["acpc-match", "--help"], "acpc_arena.dealer.arena.options", "usage: acpc-match"),
         (["acpc-tournament", "--help"], "acpc_arena.dealer.arena.options", "usage: acpc-tournament"),
-        (["acpc-report", "--help"], "acpc_arena.dealer.arena.report_cli", "usage: acpc-report"),
+        (["acpc-report", "--help"], "acpc_arena.dealer.commands.report", "usage: acpc-report"),
     ],
 )
 def test_help_starts_without_numpy_or_trio(command: list[str], module: str, usage: str) -> None:

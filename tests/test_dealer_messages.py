@@ -15,9 +15,9 @@ import pytest
 import trio
 import trio.testing
 
-from acpc_arena.dealer.logfiles import MatchLog
-from acpc_arena.dealer.match import MatchConfig, MatchResult, play_match
-from acpc_arena.dealer.seat import StreamChannel
+from acpc_arena.dealer.server.logfiles import MatchLog
+from acpc_arena.dealer.server.match import MatchConfig, MatchResult, play_match
+from acpc_arena.dealer.server.seat import StreamChannel
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
 from tests.helpers.processes import play

@@ -28,12 +28,12 @@ import trio
 import trio.testing
 from prometheus_client import CollectorRegistry
 
-from acpc_arena.dealer.console import ConsoleObserver
-from acpc_arena.dealer.logfiles import MatchLog, TransactionLog, read_transactions
-from acpc_arena.dealer.match import MatchConfig, MatchResult, Observers, play_match
-from acpc_arena.dealer.metrics import DealerMetrics, MetricsObserver
-from acpc_arena.dealer.seat import SocketChannel, StreamChannel, accept
-from acpc_arena.dealer.warning_limit import WARNINGS_SHOWN
+from acpc_arena.dealer.observers.metrics import DealerMetrics, MetricsObserver
+from acpc_arena.dealer.server.console import ConsoleObserver
+from acpc_arena.dealer.server.logfiles import MatchLog, TransactionLog, read_transactions
+from acpc_arena.dealer.server.match import MatchConfig, MatchResult, Observers, play_match
+from acpc_arena.dealer.server.seat import SocketChannel, StreamChannel, accept
+from acpc_arena.dealer.server.warning_limit import WARNINGS_SHOWN
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
 from tests.helpers.processes import (
@@ -395,8 +395,8 @@ async def test_a_match_played_again_onto_its_log_is_logged_again(tmp_path: Path)
 
 KILLER = """
 import os, signal, sys
-from acpc_arena.dealer import logfiles
-from acpc_arena.dealer.cli import main
+from acpc_arena.dealer.server import logfiles
+from acpc_arena.dealer.commands.dealer import main
 
 write_line = logfiles.MatchLog.write_line
 

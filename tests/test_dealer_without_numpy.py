@@ -9,9 +9,9 @@ from pathlib import Path
 
 MATCH = """
 import socket, sys, threading
-from acpc_arena.dealer.blocking_seat import BlockingChannel
-from acpc_arena.dealer.match import MatchConfig
-from acpc_arena.dealer.sync_match import play_match_sync
+from acpc_arena.dealer.server.blocking_seat import BlockingChannel
+from acpc_arena.dealer.server.match import MatchConfig
+from acpc_arena.dealer.server.sync_match import play_match_sync
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
 

@@ -61,13 +61,15 @@ def test_every_module_is_in_a_layer(path: Path) -> None:
 
 
 def test_the_layers_read_as_the_architecture_page_says() -> None:
-    assert layer_of("acpc_arena.models.training.cli") == layer_of("acpc_arena.dealer.bm.server") == 0
-    assert layer_of("acpc_arena.dealer.web.app") == 1
-    assert layer_of("acpc_arena.dealer.arena.runner") == 2
-    assert layer_of("acpc_arena.agents.registry") == 3
-    assert layer_of("acpc_arena.models.cfr.solver") == layer_of("acpc_arena.models.mcts") == 4
-    assert layer_of("acpc_arena.dealer.match") == layer_of("acpc_arena.dealer.seat") == 5
-    assert layer_of("acpc_arena.protocol.state") == 6
+    assert layer_of("acpc_arena.dealer.commands.match") == 0
+    assert layer_of("acpc_arena.models.training.cli") == layer_of("acpc_arena.dealer.benchmark_server.server") == 1
+    assert layer_of("acpc_arena.dealer.web.app") == 2
+    assert layer_of("acpc_arena.dealer.arena.runner") == layer_of("acpc_arena.dealer.lbr.response") == 3
+    assert layer_of("acpc_arena.agents.registry") == 4
+    assert layer_of("acpc_arena.models.cfr.solver") == layer_of("acpc_arena.models.mcts") == 5
+    assert layer_of("acpc_arena.dealer.observers.feed") == 6
+    assert layer_of("acpc_arena.dealer.server.match") == layer_of("acpc_arena.dealer.server.seat") == 7
+    assert layer_of("acpc_arena.protocol.state") == 8
     assert layer_of("acpc_arena.dealer.arenas") is None  # a prefix of a name is not the name
     assert len(SOURCES) > 120
 
@@ -87,9 +89,9 @@ def test_the_contracts_hold() -> None:
 
 
 def is_command(module: str) -> bool:
-    """Whether ``module`` holds a command line (``cli``, ``*_cli``; ``[project.scripts]`` names them)."""
+    """Whether ``module`` holds a command line (``dealer.commands``, ``cli``, ``*_cli``; ``[project.scripts]`` names them)."""
     last = module.rsplit(".", 1)[-1]
-    return last == "cli" or last.endswith("_cli")
+    return module.startswith("acpc_arena.dealer.commands.") or last == "cli" or last.endswith("_cli")
 
 
 def imported_modules(source: str) -> set[str]:

@@ -22,7 +22,7 @@ from acpc_arena.dealer.arena.logreading import LoggedMatch, LogTally, read_log
 from acpc_arena.dealer.arena.reports import build_report
 from acpc_arena.dealer.arena.runner import Contestant, MatchOutcome, RunSpec, run_matches
 from acpc_arena.dealer.arena.scoring import score_run
-from acpc_arena.dealer.match import DEFAULT_T_RESPONSE_MS, MatchConfig
+from acpc_arena.dealer.server.match import DEFAULT_T_RESPONSE_MS, MatchConfig
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 from acpc_arena.protocol.rng import MT19937

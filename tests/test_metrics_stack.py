@@ -19,11 +19,11 @@ import pytest
 import yaml
 from prometheus_client import CollectorRegistry, generate_latest
 
-from acpc_arena.dealer.arena.match_cli import parser as match_parser
-from acpc_arena.dealer.cli import parse_args as dealer_parse_args
-from acpc_arena.dealer.match import MatchConfig, MatchResult
-from acpc_arena.dealer.metrics import DealerMetrics, MetricsObserver, RunMetrics
-from acpc_arena.dealer.seat import SeatError, SeatFailure
+from acpc_arena.dealer.commands.dealer import parse_args as dealer_parse_args
+from acpc_arena.dealer.commands.match import parser as match_parser
+from acpc_arena.dealer.observers.metrics import DealerMetrics, MetricsObserver, RunMetrics
+from acpc_arena.dealer.server.match import MatchConfig, MatchResult
+from acpc_arena.dealer.server.seat import SeatError, SeatFailure
 from acpc_arena.protocol.game import load_game
 from tests.helpers.processes import REPO
 

@@ -18,8 +18,8 @@ GAME = "holdem.limit.2p.reverse_blinds"
 # (entry point module, arguments; {log}, {game}, {json}, {config} name the inputs written in tmp_path,
 # {link} a hard link to the log, {linkdir} a folder holding the log's PHH name as a link to it)
 OUT = ["--out", "{game}"]
-TOURNAMENT = "acpc_arena.dealer.arena.tournament_cli"
-REPORT = "acpc_arena.dealer.arena.report_cli"
+TOURNAMENT = "acpc_arena.dealer.commands.tournament"
+REPORT = "acpc_arena.dealer.commands.report"
 CASES = {
     "report --json": (REPORT, ["{log}", "--json", "{log}"]),
     "report --json (a hard link)": (REPORT, ["{log}", "--json", "{link}"]),
@@ -28,16 +28,16 @@ CASES = {
     "report --phh": (REPORT, ["{log}", "--phh", "{log}"]),
     "report --phh (a PHH file)": (REPORT, ["{log}", "--phh", "{linkdir}"]),
     "report --player --json": (REPORT, ["{log}", "--player", "Alice", "--json", "{log}"]),
-    "lbr --json": ("acpc_arena.dealer.arena.lbr_cli", ["random", "--game", "{game}", "--json", "{game}"]),
+    "lbr --json": ("acpc_arena.dealer.commands.lbr", ["random", "--game", "{game}", "--json", "{game}"]),
     "cfr solve --out": ("acpc_arena.models.cfr.cli", ["solve", "--game", "{game}", "--out", "{game}"]),
     "cfr curve --out": ("acpc_arena.models.cfr.cli", ["curve", "{json}", "--out", "{json}"]),
     "train --out (the sidecar)": ("acpc_arena.models.training.cli", ["--from-sidecar", "{json}", "--out", "{json}"]),
     "train --out (the data)": ("acpc_arena.models.training.cli", ["poker_cnn", "--data", "{json}", "--out", "{json}"]),
-    "match --out": ("acpc_arena.dealer.arena.match_cli", ["--a", "random", "--b", "call", "--game", "{game}", *OUT]),
+    "match --out": ("acpc_arena.dealer.commands.match", ["--a", "random", "--b", "call", "--game", "{game}", *OUT]),
     "tournament --out": (TOURNAMENT, ["--agents", "random,call", "--game", "{game}", *OUT]),
-    "web --out": ("acpc_arena.dealer.web.cli", ["{log}", "--out", "{log}"]),
-    "bm-server --db": ("acpc_arena.dealer.bm.server_cli", ["{config}", "--db", "{config}"]),
-    "bm-server --logs": ("acpc_arena.dealer.bm.server_cli", ["{config}", "--logs", "{config}"]),
+    "web --out": ("acpc_arena.dealer.commands.web", ["{log}", "--out", "{log}"]),
+    "bm-server --db": ("acpc_arena.dealer.commands.bm_server", ["{config}", "--db", "{config}"]),
+    "bm-server --logs": ("acpc_arena.dealer.commands.bm_server", ["{config}", "--logs", "{config}"]),
 }  # fmt: skip
 
 
@@ -82,7 +82,7 @@ def test_the_dealer_refuses_a_match_name_whose_log_is_its_game_file(
 ) -> None:
     """``acpc-dealer m m.log ...``: the log ``m.log`` would be the game file; refused with the C dealer's usage
     status, 1 (``acpc-dealer`` keeps it for every usage error)."""
-    from acpc_arena.dealer.cli import main
+    from acpc_arena.dealer.commands.dealer import main
 
     game = tmp_path / "m.log"
     shutil.copyfile(resolve_game_path(GAME), game)

@@ -142,11 +142,11 @@ def test_no_file_points_to_a_shared_folder_outside_the_repository() -> None:
 
 
 CORE_MODULES = (
-    "acpc_arena.dealer.cli",
-    "acpc_arena.dealer.metrics",
-    "acpc_arena.dealer.arena.match_cli",
+    "acpc_arena.dealer.commands.dealer",
+    "acpc_arena.dealer.observers.metrics",
+    "acpc_arena.dealer.commands.match",
     "acpc_arena.dealer.arena.runner",
-    "acpc_arena.dealer.arena.report_cli",
+    "acpc_arena.dealer.commands.report",
     "acpc_arena.agents.cli",
     "acpc_arena.agents.baselines",
 )

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from pokerkit import HandHistory
 
-from acpc_arena.dealer.arena import report_cli
+from acpc_arena.dealer.commands import report as report_cli
 from acpc_arena.protocol.game import load_game
 
 TESTS = Path(__file__).parent

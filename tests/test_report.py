@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from acpc_arena.dealer.arena import report_cli
 from acpc_arena.dealer.arena.estimates import Z95, estimate
 from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.dealer.arena.reports import build_report, verdict
+from acpc_arena.dealer.commands import report as report_cli
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.equity import allin_expected_values, ended_all_in_early, expected_showdown_values
 from acpc_arena.protocol.errors import ProtocolError

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from acpc_arena.dealer.arena import report_cli
+from acpc_arena.dealer.commands import report as report_cli
 
 FIXTURES = Path(__file__).parent / "fixtures" / "c_dealer"
 HANDS = 8

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from acpc_arena.dealer.arena import match_cli
+from acpc_arena.dealer.commands import match as match_cli
 from tests.helpers.processes import program, small_tmpfs
 
 RESULTS = ["report.json", "cumulative-seed-5.png", "cumulative.png"]

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from acpc_arena.dealer.arena import match_cli, runner
-from acpc_arena.dealer.logfiles import MatchLog
+from acpc_arena.dealer.arena import runner
+from acpc_arena.dealer.commands import match as match_cli
+from acpc_arena.dealer.server.logfiles import MatchLog
 from acpc_arena.protocol.game import resolve_game_path
 from tests.helpers.processes import program, small_tmpfs
 

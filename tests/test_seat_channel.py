@@ -7,7 +7,7 @@ import os
 import pytest
 import trio
 
-from acpc_arena.dealer.seat import SeatError, StreamChannel
+from acpc_arena.dealer.server.seat import SeatError, StreamChannel
 
 
 async def test_a_player_gone_from_a_pipe_reads_as_connection_closed() -> None:

@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from acpc_arena.dealer.arena import estimates, report_cli
+from acpc_arena.dealer.arena import estimates
 from acpc_arena.dealer.arena.logreading import read_log
+from acpc_arena.dealer.commands import report as report_cli
 from acpc_arena.protocol.errors import ProtocolError
 from tests.helpers.processes import program
 

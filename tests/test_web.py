@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from acpc_arena.dealer.pages import bind
+from acpc_arena.dealer.observers.page_process import bind
 from acpc_arena.dealer.web import http
 from acpc_arena.dealer.web.app import WebApp
 from acpc_arena.dealer.web.tables import replay, summary

@@ -27,7 +27,7 @@ from acpc_arena.dealer.arena.options import SIDES, check_seeds
 from acpc_arena.dealer.arena.reports import MultiReport, Report
 from acpc_arena.dealer.arena.runner import Contestant, RunSpec, check_agent, run_matches
 from acpc_arena.dealer.arena.scoring import score_run
-from acpc_arena.dealer.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
+from acpc_arena.dealer.server.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
 from acpc_arena.protocol.game import load_game, resolve_game_path
 
 

@@ -49,9 +49,9 @@ import trio
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.client import ClientSession
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
-from acpc_arena.dealer.logfiles import MatchLog
-from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult, Observers, play_match, start_match
-from acpc_arena.dealer.seat import SeatChannel, SeatError, SeatFailure
+from acpc_arena.dealer.server.logfiles import MatchLog
+from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult, Observers, play_match, start_match
+from acpc_arena.dealer.server.seat import SeatChannel, SeatError, SeatFailure
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.state import CALL_ACTION, FOLD, FOLD_ACTION, LIMIT_RAISE_ACTION, RAISE, Action, State

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from acpc_arena.dealer.match import MatchObserver, MatchResult
-from acpc_arena.dealer.match_config import MatchConfig
+from acpc_arena.dealer.server.match import MatchObserver, MatchResult
+from acpc_arena.dealer.server.match_config import MatchConfig
 from acpc_arena.protocol.acpc_log import HEADER_DIGITS
 from acpc_arena.protocol.equity import ended_all_in_early
 from acpc_arena.protocol.errors import ProtocolError

@@ -9,7 +9,7 @@ import shlex
 import string
 from collections.abc import Sequence
 
-from acpc_arena.dealer.match_config import MAX_TIMEOUT_MS, UINT32_MAX
+from acpc_arena.dealer.server.match_config import MAX_TIMEOUT_MS, UINT32_MAX
 from acpc_arena.protocol.commands import number
 
 SIDES = ("a", "b", "c")

@@ -51,7 +51,7 @@ from typing import NamedTuple
 from pokerkit import Automation, FixedLimitTexasHoldem, HandHistory, Mode, NoLimitTexasHoldem, Poker
 from pokerkit import State as PokerkitState
 
-from acpc_arena.dealer.logfiles import unicode_text
+from acpc_arena.dealer.server.logfiles import unicode_text
 from acpc_arena.protocol.acpc_log import AcpcLogReader, Problem
 from acpc_arena.protocol.cards import CARD_STRINGS
 from acpc_arena.protocol.errors import ProtocolError

@@ -31,7 +31,7 @@ from matplotlib.figure import Figure
 from acpc_arena.dealer.arena.estimates import Z95, excludes_zero, signed
 from acpc_arena.dealer.arena.reports import MultiReport, Report
 from acpc_arena.dealer.arena.tournament import Cell, Crosstable
-from acpc_arena.dealer.logfiles import unicode_text
+from acpc_arena.dealer.server.logfiles import unicode_text
 from acpc_arena.protocol.files import write_atomic
 
 matplotlib.rcParams["text.parse_math"] = False  # a '$' in a player's name is no formula

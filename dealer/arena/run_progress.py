@@ -11,9 +11,9 @@ from tqdm import tqdm
 
 from acpc_arena.dealer.arena.estimates import Estimate, estimate
 from acpc_arena.dealer.arena.runner import Contestant, MatchOutcome, MatchSpec, RunObserver, RunSpec
-from acpc_arena.dealer.feed import Feed
-from acpc_arena.dealer.match import MatchConfig, MatchObserver, MatchResult
-from acpc_arena.dealer.metrics import MetricsObserver, RunMetrics
+from acpc_arena.dealer.observers.feed import Feed
+from acpc_arena.dealer.observers.metrics import MetricsObserver, RunMetrics
+from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult
 from acpc_arena.protocol.state import Action, State
 
 

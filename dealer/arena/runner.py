@@ -46,8 +46,8 @@ from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher, pl
 from acpc_arena.dealer.arena.logreading import LogTally
 from acpc_arena.dealer.arena.options import check_command
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
-from acpc_arena.dealer.logfiles import MatchLog, check_player_name
-from acpc_arena.dealer.match import (
+from acpc_arena.dealer.server.logfiles import MatchLog, check_player_name
+from acpc_arena.dealer.server.match import (
     DEFAULT_T_HAND_MS,
     DEFAULT_T_PER_HAND_MS,
     DEFAULT_T_RESPONSE_MS,
@@ -56,7 +56,7 @@ from acpc_arena.dealer.match import (
     MatchResult,
     Observers,
 )
-from acpc_arena.dealer.seat import SeatChannel, SocketChannel, accept, open_listener
+from acpc_arena.dealer.server.seat import SeatChannel, SocketChannel, accept, open_listener
 from acpc_arena.protocol.game import Game
 
 

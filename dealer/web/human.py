@@ -19,7 +19,7 @@ import trio
 
 from acpc_arena.agents.registry import AGENTS
 from acpc_arena.dealer.arena.runner import Contestant, MatchOutcome, MatchSpec, RunObserver, RunSpec, run_matches
-from acpc_arena.dealer.match import MatchConfig, MatchObserver
+from acpc_arena.dealer.server.match import MatchConfig, MatchObserver
 from acpc_arena.dealer.web.tables import last_action, snapshot
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path

@@ -20,7 +20,7 @@ import numpy as np
 import trio
 
 from acpc_arena.dealer.arena.estimates import estimate
-from acpc_arena.dealer.match import MatchConfig
+from acpc_arena.dealer.server.match import MatchConfig
 from acpc_arena.dealer.web.http import json_bytes, sse_event
 from acpc_arena.dealer.web.tables import last_action, snapshot
 from acpc_arena.protocol.errors import ProtocolError

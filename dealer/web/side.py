@@ -28,7 +28,7 @@ from pathlib import Path
 
 import trio
 
-from acpc_arena.dealer.feed import HEAD, LIVE, METRICS
+from acpc_arena.dealer.observers.feed import HEAD, LIVE, METRICS
 from acpc_arena.dealer.web.http import Guard, HttpError, Limits, Request, Response, guard_for, serve
 from acpc_arena.dealer.web.live import LiveBoard
 

@@ -183,8 +183,8 @@ def play_in_process(
     import shlex
 
     from acpc_arena.agents.registry import agent_class
-    from acpc_arena.dealer.logfiles import MatchLog
-    from acpc_arena.dealer.match import MatchConfig
+    from acpc_arena.dealer.server.logfiles import MatchLog
+    from acpc_arena.dealer.server.match import MatchConfig
     from acpc_arena.protocol.dealing import deal_hands
     from acpc_arena.protocol.game import load_game
     from acpc_arena.protocol.wire import format_log_line, format_match_state, format_score_line, parse_match_state

@@ -24,7 +24,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from acpc_arena.dealer.metrics import DealerMetrics, RunMetrics
+from acpc_arena.dealer.observers.metrics import DealerMetrics, RunMetrics
 from tests.helpers.processes import REPO, start_prometheus
 
 CONFIG = REPO / "docker" / "prometheus" / "prometheus.yml"

@@ -1,0 +1,101 @@
+"""acpc-web: the arena's pages for the folders and logs given: replayer, results, and a seat to play a bot.
+
+    acpc-web [PATH ...] [--port 8080] [--host 127.0.0.1] [--out runs/web]
+
+Each PATH is a run's folder (``acpc-match``'s or ``acpc-tournament``'s ``--out``), any
+folder of ACPC logs, or one log (served alone); the default is ``runs``. The games a
+person plays from the page are logged under ``--out``, which is served too.
+``acpc-match --web PORT`` serves the same pages with its matches live (from a process
+of their own, ``side``). Ctrl-C (or SIGTERM) stops it (exit status 130, or 143).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import trio
+
+from acpc_arena.dealer.arena import options
+from acpc_arena.dealer.observers.page_process import bind
+from acpc_arena.dealer.web.app import WebApp
+from acpc_arena.dealer.web.http import guard_for, serve
+from acpc_arena.protocol.commands import USAGE, CommandParser, Interrupted, plain, refuse_input_as_output, run_command
+
+DEFAULT_PORT = 8080
+
+
+class WebServer:
+    """The pages of ``app`` on ``host:port``: bound at once, served in this process's trio run."""
+
+    def __init__(self, app: WebApp, host: str, port: int) -> None:
+        self.app = app
+        self.host = host
+        self.sock = bind(host, port)
+        self.port = self.sock.getsockname()[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/"
+
+    async def serve(self) -> None:
+        """Serve until cancelled; a person's games run in the same nursery."""
+        async with trio.open_nursery() as nursery:
+            self.app.nursery = nursery
+            await serve(self.app.handle, self.sock, guard_for(self.host, self.port))
+
+    def serve_for(self, seconds: float) -> None:
+        """Serve ``seconds`` (``math.inf``: until Ctrl-C, whose KeyboardInterrupt is raised) in a trio run
+        of its own."""
+
+        async def serve_then_stop() -> None:
+            with trio.move_on_after(seconds):
+                await self.serve()
+
+        trio.run(serve_then_stop)
+
+
+def web_app(paths: list[Path], out_dir: Path) -> WebApp:
+    """The app for ``paths`` and ``out_dir`` (created; served after the paths unless it lies in one)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    inside = any(out_dir.resolve().is_relative_to(p.resolve()) for p in paths if p.is_dir())
+    roots = list(paths) if inside else [*paths, out_dir]
+    return WebApp(roots, out_dir)
+
+
+def main(argv: list[str] | None = None) -> None:
+    run_command("acpc-web", lambda: serve_pages(sys.argv[1:] if argv is None else argv))
+
+
+def serve_pages(argv: list[str]) -> int:
+    """Serve the pages until Ctrl-C; returns 2, a usage error, when they cannot be served on the host and
+    port asked."""
+    parser = CommandParser(prog="acpc-web", description=plain(__doc__.split("\n\n")[0]))
+    parser.add_argument("paths", nargs="*", type=Path, default=[Path("runs")], help="folders or logs to serve")
+    parser.add_argument(
+        "--port", type=options.port_or_any, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)"
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
+    parser.add_argument("--out", type=Path, default=Path("runs/web"), help="where a person's games are logged")
+    args = parser.parse_args(argv)
+    refuse_input_as_output("acpc-web", {"--out": args.out}, [path for path in args.paths if path.is_file()])
+    missing = [str(p) for p in args.paths if not p.exists() and p != Path("runs")]
+    if missing:
+        parser.error(f"no such file or folder: {', '.join(missing)}")
+    paths = [p for p in args.paths if p.exists()]
+    try:
+        server = WebServer(web_app(paths, args.out), args.host, args.port)
+    except OSError as exc:
+        print(f"acpc-web: could not serve on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return USAGE
+    print(f"acpc-web: open {server.url} (Ctrl-C stops)", file=sys.stderr, flush=True)
+    try:
+        server.serve_for(math.inf)
+    except* KeyboardInterrupt:
+        raise Interrupted(f"the pages are down; the games played here are logged in {args.out}") from None
+    return 0
+
+
+if __name__ == "__main__":
+    main()
