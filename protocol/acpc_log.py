@@ -1,5 +1,12 @@
-"""Reading ACPC logs as the competitions published them, one hand at a time.
+"""The ACPC log reader: every reading of a ``.log`` goes through here, one line at a time.
 
+Its pieces: ``log_lines`` (a log's lines, bounded and streamed), ``read_header`` and
+``parse_header`` (the ``# name/game/hands/seed`` line), ``header_game`` (the game it
+names), ``parse_hand_line`` and ``parse_score`` (a line of any ACPC log), ``hand_on_line``
+(one hand again from its line) and ``AcpcLogReader``, the lenient reader below.
+``arena.logreading.read_log`` checks a match's log on the same pieces, for the reports.
+
+``AcpcLogReader`` reads ACPC logs as the competitions published them, one hand at a time.
 Any dealer's log reads here, this project's or the University of Alberta one's, and
 the logs the Annual Computer Poker Competition published (2017:
 ``STATE:0:cc/cc/cr200c/cr400f:7c4s|2hQh/Ac5h3c/4h/8h:-200|200:Slumbot_2pn_2017|SimpleRule_2pn_2017``):
@@ -44,7 +51,6 @@ from typing import NamedTuple
 
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import InputError, read_lines
-from acpc_arena.protocol.files import open_log as open_log  # the web view's reader of one line
 from acpc_arena.protocol.game import SHIPPED_GAMES, Game, load_game
 from acpc_arena.protocol.wire import LogHand, Score, parse_state
 
@@ -57,7 +63,9 @@ KEPT_PROBLEMS = 1000
 """Problems kept in ``AcpcLogReader.problems``; all are counted and passed to ``on_problem``."""
 MAX_PROBLEMS = 10_000
 """Problems in one file after which the rest of it is not read (the file is not an ACPC log of this game)."""
-PASSED_OVER = rb"#(?! name/game/hands/seed )|;"
+NOT_HEADER = rb"#(?! name/game/hands/seed )"
+"""Comment lines but the header."""
+PASSED_OVER = NOT_HEADER + rb"|;"
 """Lines passed over without being looked at: comments but the header, and ACPC ``;`` comment lines."""
 
 _STATE_LINE = re.compile(r"STATE[:;]([^:;]*)[:;]([^:;]*)[:;]([^:;]*)[:;]([^:;]*)[:;](.*)\Z", re.DOTALL)
@@ -86,30 +94,73 @@ class LogHeader(NamedTuple):
     seed: int
 
 
-def parse_header(line: str) -> LogHeader | None:
-    """The header's fields, or None if ``line`` is not a well-formed header; ``ProtocolError`` if its
-    hands or seed are numbers of more than ``HEADER_DIGITS`` digits."""
+class _LongNumbers(ProtocolError):
+    """A header whose hands or seed have more than ``HEADER_DIGITS`` digits."""
+
+
+def read_header(line: str) -> LogHeader:
+    """The fields of the header ``line``; ``ProtocolError`` saying why it is none."""
     if not line.startswith(HEADER):
-        return None
+        raise ProtocolError("no '# name/game/hands/seed' header: not an ACPC log")
     parts = line.split()
-    if len(parts) != 6 or not all(p.isascii() and p.isdigit() for p in parts[4:]):
-        return None
+    if len(parts) != 6:
+        raise ProtocolError(f"malformed header {line!r}")
+    if not all(p.isascii() and p.isdigit() for p in parts[4:]):
+        raise ProtocolError(f"the header's hands and seed must be whole numbers: {line!r}")
     if any(len(p) > HEADER_DIGITS for p in parts[4:]):
-        raise ProtocolError(f"the header's hands and seed must be at most {HEADER_DIGITS} digits: header ignored")
+        raise _LongNumbers(f"the header's hands and seed must be at most {HEADER_DIGITS} digits")
     return LogHeader(parts[2], parts[3], int(parts[4]), int(parts[5]))
 
 
+def parse_header(line: str) -> LogHeader | None:
+    """The header's fields, or None if ``line`` is not a well-formed header; ``ProtocolError`` if its
+    hands or seed are numbers of more than ``HEADER_DIGITS`` digits."""
+    try:
+        return read_header(line)
+    except _LongNumbers as exc:
+        raise ProtocolError(f"{exc}: header ignored") from None
+    except ProtocolError:
+        return None
+
+
 def header_game(game_file: str, folder: Path) -> Game | None:
-    """The game a header names, if found: the file (also beside the log), or a shipped game of that name."""
-    stem = Path(game_file).name.removesuffix(".game")
-    candidates = [game_file, str(folder / game_file), str(folder / Path(game_file).name)]
-    if stem in SHIPPED_GAMES:
-        candidates.append(stem)
-    for candidate in candidates:
+    """The game a header names, if found: the file (also beside the log, or by its name alone), or a
+    shipped game of that name."""
+    name = Path(game_file).name
+    candidates = [game_file, str(folder / game_file), str(folder / name), name]
+    if name.removesuffix(".game") in SHIPPED_GAMES:
+        candidates.append(name.removesuffix(".game"))
+    for candidate in dict.fromkeys(candidates):
         try:
             return load_game(candidate)
-        except (ProtocolError, OSError):
+        except (ProtocolError, OSError, ValueError):
             continue
+    return None
+
+
+def log_lines(path: str | Path, skip: bytes = PASSED_OVER) -> Iterator[tuple[int, str, bool]]:
+    """``(number, text, ends with a newline)`` for every line of the log but blank ones and those ``skip``
+    passes over (``read_lines``: bounded, in constant memory, plain or compressed), the newline taken off.
+
+    A line is decoded as ``os.fsdecode`` decodes a command line: a player's name is the ``str`` its bytes
+    on the dealer's command line give, whatever they are. Raises as ``read_lines`` does.
+    """
+    for number, raw in read_lines(path, skip):
+        text = os.fsdecode(raw)
+        yield number, text.removesuffix("\n"), text.endswith("\n")
+
+
+def hand_on_line(path: str | Path, game: Game, number: int, check: Callable[[], None] | None = None) -> LogHand | None:
+    """The hand on line ``number`` of the log (numbered as ``AcpcLogReader`` numbers them), or None when
+    the log has no such line now; ``ProtocolError`` when that line is no good hand. ``check`` (a reader's
+    budget) is called at every 10,000th line on the way."""
+    for count, text, _ in log_lines(path, rb"#|;"):
+        if count == number:
+            return parse_hand_line(text, game)._replace(path=str(path), line=number)
+        if count > number:
+            break
+        if check is not None and count % 10_000 == 0:
+            check()
     return None
 
 
@@ -257,15 +308,14 @@ class AcpcLogReader:
         """``(number, text, ends with a newline)`` for every line; damage ends the file with a problem."""
         number = 0
         try:
-            for number, raw in read_lines(self.path, PASSED_OVER):
+            for number, text, whole in log_lines(self.path):
                 if self.problem_count >= MAX_PROBLEMS:
                     self.problem(number, f"{MAX_PROBLEMS} problems: the rest of the file is not read")
                     return
-                text = os.fsdecode(raw)  # a name: the str of the bytes it had on the dealer's command line
                 if text.startswith("#"):
                     self._read_comment(number, text.rstrip("\r\n"))
                 elif text.strip():
-                    yield number, text.rstrip("\r\n"), text.endswith("\n")
+                    yield number, text.rstrip("\r\n"), whole
         except InputError as exc:
             self.problem(exc.line, f"the rest of the file is not read: {exc.reason}" if exc.line else exc.reason)
         except (OSError, EOFError, zlib.error) as exc:

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from acpc_arena.dealer.benchmark_server.web import Durations, Pairing
+from acpc_arena.dealer.benchmark_server.pages import Durations
+from acpc_arena.dealer.benchmark_server.web import Pairing
 from tests.helpers.bm import (
     LIMIT,
     Line,

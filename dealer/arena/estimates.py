@@ -1,4 +1,6 @@
-"""A mean per hand with its 95% confidence interval (``estimate``), and how a figure is written.
+"""The statistics of every report and page: a mean per hand with its 95% confidence interval (``estimate``
+over the results, ``Running`` as they come), duplicate samples (``duplicate_pair``), and how a figure is
+written.
 
 Intervals are mean ± 1.96 standard errors (normal approximation, sample standard
 deviation); mbb/h is 1000 × chips per hand / big blind.
@@ -55,10 +57,18 @@ def estimate(samples: np.ndarray | Sequence[np.ndarray], big_blind: int) -> Esti
     if len(parts) > 1 and n <= JOINED:
         parts = [np.concatenate(parts)]
     if n == 0:
+        return _estimate(0, 0.0, 0.0, big_blind)
+    mean = math.fsum(float(np.sum(part)) for part in parts) / n if len(parts) > 1 else float(np.mean(parts[0]))
+    return _estimate(n, mean, _standard_deviation(parts, mean) if n > 1 else 0.0, big_blind)
+
+
+def _estimate(n: int, mean: float, deviation: float, big_blind: int) -> Estimate:
+    """The estimate of ``n`` samples of mean ``mean`` and sample standard deviation ``deviation`` (NaN
+    without samples, an infinite interval with one)."""
+    if n == 0:
         nan = float("nan")
         return Estimate(0, nan, (nan, nan), nan, (nan, nan))
-    mean = math.fsum(float(np.sum(part)) for part in parts) / n if len(parts) > 1 else float(np.mean(parts[0]))
-    half = Z95 * _standard_deviation(parts, mean) / math.sqrt(n) if n > 1 else float("inf")
+    half = Z95 * deviation / math.sqrt(n) if n > 1 else float("inf")
     scale = 1000.0 / big_blind
     return Estimate(n, mean, (mean - half, mean + half), mean * scale, ((mean - half) * scale, (mean + half) * scale))
 
@@ -73,6 +83,52 @@ def _standard_deviation(parts: list[np.ndarray], mean: float) -> float:
             deviations = part[start : start + CHUNK] - mean
             squares += float(np.dot(deviations, deviations))
     return math.sqrt(squares / (sum(len(part) for part in parts) - 1))
+
+
+@dataclass
+class Running:
+    """The count, mean and sum of squared deviations of results taken in as they come (what ``estimate``
+    needs, in memory that does not grow): one at a time (``add``, Welford) or a batch at a time
+    (``add_all``, the two sets' figures merged, Chan et al.)."""
+
+    count: int = 0
+    mean: float = 0.0
+    squares: float = 0.0
+
+    @staticmethod
+    def of_sums(count: int, total: float, sum_of_squares: float) -> Running:
+        """The figures of ``count`` results whose sum is ``total`` and sum of squares ``sum_of_squares``."""
+        mean = total / count if count else 0.0
+        return Running(count, mean, sum_of_squares - total * mean)
+
+    def add(self, value: float) -> None:
+        self.count += 1
+        delta = value - self.mean
+        self.mean += delta / self.count
+        self.squares += delta * (value - self.mean)
+
+    def add_all(self, values: np.ndarray) -> None:
+        if not len(values):
+            return
+        mean = float(np.mean(values))
+        squares = float(np.sum((values - mean) ** 2))
+        count = self.count + len(values)
+        delta = mean - self.mean
+        self.mean += delta * len(values) / count
+        self.squares += squares + delta**2 * self.count * len(values) / count
+        self.count = count
+
+    def estimate(self, big_blind: int) -> Estimate:
+        """``estimate`` of the results taken in (their figures to about 1e-15)."""
+        deviation = math.sqrt(max(0.0, self.squares) / (self.count - 1)) if self.count > 1 else 0.0
+        return _estimate(self.count, self.mean, deviation, big_blind)
+
+
+def duplicate_pair(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Duplicate samples: the mean of a player's results in hand *i* of the two seatings of a seed (``first``
+    and ``second``), as far as both went."""
+    n = min(len(first), len(second))
+    return (first[:n] + second[:n]) / 2
 
 
 def signed(value: float, digits: int = 1) -> str:

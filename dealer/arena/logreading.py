@@ -14,7 +14,6 @@ a hand and seat); its hands themselves are read again from the file where they a
 from __future__ import annotations
 
 import math
-import os
 import zlib
 from array import array
 from collections.abc import Iterable, Iterator
@@ -25,11 +24,10 @@ import numpy as np
 
 from acpc_arena.dealer.server.match import MatchObserver, MatchResult
 from acpc_arena.dealer.server.match_config import MatchConfig
-from acpc_arena.protocol.acpc_log import HEADER_DIGITS
+from acpc_arena.protocol.acpc_log import NOT_HEADER, LogHeader, header_game, log_lines, read_header
 from acpc_arena.protocol.equity import ended_all_in_early
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.files import read_lines
-from acpc_arena.protocol.game import SHIPPED_GAMES, Game, load_game
+from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import State
 from acpc_arena.protocol.wire import LogHand, Score, format_value, parse_log_line, parse_score_line
 
@@ -102,58 +100,31 @@ class LoggedMatch:
         return self.seat_names.index(name)
 
 
-HEADER = "# name/game/hands/seed "
-
-
 def _game_of(game_file: str, override: Game | None, log_path: Path) -> Game:
-    if override is not None:
-        return override
-    candidates = [game_file, str(log_path.parent / game_file), Path(game_file).name]
-    stem = Path(game_file).name.removesuffix(".game")
-    if stem in SHIPPED_GAMES:
-        candidates.append(stem)
-    for candidate in candidates:
-        try:
-            return load_game(candidate)
-        except (ProtocolError, OSError, ValueError):
-            continue
-    raise ProtocolError(f"{log_path}: cannot find the game {game_file!r} of this log (give it with --game)")
+    game = override if override is not None else header_game(game_file, log_path.parent)
+    if game is None:
+        raise ProtocolError(f"{log_path}: cannot find the game {game_file!r} of this log (give it with --game)")
+    return game
 
 
-def _read_header(path: Path) -> tuple[str, str, int, int]:
-    """The match name, game file, planned hands and seed of the ``# name/game/hands/seed`` line, the
-    first line but blank and other comment lines."""
-    return _parse_header(path, next((text for _, text, _ in _log_lines(path, _NOT_HEADER)), ""))
+def _read_header(path: Path) -> LogHeader:
+    """The ``# name/game/hands/seed`` line's fields, the first line but blank and other comment lines."""
+    return _parse_header(path, next((text for _, text, _ in _log_lines(path, NOT_HEADER)), ""))
 
 
-def _parse_header(path: Path, header: str) -> tuple[str, str, int, int]:
+def _parse_header(path: Path, header: str) -> LogHeader:
     """``_read_header`` of the log ``path`` whose header line is ``header``."""
-    if not header.startswith(HEADER):
-        raise ProtocolError(f"{path}: no '# name/game/hands/seed' header: not an ACPC log")
-    parts = header.split()
-    if len(parts) != 6:
-        raise ProtocolError(f"{path}: malformed header {header!r}")
-    _, _, name, game_file, planned, seed = parts
-    if not (planned.isascii() and planned.isdigit() and seed.isascii() and seed.isdigit()):
-        raise ProtocolError(f"{path}: the header's hands and seed must be whole numbers: {header!r}")
-    if len(planned) > HEADER_DIGITS or len(seed) > HEADER_DIGITS:
-        raise ProtocolError(f"{path}: the header's hands and seed must be at most {HEADER_DIGITS} digits")
-    return name, game_file, int(planned), int(seed)
-
-
-_NOT_HEADER = rb"#(?! name/game/hands/seed )"
-"""Comment lines but the header: passed over unread."""
+    try:
+        return read_header(header)
+    except ProtocolError as exc:
+        raise ProtocolError(f"{path}: {exc}") from None
 
 
 def _log_lines(path: Path, skip: bytes) -> Iterator[tuple[int, str, bool]]:
-    """``(number, text, ends with a newline)`` of the log's lines but blank ones and those ``skip``
-    matches, the newline taken off; ``ProtocolError`` naming the file when it cannot be read or is
-    past the limits of ``protocol/files.py``. A line is decoded as ``os.fsdecode`` decodes a command
-    line: a player name is the ``str`` its command-line bytes give, whatever they are."""
+    """``acpc_log.log_lines``, with ``ProtocolError`` naming the file when it cannot be read (and
+    ``InputError`` when it is past the limits of ``protocol/files.py``)."""
     try:
-        for number, raw in read_lines(path, skip):
-            text = os.fsdecode(raw)  # names as the bytes the dealer was given, read back as that str
-            yield number, text.removesuffix("\n"), text.endswith("\n")
+        yield from log_lines(path, skip)
     except (OSError, EOFError, zlib.error) as exc:
         raise ProtocolError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 

@@ -23,7 +23,7 @@ import numpy as np
 from tqdm import tqdm
 
 from acpc_arena.dealer.arena.allin import AllinValues
-from acpc_arena.dealer.arena.estimates import Estimate, estimate, excludes_zero, signed
+from acpc_arena.dealer.arena.estimates import Estimate, duplicate_pair, estimate, excludes_zero, signed
 from acpc_arena.dealer.arena.logreading import LoggedMatch
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
@@ -222,10 +222,10 @@ def _duplicate_pairs(
         seats = by_seed[seed]
         entry: dict[str, Any] = {"seed": seed}
         if 0 in seats and 1 in seats:
-            n = min(len(seats[0][0]), len(seats[1][0]))
-            pair = (seats[0][0][:n] + seats[1][0][:n]) / 2
+            pair = duplicate_pair(seats[0][0], seats[1][0])
+            n = len(pair)
             unadjusted = seats[0][1] is seats[0][0] and seats[1][1] is seats[1][0]
-            pair_adjusted = pair if unadjusted else (seats[0][1][:n] + seats[1][1][:n]) / 2
+            pair_adjusted = pair if unadjusted else duplicate_pair(seats[0][1][:n], seats[1][1][:n])
             pairs.append(pair)
             pairs_adjusted.append(pair_adjusted)
             entry |= {

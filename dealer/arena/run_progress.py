@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
 from tqdm import tqdm
 
-from acpc_arena.dealer.arena.estimates import Estimate, estimate
+from acpc_arena.dealer.arena.estimates import Estimate, Running
 from acpc_arena.dealer.arena.runner import Contestant, MatchOutcome, MatchSpec, RunObserver, RunSpec
 from acpc_arena.dealer.observers.feed import Feed
 from acpc_arena.dealer.observers.metrics import MetricsObserver, RunMetrics
@@ -60,7 +59,7 @@ class RunProgress(RunObserver):
         self.finished: list[MatchOutcome] = []
         self._notes_told: set[str] = set()
         self._a_values: dict[tuple[int, int], list[float]] = {}
-        self._pairs: list[float] = []
+        self._pairs = Running()
         self._pairs_shown = 0
         if metrics is not None:
             metrics.start(*self.names, spec.game_file, spec.seeds, spec.hands, len(spec.matches()))
@@ -84,9 +83,9 @@ class RunProgress(RunObserver):
         mine.append(value_a)
         index = len(mine) - 1
         if index < len(other):
-            self._pairs.append((value_a + other[index]) / 2)
-        if len(self._pairs) - self._pairs_shown >= DUPLICATE_EVERY:
-            self.set_duplicate(estimate(np.array(self._pairs), self.big_blind))
+            self._pairs.add((value_a + other[index]) / 2)
+        if self._pairs.count - self._pairs_shown >= DUPLICATE_EVERY:
+            self.set_duplicate(self._pairs.estimate(self.big_blind))
 
     def set_duplicate(self, figure: Estimate) -> None:
         """The duplicate gauges: A's mbb/h, its 95% interval and the number of pairs."""

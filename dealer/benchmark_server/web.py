@@ -11,16 +11,14 @@ a shipped agent (``aivat_worker``: computed off the page's threads, once a run, 
 and failed and their durations (a histogram, by game), and the connections refused at logon (counted by the
 server and sent through the feed, as ``web.side`` takes them).
 A thread of this process reads the database every ``REFRESH_S`` seconds; the pages answer from its last
-reading. The HTTP bounds are ``web.http``'s; the process ends when the feed's pipe does.
+reading, rendered once (``pages``). The HTTP bounds are ``web.http``'s; the process ends when the feed's pipe does.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import html
 import json
-import math
 import os
 import signal
 import socket
@@ -28,33 +26,24 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import trio
-from prometheus_client import CollectorRegistry, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
-from prometheus_client.metrics_core import Metric
 
-from acpc_arena.dealer.arena.estimates import Z95
+from acpc_arena.dealer.arena.estimates import Running
 from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.dealer.benchmark_server.aivat_worker import AivatWorker
 from acpc_arena.dealer.benchmark_server.config import LOCAL, BmConfig
 from acpc_arena.dealer.benchmark_server.database import DATABASE_ERRORS
-from acpc_arena.dealer.benchmark_server.protocol import (
-    BAD_LOGON,
-    LOGON_TIMEOUT,
-    RATE_LIMITED,
-    SERVER_BUSY,
-    TOO_MANY_CONNECTIONS,
-)
+from acpc_arena.dealer.benchmark_server.pages import Durations, Reading, Rendered, rendered
 from acpc_arena.dealer.benchmark_server.run_aivat import Task
-from acpc_arena.dealer.benchmark_server.store import JobStatus, RunRow, Store
+from acpc_arena.dealer.benchmark_server.store import RunRow, Store
 from acpc_arena.dealer.observers.page_process import SideServer, bind, start_page_process
-from acpc_arena.dealer.web.http import Guard, HttpError, Request, Response, guard_for, json_bytes, serve
+from acpc_arena.dealer.web.http import Guard, HttpError, Request, Response, guard_for, serve
 from acpc_arena.dealer.web.side import METRICS_CONTENT_TYPE, READY, MetricsPage, read_feed
 
 DB_VARIABLE = "ACPC_BM_DB"
@@ -64,43 +53,8 @@ HOSTED_VARIABLE = "ACPC_BM_HOSTED"
 Hosted = dict[str, dict[str, list[str] | None]]
 """By game, each hosted bot's shipped agent and its options (``[agent, *args]``), or None for a command."""
 REFRESH_S = 1.0
-PAGE_REFRESH_S = 5
-"""The HTML page reloads itself this often."""
 FINISHED_MARGIN_S = 120.0
 """Runs are read again from this long before the last finish seen (finishes written out of order)."""
-DURATION_BUCKETS = (1.0, 5.0, 15.0, 60.0, 300.0, 900.0, 3600.0, 4 * 3600.0, 24 * 3600.0, float("inf"))
-REFUSALS = {
-    BAD_LOGON: "bad_logon",
-    LOGON_TIMEOUT: "logon_timeout",
-    RATE_LIMITED: "rate_limited",
-    SERVER_BUSY: "server_busy",
-    TOO_MANY_CONNECTIONS: "too_many_connections",
-}
-"""The server's refusals at logon and their ``reason`` labels."""
-
-
-class _Families:
-    """A collector of families made elsewhere (``prometheus_client`` renders registries, not families)."""
-
-    def __init__(self, families: Callable[[], Sequence[Metric]]) -> None:
-        self.families = families
-
-    def collect(self) -> Iterator[Metric]:
-        yield from self.families()
-
-
-def render(families: Sequence[Metric]) -> bytes:
-    registry = CollectorRegistry(auto_describe=False)
-    registry.register(_Families(lambda: families))
-    return generate_latest(registry)
-
-
-def refused_page(refused: Counter[str]) -> bytes:
-    """The server's part of ``/metrics``: connections refused at logon, by reason (each from 0)."""
-    family = CounterMetricFamily("acpc_bm_logons_refused", "Connections refused at logon", labels=["reason"])
-    for line, reason in REFUSALS.items():
-        family.add_metric([reason], refused[line])
-    return render([family])
 
 
 def hosted_agents(config: BmConfig) -> Hosted:
@@ -111,25 +65,12 @@ def hosted_agents(config: BmConfig) -> Hosted:
     }
 
 
-def mbb_interval(hands: int, mean: float, deviations: float, big_blind: int) -> tuple[float, tuple[float, float]]:
-    """A mean of ``hands`` chip results in mbb/h and its 95% interval, as ``estimates.estimate`` makes them:
-    the mean ± ``Z95`` sample standard errors, ``deviations`` the sum of the squared deviations from the mean
-    (NaN without hands, an infinite interval with one)."""
-    if not hands:
-        return math.nan, (math.nan, math.nan)
-    scale = 1000.0 / (big_blind or 1)
-    half = Z95 * math.sqrt(max(0.0, deviations) / (hands - 1) / hands) if hands > 1 else math.inf
-    return mean * scale, ((mean - half) * scale, (mean + half) * scale)
-
-
 @dataclass
 class Pairing:
-    """A user's bot against a hosted side in a game: the count, mean and sum of squared deviations of the
-    hands' results read so far (what a mean and its interval need, in memory that does not grow)."""
+    """A user's bot against a hosted side in a game: the figures of the hands' results read so far (what a
+    mean and its interval need, in memory that does not grow)."""
 
-    hands: int = 0
-    mean: float = 0.0
-    squares: float = 0.0
+    results: Running = field(default_factory=Running)
     big_blind: int = 0
     runs: int = 0
     unread: int = 0
@@ -139,21 +80,18 @@ class Pairing:
     aivat_reason: str | None = None
     """Why the other runs have no AIVAT (the last one's reason)."""
 
+    @property
+    def hands(self) -> int:
+        return self.results.count
+
     def add(self, values: np.ndarray) -> None:
-        """Take in a run's hands (the two sets' statistics merged, Chan et al.)."""
-        if not len(values):
-            return
-        mean = float(np.mean(values))
-        squares = float(np.sum((values - mean) ** 2))
-        hands = self.hands + len(values)
-        delta = mean - self.mean
-        self.mean += delta * len(values) / hands
-        self.squares += squares + delta**2 * self.hands * len(values) / hands
-        self.hands = hands
+        """Take in a run's hands."""
+        self.results.add_all(values)
 
     def mbb(self) -> tuple[float, tuple[float, float]]:
-        """The mean in mbb/h and its 95% interval (``mbb_interval``)."""
-        return mbb_interval(self.hands, self.mean, self.squares, self.big_blind)
+        """The mean in mbb/h and its 95% interval."""
+        figure = self.results.estimate(self.big_blind)
+        return figure.mbb_per_hand, figure.ci95
 
     def aivat(self, worker: AivatWorker) -> dict[str, Any]:
         """The AIVAT estimate over the runs that have one (their hands pooled, as the plain one), how many
@@ -170,10 +108,10 @@ class Pairing:
                 runs += 1
                 hands, total, squares = hands + result.hands, total + result.total, squares + result.squares
                 big_blind = result.big_blind
-        mean = total / hands if hands else 0.0
-        mbb, ci95 = mbb_interval(hands, mean, squares - total * mean, big_blind)
-        return {"runs": runs, "of_runs": self.runs, "pending": pending, "hands": hands, "mbb_per_hand": mbb,
-                "ci95": list(ci95), "reason": reason if runs + pending < self.runs else None}  # fmt: skip
+        figure = Running.of_sums(hands, total, squares).estimate(big_blind)
+        return {"runs": runs, "of_runs": self.runs, "pending": pending, "hands": hands,
+                "mbb_per_hand": figure.mbb_per_hand, "ci95": list(figure.ci95),
+                "reason": reason if runs + pending < self.runs else None}  # fmt: skip
 
 
 def opponents(players: Sequence[str]) -> str | None:
@@ -181,44 +119,6 @@ def opponents(players: Sequence[str]) -> str | None:
     if sum(player == LOCAL for player in players) != 1:
         return None
     return " + ".join(player for player in players if player != LOCAL)
-
-
-@dataclass
-class Durations:
-    """A histogram of runs' seconds: how many took at most each of ``DURATION_BUCKETS``, and their sum."""
-
-    counts: list[int] = field(default_factory=lambda: [0] * len(DURATION_BUCKETS))
-    total: float = 0.0
-
-    def add(self, seconds: float) -> None:
-        for index, bound in enumerate(DURATION_BUCKETS):
-            if seconds <= bound:
-                self.counts[index] += 1
-        self.total += seconds
-
-
-@dataclass
-class Rendered:
-    """A reading as each page sends it, made by the watcher's thread so that a request costs a copy."""
-
-    page: bytes = b""
-    api: bytes = b"{}"
-    metrics: bytes = b""
-
-
-@dataclass
-class Reading:
-    """What the database held at ``taken``."""
-
-    taken: float = 0.0
-    counts: dict[str, int] = field(default_factory=dict)
-    jobs: list[JobStatus] = field(default_factory=list)
-    running: list[RunRow] = field(default_factory=list)
-    results: list[dict[str, Any]] = field(default_factory=list)
-    finished: dict[tuple[str, str], int] = field(default_factory=dict)
-    """Runs ended, by (game, ``done`` or ``failed``)."""
-    durations: dict[str, Durations] = field(default_factory=dict)
-    error: str | None = None
 
 
 class Watcher:
@@ -250,10 +150,7 @@ class Watcher:
                     with contextlib.suppress(*DATABASE_ERRORS):
                         store.close()
                 store = None
-            reading = self.reading
-            self.rendered = Rendered(
-                page_html(reading).encode(), json_bytes(reading_json(reading)), render(metric_families(reading))
-            )
+            self.rendered = rendered(self.reading)
             self.stop.wait(REFRESH_S)
 
     def read(self, store: Store) -> Reading:
@@ -327,129 +224,6 @@ class Watcher:
                 "aivat": pairing.aivat(self.aivat),
             })  # fmt: skip
         return rows
-
-
-def metric_families(reading: Reading) -> list[Metric]:
-    """``/metrics``' families from the database's reading."""
-    counts = reading.counts
-    families: list[Metric] = [
-        GaugeMetricFamily("acpc_bm_runs_queued", "Runs waiting to be played", value=counts.get("queued", 0)),
-        GaugeMetricFamily("acpc_bm_runs_running", "Runs being played", value=counts.get("running", 0)),
-        GaugeMetricFamily("acpc_bm_jobs_active", "Jobs with runs left to play", value=len(reading.jobs)),
-        GaugeMetricFamily(
-            "acpc_bm_jobs_running", "Jobs with a run being played", value=sum(job.running for job in reading.jobs)
-        ),
-    ]
-    ended = CounterMetricFamily("acpc_bm_runs_finished", "Runs played to their end", labels=["game"])
-    failed = CounterMetricFamily("acpc_bm_runs_failed", "Runs that failed", labels=["game"])
-    for (game, state), count in sorted(reading.finished.items()):
-        (ended if state == "done" else failed).add_metric([game], count)
-    seconds = HistogramMetricFamily("acpc_bm_run_seconds", "Seconds each run took", labels=["game"])
-    for game, durations in sorted(reading.durations.items()):
-        buckets = [(_le(bound), float(count)) for bound, count in zip(DURATION_BUCKETS, durations.counts, strict=True)]
-        seconds.add_metric([game], buckets, sum_value=durations.total)
-    return [*families, ended, failed, seconds]
-
-
-def _le(bound: float) -> str:
-    return "+Inf" if bound == float("inf") else f"{bound:g}"
-
-
-def reading_json(reading: Reading) -> dict[str, Any]:
-    return {
-        "taken": reading.taken,
-        "error": reading.error,
-        "counts": reading.counts,
-        "queue": [
-            {"job": job.job_id, "user": job.user, "tag": job.tag, "game": job.game, "runs_left": job.runs_left,
-             "running": job.running}
-            for job in reading.jobs
-        ],
-        "running": [
-            {"run": f"{run.job_id}.{run.run_index}", "user": run.user, "tag": run.tag, "game": run.game,
-             "players": list(run.players), "started": run.started}
-            for run in reading.running
-        ],
-        "results": reading.results,
-    }  # fmt: skip
-
-
-def _table(head: Sequence[str], rows: Sequence[Sequence[object]], empty: str) -> str:
-    if not rows:
-        return f"<p>{html.escape(empty)}</p>"
-    cells = "".join(f"<th>{html.escape(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _interval(row: dict[str, Any]) -> str:
-    low, high = row["ci95"]
-    if not row["hands"]:
-        return "no hands read"
-    if not np.isfinite(low):
-        return f"{row['mbb_per_hand']:+.1f} (one hand)"
-    return f"{row['mbb_per_hand']:+.1f} [{low:+.1f}, {high:+.1f}]"
-
-
-def _aivat_cell(aivat: dict[str, Any]) -> str:
-    """The AIVAT estimate and the runs it is over; or, none having it, that it is computed or why not."""
-    computing = f"{aivat['pending']} run{'s' if aivat['pending'] != 1 else ''} computing"
-    if aivat["runs"]:
-        shown = f"{_interval(aivat)}, AIVAT over {aivat['runs']} of {aivat['of_runs']} runs"
-        return f"{shown}, {computing}" if aivat["pending"] else shown
-    if aivat["pending"]:
-        return computing
-    return f"none: {aivat['reason']}"
-
-
-def page_html(reading: Reading) -> str:
-    """The page: the queue, the runs being played, the results (every value escaped)."""
-    now = time.time()
-    queue = [(j.job_id, j.user, j.tag, j.game, j.runs_left, "R" if j.running else "Q") for j in reading.jobs]
-    running = [
-        (f"{r.job_id}.{r.run_index}", r.user, r.tag, r.game, " ".join(r.players),
-         f"{now - r.started:.0f} s" if r.started else "")
-        for r in reading.running
-    ]  # fmt: skip
-    results = [
-        (r["game"], r["user"], r["opponent"], r["runs"], r["hands"], _interval(r), _aivat_cell(r["aivat"]),
-         r["unread_runs"])
-        for r in reading.results
-    ]  # fmt: skip
-    counts = ", ".join(f"{state} {count}" for state, count in sorted(reading.counts.items())) or "no runs yet"
-    error = f"<p><strong>{html.escape(reading.error)}</strong></p>" if reading.error else ""
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="{PAGE_REFRESH_S}">
-<title>Benchmark server</title></head><body>
-<h1>Benchmark server</h1>{error}
-<p>Runs: {html.escape(counts)}. Read {time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(reading.taken))}.</p>
-<h2>Queue</h2>
-{_table(("job", "user", "tag", "game", "runs left", "state"), queue, "Queue empty")}
-<h2>Running</h2>
-{_table(("run", "user", "tag", "game", "seats", "for"), running, "No run is being played.")}
-<h2>Results</h2>
-<p>The user's bot against each hosted side: chips won per hand in mbb/h (1000 x chips / big blind) with its 95%
-interval, over the hands of the finished runs' logs; beside it the AIVAT estimate, the luck of the cards and of
-the hosted bot's choices taken out, over the runs whose hosted bot is a shipped agent (its policy known).</p>
-{
-        _table(
-            (
-                "game",
-                "user",
-                "against",
-                "runs",
-                "hands",
-                "mbb/h [95% interval]",
-                "AIVAT mbb/h [95% interval]",
-                "logs unread",
-            ),
-            results,
-            "No finished run of a user's bot yet.",
-        )
-    }
-<p><a href="/metrics">metrics</a> · <a href="/api/bm">JSON</a></p>
-</body></html>
-"""
 
 
 class PagesGuard(Guard):

@@ -11,10 +11,11 @@ import trio
 
 from acpc_arena.dealer.benchmark_server.config import BmConfig, read_config
 from acpc_arena.dealer.benchmark_server.database import DATABASE_ERRORS, shown
+from acpc_arena.dealer.benchmark_server.pages import refused_page
 from acpc_arena.dealer.benchmark_server.passwords import check_password, hash_password
 from acpc_arena.dealer.benchmark_server.server import BmServer, ServerOptions
 from acpc_arena.dealer.benchmark_server.store import DEFAULT_DB, LEASE_S, Store, StoreError
-from acpc_arena.dealer.benchmark_server.web import refused_page, start_web
+from acpc_arena.dealer.benchmark_server.web import start_web
 from acpc_arena.protocol.commands import (
     FAILED,
     CommandParser,

@@ -2,9 +2,10 @@
 
 ``LiveBoard`` holds one ``LiveTable`` per match, kept up to date by the match side's
 updates (``feed``): the last line of the hand in play, without its hole cards; the last
-finished hand as its log line, every card shown as the log shows it; each hand's
-results by seat; the match's status. A hand in play is drawn from the public line (its
-betting and board); once a hand is over it is drawn with its cards. The board's JSON
+finished hand as its log line, every card shown as the log shows it; each seat's
+total and the first seat's running figures (``estimates.Running``); the match's
+status. A hand in play is drawn from the public line (its betting and board); once a
+hand is over it is drawn with its cards. The board's JSON
 and its server-sent event are built once per change, whoever asks and however many
 (``json_bytes``, ``events``); a client gets at most ``EVENTS_PER_SECOND`` of them.
 """
@@ -16,10 +17,9 @@ import sys
 from collections.abc import AsyncGenerator
 from typing import Any
 
-import numpy as np
 import trio
 
-from acpc_arena.dealer.arena.estimates import estimate
+from acpc_arena.dealer.arena.estimates import Running
 from acpc_arena.dealer.server.match import MatchConfig
 from acpc_arena.dealer.web.http import json_bytes, sse_event
 from acpc_arena.dealer.web.tables import last_action, snapshot
@@ -33,21 +33,25 @@ KEEPALIVE_SECONDS = 15.0
 
 
 class LiveTable:
-    """One match: its public line, its last finished hand, and each seat's hand results."""
+    """One match: its public line, its last finished hand, each seat's total and the first seat's figures."""
 
     def __init__(self, name: str, config: MatchConfig) -> None:
         self.name = name
         self.config = config
         self.line = ""
         self.last = ""
-        self.values: list[list[float]] = [[] for _ in range(config.game.num_players)]
+        self.totals = [0.0] * config.game.num_players
+        self.seat1 = Running()
+        """The first seat's results."""
         self.status = "playing"
         self.error = ""
 
     def update(self, item: dict[str, Any]) -> None:
         for by_seat in item.get("values", []):
             for seat, value in enumerate(by_seat):
-                self.values[seat].append(float(value))
+                self.totals[seat] += float(value)
+                if seat == 0:
+                    self.seat1.add(float(value))
         self.line = item.get("line", self.line)
         self.last = item.get("last", self.last)
         self.status = item.get("status", self.status)
@@ -55,16 +59,16 @@ class LiveTable:
 
     def to_json(self) -> dict[str, Any]:
         config = self.config
-        figure = estimate(np.array(self.values[0]), config.game.big_blind)
+        figure = self.seat1.estimate(config.game.big_blind)
         return {
             "name": self.name,
             "game": config.game_file,
             "seats": list(config.players),
             "hands_planned": config.hands,
-            "hands_played": len(self.values[0]),
+            "hands_played": self.seat1.count,
             "status": self.status,
             "error": self.error,
-            "totals": [float(sum(v)) for v in self.values],
+            "totals": list(self.totals),
             "seat1_mbb": _finite(figure.mbb_per_hand),
             "seat1_ci95": [_finite(figure.ci95[0]), _finite(figure.ci95[1])],
             "table": self._table(),

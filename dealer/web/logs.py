@@ -25,9 +25,9 @@ import trio
 
 from acpc_arena.dealer.web.http import HttpError, json_bytes, whole_number
 from acpc_arena.dealer.web.tables import replay, summary
-from acpc_arena.protocol.acpc_log import AcpcLogReader, parse_hand_line
+from acpc_arena.protocol.acpc_log import AcpcLogReader, hand_on_line
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.files import read_lines
+from acpc_arena.protocol.files import InputError
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.wire import LogHand
 
@@ -152,14 +152,17 @@ def _read_log(file_id: str, path: Path, deadline: float) -> _Log:
 
 def _read_hand(path: Path, game: Game, number: int, deadline: float) -> LogHand:
     """The hand on line ``number`` of ``path`` (numbered as the log reader numbers them)."""
-    for count, line in read_lines(path, skip=rb"#|;"):
-        if count == number:
-            try:
-                return parse_hand_line(os.fsdecode(line), game)._replace(path=str(path), line=number)
-            except ProtocolError as exc:
-                raise HttpError(422, f"{path.name}, line {number}: {exc} (the file changed?)") from None
-        if count > number:
-            break
-        if count % 10_000 == 0 and time.monotonic() > deadline:
+
+    def check() -> None:
+        if time.monotonic() > deadline:
             raise _OverBudget
-    raise HttpError(404, f"{path.name} has no hand on line {number} now (the file changed?)")
+
+    try:
+        hand = hand_on_line(path, game, number, check)
+    except InputError:
+        raise
+    except ProtocolError as exc:
+        raise HttpError(422, f"{path.name}, line {number}: {exc} (the file changed?)") from None
+    if hand is None:
+        raise HttpError(404, f"{path.name} has no hand on line {number} now (the file changed?)")
+    return hand

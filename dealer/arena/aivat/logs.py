@@ -19,7 +19,7 @@ import numpy as np
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.dealer.arena.aivat.estimator import AivatUnavailable, HandEstimator, Settings
-from acpc_arena.dealer.arena.estimates import Estimate, estimate
+from acpc_arena.dealer.arena.estimates import Estimate, duplicate_pair, estimate
 from acpc_arena.dealer.arena.logreading import LoggedMatch, read_log
 from acpc_arena.dealer.arena.runner import Contestant, build_agent
 from acpc_arena.protocol.errors import ProtocolError
@@ -191,6 +191,5 @@ def _duplicate_pairs(figures: list[MatchAivat]) -> np.ndarray:
     pairs = []
     for seats in by_seed.values():
         if 0 in seats and 1 in seats:
-            n = min(len(seats[0]), len(seats[1]))
-            pairs.append((seats[0][:n] + seats[1][:n]) / 2)
+            pairs.append(duplicate_pair(seats[0], seats[1]))
     return np.concatenate(pairs) if pairs else np.array([])
