@@ -20,9 +20,10 @@ import trio.testing
 
 from acpc_arena.dealer.server.blocking_seat import BlockingChannel
 from acpc_arena.dealer.server.logfiles import MatchLog
-from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult, play_match
+from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult
 from acpc_arena.dealer.server.seat import SeatChannel, StreamChannel
 from acpc_arena.dealer.server.sync_match import play_match_sync
+from acpc_arena.dealer.server.trio_match import play_match
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import Action
 from acpc_arena.protocol.wire import LogHand, parse_log_line, parse_match_state

@@ -16,8 +16,9 @@ import trio
 import trio.testing
 
 from acpc_arena.dealer.server.logfiles import MatchLog
-from acpc_arena.dealer.server.match import MatchConfig, MatchResult, play_match
+from acpc_arena.dealer.server.match import MatchConfig, MatchResult
 from acpc_arena.dealer.server.seat import StreamChannel
+from acpc_arena.dealer.server.trio_match import play_match
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
 from tests.helpers.processes import play

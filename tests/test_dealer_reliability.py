@@ -31,8 +31,9 @@ from prometheus_client import CollectorRegistry
 from acpc_arena.dealer.observers.metrics import DealerMetrics, MetricsObserver
 from acpc_arena.dealer.server.console import ConsoleObserver
 from acpc_arena.dealer.server.logfiles import MatchLog, TransactionLog, read_transactions
-from acpc_arena.dealer.server.match import MatchConfig, MatchResult, Observers, play_match
+from acpc_arena.dealer.server.match import MatchConfig, MatchResult, Observers
 from acpc_arena.dealer.server.seat import SocketChannel, StreamChannel, accept
+from acpc_arena.dealer.server.trio_match import play_match
 from acpc_arena.dealer.server.warning_limit import WARNINGS_SHOWN
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state

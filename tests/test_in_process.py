@@ -25,11 +25,12 @@ from acpc_arena.agents.baselines import CallAgent
 from acpc_arena.agents.client import ClientSession
 from acpc_arena.agents.dqn import LSTMDQNAgent
 from acpc_arena.agents.poker_cnn import PokerCNNAgent
-from acpc_arena.dealer.arena import play
+from acpc_arena.dealer.arena.api import play
 from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher
 from acpc_arena.dealer.arena.runner import Contestant, MatchSpec, RunSpec, run_matches
-from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult, play_match
+from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult
 from acpc_arena.dealer.server.seat import SeatFailure
+from acpc_arena.dealer.server.trio_match import play_match
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 from acpc_arena.protocol.state import Action
 from acpc_arena.protocol.wire import MatchState, format_match_state, parse_match_state

@@ -20,8 +20,9 @@ from acpc_arena.agents.baselines import CallAgent, RandomAgent
 from acpc_arena.dealer.arena import in_process
 from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher, play_agents, play_seats
 from acpc_arena.dealer.arena.runner import Contestant, RunSpec, run_matches
-from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult, play_match
+from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult
 from acpc_arena.dealer.server.seat import SeatFailure
+from acpc_arena.dealer.server.trio_match import play_match
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 from acpc_arena.protocol.state import Action, State
 from acpc_arena.protocol.wire import MatchState

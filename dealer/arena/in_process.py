@@ -49,13 +49,13 @@ import trio
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.client import ClientSession
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
+from acpc_arena.dealer.server.engine import MatchEngine
 from acpc_arena.dealer.server.logfiles import MatchLog
-from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult, Observers, play_match, start_match
+from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult
 from acpc_arena.dealer.server.seat import SeatChannel, SeatError, SeatFailure
-from acpc_arena.protocol.dealing import deal_hand
-from acpc_arena.protocol.rng import MT19937
+from acpc_arena.dealer.server.trio_match import play_match
 from acpc_arena.protocol.state import CALL_ACTION, FOLD, FOLD_ACTION, LIMIT_RAISE_ACTION, RAISE, Action, State
-from acpc_arena.protocol.wire import MatchState, format_log_line, format_match_state, format_score_line, shows_cards
+from acpc_arena.protocol.wire import MatchState, format_match_state, shows_cards
 
 VERSION_LINE = b"VERSION:2.0.0\r\n"
 """What ``acpc-agent`` sends first."""
@@ -253,6 +253,39 @@ class _Seat:
         """The view of the current hand's start given to ``begin_hand``: the one to act on, as
         ``ClientSession.receive`` gives it, if the agent acts before anyone else."""
 
+    def begin(self, views: _Views, position: int) -> None:
+        """A hand starts: the agent is to be told (if it reads hands' starts) when it is next asked."""
+        self.start = None
+        if self.begins:
+            self.start = views.view(position)
+            self.pending.append((False, self.start))
+
+    def end(self, views: _Views, position: int) -> None:
+        """A hand ended: the agent is to be told (if it reads hands' ends) when it is next asked."""
+        if self.ends:
+            self.pending.append((True, views.view(position)))
+
+    async def decide(self, views: _Views, first: bool) -> Action:
+        """The agent's action at its view of the state (``first``: the hand's first action), as the dealer
+        reads it from its reply; its own failure ends the seat as a crashed process's does."""
+        channel = self.channel
+        try:
+            if self.pending:
+                self.tell()
+            view = self.start if first and self.start is not None else views.acting_view()
+            if channel.record is not None:
+                channel.record.add(view, self.agent.policy(view))
+            if channel.batcher is None:
+                chosen = self.agent.act(view)
+            else:
+                chosen = await channel.batcher.decide(self.agent, view, channel.batch_key)
+            action = view.state.validate_action(chosen, True)
+            if action is None or action != chosen or action.kind == RAISE:
+                action = self.action(view, chosen)  # else a fold or call, as valid as read back
+            return action
+        except Exception as exc:  # the agent's own failure: the seat is lost, as a crashed process's
+            raise channel._failed(exc) from None
+
     def tell(self) -> None:
         """Tell the agent what it has not been told, in order (raises what the agent raises)."""
         pending, self.pending = self.pending, []
@@ -305,6 +338,15 @@ class _Views:
         self.boards = [state.board_cards[: game.board_cards_after(r)] for r in range(game.num_rounds)]
         """The board seen in each round."""
 
+    def acting_view(self) -> MatchState:
+        """The acting position's view, the hand not over (``view``, quicker)."""
+        state = self.state
+        position = state.current_player
+        seen = state.copy()
+        seen.hole_cards = self.holes[position]
+        seen.board_cards = self.boards[state.round]
+        return MatchState(position, seen)
+
     def view(self, viewer: int) -> MatchState:
         """``viewer``'s view of the state as it stands."""
         state = self.state
@@ -316,12 +358,6 @@ class _Views:
             seen.hole_cards = self.holes[viewer]
         seen.board_cards = self.boards[state.round]
         return MatchState(viewer, seen)
-
-
-def _action_listeners(observer: MatchObserver) -> list[MatchObserver]:
-    """The observers that read ``action_taken`` (those that override it)."""
-    observers = observer.observers if isinstance(observer, Observers) else [observer]
-    return [o for o in observers if type(o).action_taken is not MatchObserver.action_taken]
 
 
 async def play_agents(
@@ -336,87 +372,33 @@ async def play_agents(
     Time is counted as ``AgentChannel`` counts it: an answer's seconds are the agent's work on what
     it is told before it (the hands' starts and ends since its last answer) and its decision.
     """
-    observer = observer or MatchObserver()
-    game = config.game
-    n = game.num_players
-    budget, result = start_match(config, channels)  # the time limits and tables as play_match sets them
+    engine = MatchEngine(config, len(channels), observer, log)
     seats = [_Seat(channel) for channel in channels]
-    listeners = _action_listeners(observer)
-    rotations = [[config.seat_of_player(hand_id, p) for p in range(n)] for hand_id in range(n)]
-    """The seat of each position, by hand number modulo the players (``seat_of_player``)."""
-    names = [[config.players[seat] for seat in rotation] for rotation in rotations]
-    totals = result.totals
     clock = time.perf_counter
     answers = 0
     try:
-        observer.match_started(config, time.time())
-        rng = MT19937(config.seed)
-        for hand_id in range(config.hands):
-            state = deal_hand(game, hand_id, rng)
-            views = _Views(state)
-            budget.new_hand()
-            rotation = rotations[hand_id % n]
-            by_position = [seats[seat] for seat in rotation]
+        engine.start(time.time())
+        while not engine.over:
+            views = _Views(engine.state)
+            by_position = [seats[seat] for seat in engine.seat_of_position]
             for position, seat in enumerate(by_position):
-                seat.start = None
-                if seat.begins:
-                    seat.start = views.view(position)
-                    seat.pending.append((False, seat.start))
-            fresh = True
-            while not state.finished:
-                position = state.current_player
-                seat = by_position[position]
-                channel = seat.channel
+                seat.begin(views, position)
+            first = True
+            while (asked := engine.next_reply()) is not None:
+                seat = seats[asked[0]]
                 started = clock()
-                try:
-                    if seat.pending:
-                        seat.tell()
-                    if fresh and seat.start is not None:
-                        view = seat.start
-                    else:  # views.view(position), the hand not over
-                        seen = state.copy()
-                        seen.hole_cards = views.holes[position]
-                        seen.board_cards = views.boards[state.round]
-                        view = MatchState(position, seen)
-                    if channel.record is not None:
-                        channel.record.add(view, seat.agent.policy(view))
-                    if channel.batcher is None:
-                        chosen = seat.agent.act(view)
-                    else:
-                        chosen = await channel.batcher.decide(seat.agent, view, channel.batch_key)
-                    action = view.state.validate_action(chosen, True)
-                    if action is None or action != chosen or action.kind == RAISE:
-                        action = seat.action(view, chosen)  # else a fold or call, as valid as read back
-                except Exception as exc:  # the agent's own failure: the seat is lost, as a crashed process's
-                    raise channel._failed(exc) from None
-                seconds = clock() - started
-                if seconds > budget.seconds_left(channel.seat):
-                    raise channel.timed_out()
-                budget.charge(channel.seat, seconds)
-                for listener in listeners:
-                    listener.action_taken(channel.seat, action, seconds)
-                state.apply(action)
-                fresh = False
+                action = await seat.decide(views, first)
+                engine.answer(action, started, clock())
+                first = False
                 answers += 1
                 if answers % AgentChannel.CHECKPOINT_EVERY == 0:
                     await trio.lowlevel.checkpoint()
-            values = state.values()
-            for position, value in enumerate(values):
-                totals[rotation[position]] += value
-            result.hands_played += 1
-            if log is not None:
-                log.write_line(format_log_line(state, values, names[hand_id % n]))
             for position, seat in enumerate(by_position):
-                if seat.ends:
-                    seat.pending.append((True, views.view(position)))
-            observer.hand_finished(config, state, values, totals)
-            if hand_id % 100 == 0:
-                observer.time_report(budget.match_used)
-        if log is not None:
-            log.write_line(format_score_line(totals, config.players))
+                seat.end(views, position)
+            engine.next_hand()
     except SeatError as error:
-        result.error = error
-    observer.match_finished(config, result, time.time())
+        engine.fail(error)
+    result = engine.finish(time.time())
     for seat in seats:
         seat.tell_rest()
     return result

@@ -52,6 +52,11 @@ class SeatError(Exception):
         self.kind = kind
 
 
+def timed_out(seat: int) -> SeatError:
+    """The error of a seat that did not answer in time."""
+    return SeatError(seat, "timed out waiting for a response", SeatFailure.TIMEOUT)
+
+
 class LineChannel:
     """One seat's bytes received and to send, and the errors that end it; subclasses do the I/O."""
 
@@ -71,7 +76,7 @@ class LineChannel:
         return SeatError(self.seat, f"sent a line longer than {MAX_LINE_BYTES} bytes", SeatFailure.LINE_TOO_LONG)
 
     def timed_out(self) -> SeatError:
-        return SeatError(self.seat, "timed out waiting for a response", SeatFailure.TIMEOUT)
+        return timed_out(self.seat)
 
     def _take_line(self) -> bytes | None:
         """The next whole line from what was received (the last one cut off by the end of the connection

@@ -27,8 +27,9 @@ import trio
 import trio.testing
 
 from acpc_arena.dealer.server.logfiles import MatchLog
-from acpc_arena.dealer.server.match import DEFAULT_T_RESPONSE_MS, MatchConfig, MatchObserver, MatchResult, play_match
+from acpc_arena.dealer.server.match import DEFAULT_T_RESPONSE_MS, MatchConfig, MatchObserver, MatchResult
 from acpc_arena.dealer.server.seat import StreamChannel
+from acpc_arena.dealer.server.trio_match import play_match
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.wire import MatchStateReader, parse_log_line, parse_match_state, parse_score_line
 

@@ -1,0 +1,503 @@
+"""Every rule of one match, without I/O: the ACPC dealer's ``gameLoop`` as a state machine.
+
+A ``MatchEngine`` is told what arrived and when, and answers what to send, to whom, and until
+when it waits; it reads no socket and no clock (in the manner of h11 or ``wsproto``). It holds:
+the ``VERSION`` handshake, the deal (the dealer's MT19937, seats rotating one position a hand
+unless ``fixed_seats``), every seat's view of every state, the acting seat's reply read and fixed
+as the C dealer's ``readPlayerResponse`` fixes it, invalid actions counted, the time budgets
+(``t_response``, ``t_hand``, ``t_per_hand``: the C ``ErrorInfo``), the log and transaction lines
+(handed to the sinks it is given: files for a driver, lists for a test), a resumed match's
+transactions replayed, and the observer's calls.
+
+A driver is a short loop over it, on its own I/O and clock (``sync_match`` blocking sockets and
+``time.monotonic()``, ``trio_match`` trio, ``arena.in_process`` agents in the same process)::
+
+    engine = MatchEngine(config, len(channels), observer, log, transactions)
+    for seat in seats: read lines until engine.version_received(seat, line)
+    engine.start(wall_clock())
+    while not engine.over:
+        for message in engine.messages():           # send (or hold) each; note those flagged
+            ...; if message.noted: engine.sent(message, clock(), wall_clock())
+        asked = engine.next_reply()                 # (seat, deadline), or None: the hand is over
+        if asked is None: engine.next_hand()
+        else: read lines from the seat until engine.receive(line, clock(), wall_clock())
+    ... except SeatError as error: engine.fail(error)
+    result = engine.finish(wall_clock())
+
+An in-process driver, whose agents read no lines, asks ``engine.answer(action, asked, answered)``
+instead of ``messages``/``sent``/``receive``. Every ``SeatError`` the rules raise (a bad version,
+too many invalid actions, time run out) ends the match; every finished hand is in the log by then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol
+
+from acpc_arena.dealer.server.lines import SeatError, SeatFailure, timed_out
+from acpc_arena.dealer.server.logfiles import TransactionRecord
+from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult, WarningKind
+from acpc_arena.dealer.server.match_config import VERSION_MAJOR, VERSION_MINOR
+from acpc_arena.protocol.dealing import deal_hand
+from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.evaluator import MAX_FAST_CARDS, warm_up
+from acpc_arena.protocol.rng import MT19937
+from acpc_arena.protocol.state import CALL_ACTION, RAISE, Action, State
+from acpc_arena.protocol.wire import (
+    VERSION_PREFIX,
+    MatchState,
+    MatchStatePrinter,
+    format_action,
+    format_betting,
+    format_log_line,
+    format_score_line,
+    match_states_equal,
+    read_action,
+    read_match_state,
+)
+
+
+class LogSink(Protocol):
+    """Where the ``.log`` lines go (``logfiles.MatchLog``): the hand a resumed log needs next and its last line."""
+
+    next_hand: int
+    last_record: str
+
+    def write_line(self, line: str) -> None: ...
+
+
+class TransactionSink(Protocol):
+    """Where the ``.tlog`` lines go (``logfiles.TransactionLog``)."""
+
+    def record(self, action: str, hand_id: int, sent: float, received: float) -> None: ...
+
+
+class Message(NamedTuple):
+    """A line for one seat: send it (or, ``held``, queue it for the seat's next send), then, if ``noted``,
+    tell the engine when it went (``MatchEngine.sent``)."""
+
+    seat: int
+    data: bytes
+    held: bool
+    noted: bool
+
+
+class _Noted(NamedTuple):
+    """An action played, for its transaction line and the observer's ``action_taken``."""
+
+    seat: int
+    action: Action
+    seconds: float
+    hand_id: int
+    asked_wall: float
+    received_wall: float
+
+
+class Budget:
+    """Time and invalid-action accounting per seat (the C dealer's ``ErrorInfo``)."""
+
+    def __init__(self, config: MatchConfig) -> None:
+        n = config.game.num_players
+        self.max_response = config.t_response_ms / 1000
+        self.max_hand = config.t_hand_ms / 1000
+        self.max_match = config.t_per_hand_ms * config.hands / 1000
+        self.max_invalid = config.max_invalid_actions
+        self.hand_used = [0.0] * n
+        self.match_used = [0.0] * n
+        self.invalid = [0] * n
+        self.fixed = [0] * n
+
+    def new_hand(self) -> None:
+        self.hand_used = [0.0] * len(self.hand_used)
+
+    def seconds_left(self, seat: int) -> float:
+        return min(self.max_response, self.max_hand - self.hand_used[seat], self.max_match - self.match_used[seat])
+
+    def charge(self, seat: int, seconds: float) -> None:
+        """Add a response's time; raises SeatError when a limit is passed."""
+        seconds = max(0.0, seconds)  # wall clocks (transaction files) can step back
+        self.hand_used[seat] += seconds
+        self.match_used[seat] += seconds
+        if (
+            seconds > self.max_response
+            or self.hand_used[seat] > self.max_hand
+            or self.match_used[seat] > self.max_match
+        ):
+            raise SeatError(seat, "ran out of time", SeatFailure.TIMEOUT)
+
+    def count_invalid(self, seat: int) -> None:
+        self.invalid[seat] += 1
+        if self.invalid[seat] > self.max_invalid:
+            raise SeatError(seat, f"made more than {self.max_invalid} invalid actions", SeatFailure.INVALID_ACTIONS)
+
+
+class SeatTables:
+    """Each seat rotation's order of seats, computed once per match."""
+
+    def __init__(self, config: MatchConfig) -> None:
+        n = config.game.num_players
+        self.num_players = n
+        self.fixed = config.fixed_seats
+        self.orders: list[list[tuple[int, int]]] = []
+        """By rotation: (seat, the position it views) seat by seat."""
+        self.seats: list[list[int]] = []
+        """By rotation: the seat of each position."""
+        self.acting_first: list[list[list[tuple[int, int]]]] = []
+        """By rotation and position: the same pairs with that position's seat first (the others in seat order)."""
+        for rotation in range(1 if self.fixed else n):
+            order = [(seat, config.player_of_seat(rotation, seat)) for seat in range(n)]
+            self.orders.append(order)
+            self.seats.append([config.seat_of_player(rotation, position) for position in range(n)])
+            self.acting_first.append([sorted(order, key=lambda pair: pair[1] != position) for position in range(n)])
+
+    def rotation(self, hand_id: int) -> int:
+        return 0 if self.fixed else hand_id % self.num_players
+
+
+def version_line(seat: int, raw: bytes, observer: MatchObserver) -> bool:
+    """Check a line a player sent before the match: False for a comment line (read the next), True for an
+    accepted ``VERSION:2.x.y`` (a newer minor version is a warning); raises SeatError otherwise."""
+    line = raw.decode("latin-1")
+    if line.startswith(("#", ";")):
+        return False
+    text = line.rstrip("\r\n")
+    parts = text[len(VERSION_PREFIX) :].split(".") if text.startswith(VERSION_PREFIX) else []
+    if len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts):  # "²".isdigit() too
+        raise SeatError(seat, f"invalid version string {text!r}", SeatFailure.VERSION)
+    major, minor = int(parts[0]), int(parts[1])
+    if major != VERSION_MAJOR:
+        raise SeatError(
+            seat,
+            f"speaks protocol {text[8:]}, this server speaks {VERSION_MAJOR}.{VERSION_MINOR}.0",
+            SeatFailure.VERSION,
+        )
+    if minor > VERSION_MINOR:
+        observer.warning(seat, WarningKind.VERSION, f"this server is currently using version 2.0.0, player sent {text}")
+    return True
+
+
+class _Hand:
+    """One hand in play: its state, each position's seat, the betting text so far, and who acts."""
+
+    __slots__ = ("acting_first", "betting", "printer", "seat_of", "seat_order", "state")
+
+    def __init__(self, tables: SeatTables, state: State) -> None:
+        self.state = state
+        self.printer = MatchStatePrinter(state)
+        rotation = tables.rotation(state.hand_id)
+        self.seat_order = tables.orders[rotation]
+        self.seat_of = tables.seats[rotation]
+        self.acting_first = tables.acting_first[rotation]
+        self.betting = format_betting(state)
+
+    def apply(self, action: Action) -> None:
+        """Apply ``action`` and extend the betting text (a ``/`` for each round it ends)."""
+        state = self.state
+        round_before = state.round
+        state.apply(action)
+        self.betting += format_action(action, state.game) + "/" * (state.round - round_before)
+
+
+class MatchEngine:
+    """One match's rules and state; see the module's docstring for the loop that drives it.
+
+    ``seats``: the number of connections the driver has (checked against the game). ``replay``: the
+    transactions of an interrupted run of the same match, applied first (hands the log lacks are
+    logged then). ``version_timeout``: seconds to wait for each ``VERSION`` line (default
+    ``t_response``). ``batch_messages``: a seat that is not to act gets its lines held until it must
+    act or the match ends (the same bytes in the same order, fewer system calls).
+    """
+
+    def __init__(
+        self,
+        config: MatchConfig,
+        seats: int,
+        observer: MatchObserver | None = None,
+        log: LogSink | None = None,
+        transactions: TransactionSink | None = None,
+        replay: Sequence[TransactionRecord] = (),
+        version_timeout: float | None = None,
+        batch_messages: bool = False,
+    ) -> None:
+        game = config.game
+        n = game.num_players
+        if seats != n:
+            raise ValueError(f"{config.game_file} has {n} seats, got {seats} channels")
+        showdown_cards = game.num_hole_cards + game.total_board_cards
+        if showdown_cards <= MAX_FAST_CARDS:
+            warm_up((showdown_cards,))  # the evaluator's tables, before any clock starts
+        self.config = config
+        self.observer = observer or MatchObserver()
+        self.log = log
+        self.transactions = transactions
+        self.replay = replay
+        self.budget = budget = Budget(config)
+        self.result = MatchResult(
+            totals=[0.0] * n, invalid_actions=budget.invalid, fixed_actions=budget.fixed, seconds_used=budget.match_used
+        )
+        self.send_timeout = budget.max_response
+        """Seconds a send may wait for a seat that does not read (each channel's ``send_timeout``)."""
+        self.version_wait = budget.max_response if version_timeout is None else version_timeout
+        """Seconds to wait for each seat's ``VERSION`` line."""
+        self.verbose = self.observer.wants_messages
+        self.stamped = transactions is not None or self.verbose
+        """Whether anyone reads the wall-clock times (the transactions, the observer's messages)."""
+        self.batch = batch_messages
+        self.tables = SeatTables(config)
+        self.rng = MT19937(config.seed)
+        self.over = False
+        """Every hand played (or the match failed): no more messages."""
+        self._hand: _Hand | None = None
+        self._asked = (0.0, 0.0, "")
+        """When the acting seat's question went (the driver's clock, the wall clock) and its text."""
+        self._acting_seat = -1
+        """The seat the last messages ask to act (-1: none, the hand is over)."""
+        self._noted: _Noted | None = None
+        """The last action's transaction and observer call, made once the next messages are out."""
+        self._values: list[float] = []
+        """The values by position of the hand that ended last."""
+
+    @property
+    def state(self) -> State:
+        """The hand in play's state (the engine's own: read it, never change it)."""
+        assert self._hand is not None
+        return self._hand.state
+
+    @property
+    def seat_of_position(self) -> list[int]:
+        """The seat of each position in the hand in play."""
+        assert self._hand is not None
+        return self._hand.seat_of
+
+    def version_received(self, seat: int, raw: bytes) -> bool:
+        """A line ``seat`` sent before the match: True once its ``VERSION`` line is accepted, False for a
+        comment (read the next); raises SeatError for anything else."""
+        return version_line(seat, raw, self.observer)
+
+    def start(self, wall: float) -> None:
+        """Begin the match (every seat's version read): the transactions of ``replay`` applied, the
+        first hand to play dealt."""
+        self.observer.match_started(self.config, wall)
+        hand_id, state = self._replay_transactions()
+        if hand_id >= self.config.hands:  # every hand replayed: the run stopped at the very end
+            self.over = True
+            self._write_score(replayed=True)
+        else:
+            self._hand = _Hand(self.tables, state)
+
+    def messages(self) -> list[Message]:
+        """Every seat's view of the state as it stands, in the order they go out.
+
+        The acting seat's message comes first, so that it thinks while the others are sent theirs (and
+        only it is ``noted``); when the observer reads the messages they go seat by seat, each noted, in
+        the order the C dealer prints them. A hand's last states go to every seat (held, with batching).
+        """
+        hand = self._hand
+        assert hand is not None
+        printer, betting = hand.printer, hand.betting
+        acting = hand.state.current_player
+        verbose, batch = self.verbose, self.batch
+        order = hand.seat_order if verbose or acting < 0 else hand.acting_first[acting]
+        self._acting_seat = hand.seat_of[acting] if acting >= 0 else -1
+        out = []
+        for seat, viewer in order:
+            text = printer.line(viewer, betting)
+            if viewer == acting:
+                self._asked = (0.0, 0.0, text)
+                out.append(Message(seat, (text + "\r\n").encode("ascii"), False, True))
+            else:
+                out.append(Message(seat, (text + "\r\n").encode("ascii"), batch, verbose))
+        return out
+
+    def sent(self, message: Message, clock: float, wall: float) -> None:
+        """A noted message went out at ``clock`` (the driver's clock, which its deadlines use) and ``wall``."""
+        if message.seat == self._acting_seat:
+            self._asked = (clock, wall, self._asked[2])
+        if self.verbose:
+            self.observer.message_sent(message.seat, wall, message.data.decode("ascii"))
+
+    def next_reply(self) -> tuple[int, float] | None:
+        """Once the messages are out: the seat to read a reply from and the deadline (the driver's clock),
+        or None when the hand is over (then ``next_hand``)."""
+        self._note()
+        hand = self._hand
+        assert hand is not None
+        state = hand.state
+        if state.finished:
+            return None
+        seat = hand.seat_of[state.current_player]
+        return seat, self._asked[0] + self.budget.seconds_left(seat)
+
+    def receive(self, raw: bytes, clock: float, wall: float) -> bool:
+        """A line the acting seat sent, read at ``clock`` and ``wall``: True once its action is played,
+        False for a line to ignore (read the next)."""
+        hand = self._hand
+        assert hand is not None
+        state = hand.state
+        seat = hand.seat_of[state.current_player]
+        if self.verbose:
+            self.observer.message_received(seat, wall, raw.decode("latin-1"))
+        action = self._read_reply(seat, raw, MatchState(state.current_player, state))
+        if action is None:
+            return False
+        asked_clock, asked_wall, _ = self._asked
+        self._play(seat, action, clock - asked_clock, asked_wall, wall)
+        return True
+
+    def answer(self, action: Action, asked: float, answered: float) -> None:
+        """The acting seat's action, decided in this process between ``asked`` and ``answered`` (no lines:
+        it is fixed as a reply's would be and charged the same time)."""
+        hand = self._hand
+        assert hand is not None
+        seat = hand.seat_of[hand.state.current_player]
+        seconds = answered - asked
+        if seconds > self.budget.seconds_left(seat):
+            raise timed_out(seat)
+        self._play(seat, self._fixed(seat, action, hand.state), seconds, 0.0, 0.0)
+        self._note()
+
+    def next_hand(self) -> None:
+        """After a hand's last states went out: report it, then deal the next (or end the match)."""
+        hand = self._hand
+        assert hand is not None
+        state, result, budget = hand.state, self.result, self.budget
+        self.observer.hand_finished(self.config, state, self._values, result.totals)
+        if state.hand_id % 100 == 0:
+            self.observer.time_report(budget.match_used)
+        budget.new_hand()
+        hand_id = state.hand_id + 1
+        if hand_id >= self.config.hands:
+            self.over = True
+            self._write_score(replayed=False)
+        else:
+            self._hand = _Hand(self.tables, deal_hand(self.config.game, hand_id, self.rng))
+
+    def fail(self, error: SeatError) -> None:
+        """A seat failed (a rule or the driver's I/O): the match ends, the last action still recorded."""
+        self._note()
+        self.result.error = error
+        self.over = True
+
+    def finish(self, wall: float) -> MatchResult:
+        """The match is over (played or failed): the observer told, the result."""
+        self.observer.match_finished(self.config, self.result, wall)
+        return self.result
+
+    def _play(self, seat: int, action: Action, seconds: float, asked_wall: float, wall: float) -> None:
+        """Charge the seat its time and apply its action; a hand that ends is counted and logged."""
+        self.budget.charge(seat, seconds)
+        hand = self._hand
+        assert hand is not None
+        hand_id = hand.state.hand_id
+        hand.apply(action)
+        self._noted = _Noted(seat, action, seconds, hand_id, asked_wall, wall)
+        if hand.state.finished:
+            self._note()
+            self._end_hand(hand.state)
+
+    def _note(self) -> None:
+        """The last action's transaction line and the observer's ``action_taken``, once."""
+        noted = self._noted
+        if noted is None:
+            return
+        self._noted = None
+        if self.transactions is not None:
+            action_text = format_action(noted.action, self.config.game)
+            self.transactions.record(action_text, noted.hand_id, noted.asked_wall, noted.received_wall)
+        self.observer.action_taken(noted.seat, noted.action, noted.seconds)
+
+    def _read_reply(self, seat: int, raw: bytes, expected: MatchState) -> Action | None:
+        """The action in a line the acting seat sent, fixed as the C dealer's ``readPlayerResponse`` fixes
+        it; None for a line to ignore (a comment, a bad or un-requested state)."""
+        line = raw.decode("latin-1")
+        if line.startswith(("#", ";")):
+            return None
+        text = line.rstrip("\r\n")
+        sent_text = self._asked[2]
+        state = expected.state
+        game = state.game
+        if text.startswith(sent_text) and text[len(sent_text) : len(sent_text) + 1] == ":":
+            pos = len(sent_text)  # the usual case: the state echoed byte for byte
+        else:
+            try:
+                echoed, pos = read_match_state(text, game)
+            except ProtocolError:
+                self.observer.warning(seat, WarningKind.BAD_STATE, "bad state format in response")
+                return None
+            if not match_states_equal(expected, echoed):
+                self.observer.warning(seat, WarningKind.UNREQUESTED, "ignoring un-requested response")
+                return None
+        try:
+            if text[pos : pos + 1] != ":":
+                raise ProtocolError("no action")
+            action, _ = read_action(text, pos + 1, game)
+        except ProtocolError:
+            self.budget.count_invalid(seat)
+            self.observer.warning(seat, WarningKind.BAD_ACTION, "bad action format in response, changed to call")
+            return CALL_ACTION
+        return self._fixed(seat, action, state)
+
+    def _fixed(self, seat: int, action: Action, state: State) -> Action:
+        """``action`` as the rules allow it: an invalid one changed to call (counted), a no-limit raise
+        out of range resized (counted as fixed)."""
+        fixed = state.validate_action(action, try_fixing=True)
+        if fixed is None:
+            self.budget.count_invalid(seat)
+            self.observer.warning(seat, WarningKind.INVALID_ACTION, "invalid action, changed to call")
+            return CALL_ACTION
+        if fixed.kind == RAISE and fixed.size != action.size and state.game.no_limit:
+            self.budget.fixed[seat] += 1
+            change = "increased" if fixed.size > action.size else "decreased"
+            self.observer.warning(seat, WarningKind.RAISE_FIXED, f"raise of {action.size} {change} to {fixed.size}")
+        return fixed
+
+    def _add_values(self, state: State) -> list[float]:
+        """Count a finished hand in the result; its values by position."""
+        values = state.values()
+        config, totals = self.config, self.result.totals
+        for p, value in enumerate(values):
+            totals[config.seat_of_player(state.hand_id, p)] += value
+        self.result.hands_played += 1
+        return values
+
+    def _log_line(self, state: State, values: list[float]) -> str:
+        config = self.config
+        names = [config.players[config.seat_of_player(state.hand_id, p)] for p in range(config.game.num_players)]
+        return format_log_line(state, values, names)
+
+    def _end_hand(self, state: State) -> None:
+        values = self._values = self._add_values(state)
+        if self.log is not None:
+            self.log.write_line(self._log_line(state, values))
+
+    def _write_score(self, replayed: bool) -> None:
+        """The log's ``SCORE`` line, unless every hand was replayed and the log has it already."""
+        score = format_score_line(self.result.totals, self.config.players)
+        if self.log is not None and not (replayed and self.log.last_record == score):
+            self.log.write_line(score)
+
+    def _replay_transactions(self) -> tuple[int, State]:
+        """Apply the transactions of an interrupted run (the C ``processTransactionFile``), logging the
+        finished hands the log lacks; the hand to play next, dealt (and partly played)."""
+        config, game, budget, log = self.config, self.config.game, self.budget, self.log
+        hand_id = 0
+        state = deal_hand(game, hand_id, self.rng)
+        for record in self.replay:
+            if record.hand_id != hand_id:
+                raise ProtocolError(f"hand number mismatch in transaction file: {record.text}")
+            try:
+                action, _ = read_action(record.action, 0, game)
+            except ProtocolError:
+                raise ProtocolError(f"could not parse transaction action {record.text}") from None
+            if state.validate_action(action) != action:
+                raise ProtocolError(f"invalid action in transaction file: {record.text}")
+            budget.charge(config.seat_of_player(hand_id, state.current_player), record.received - record.sent)
+            state.apply(action)
+            if state.finished:
+                values = self._add_values(state)
+                if log is not None and hand_id >= log.next_hand:
+                    log.write_line(self._log_line(state, values))
+                hand_id += 1
+                budget.new_hand()
+                state = deal_hand(game, hand_id, self.rng)
+        return hand_id, state
