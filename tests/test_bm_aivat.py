@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from acpc_arena.dealer.benchmark_server.aivat_cache import RunAivat, Task, load_cache
 from acpc_arena.dealer.benchmark_server.aivat_worker import AivatWorker
-from acpc_arena.dealer.benchmark_server.run_aivat import RunAivat, Task, compute, load_cache
+from acpc_arena.dealer.benchmark_server.run_aivat import compute
 from acpc_arena.dealer.benchmark_server.web import Pairing
 from tests.helpers.bm import Line, api, get, query, start_local_bot, start_web_server
 from tests.helpers.processes import program, spawn, wait_until

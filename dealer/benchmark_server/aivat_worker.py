@@ -14,7 +14,7 @@ import sys
 import threading
 from dataclasses import asdict
 
-from acpc_arena.dealer.benchmark_server.run_aivat import RunAivat, Task, load_cache
+from acpc_arena.dealer.benchmark_server.aivat_cache import RunAivat, Task, load_cache
 from acpc_arena.dealer.observers.page_process import make_nicer
 
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}

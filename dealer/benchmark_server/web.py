@@ -36,11 +36,11 @@ import trio
 
 from acpc_arena.dealer.arena.estimates import Running
 from acpc_arena.dealer.arena.logreading import read_log
+from acpc_arena.dealer.benchmark_server.aivat_cache import Task
 from acpc_arena.dealer.benchmark_server.aivat_worker import AivatWorker
 from acpc_arena.dealer.benchmark_server.config import LOCAL, BmConfig
 from acpc_arena.dealer.benchmark_server.database import DATABASE_ERRORS
 from acpc_arena.dealer.benchmark_server.pages import Durations, Reading, Rendered, rendered
-from acpc_arena.dealer.benchmark_server.run_aivat import Task
 from acpc_arena.dealer.benchmark_server.store import RunRow, Store
 from acpc_arena.dealer.observers.page_process import SideServer, bind, start_page_process
 from acpc_arena.dealer.web.http import Guard, HttpError, Request, Response, guard_for, serve
