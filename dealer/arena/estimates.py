@@ -39,6 +39,34 @@ class Estimate:
         }
 
 
+class DuplicateOrPerHand:
+    """Figures with a duplicate and a per-hand estimate (the fields of the dataclasses that take this in):
+    the duplicate one is the main one where seeds were played in both seatings."""
+
+    duplicate: Estimate
+    per_hand: Estimate
+    duplicate_pairs: int
+
+    @property
+    def main(self) -> Estimate:
+        """The duplicate estimate where seeds were played in both seatings, else the per-hand one."""
+        return self.duplicate if self.duplicate_pairs else self.per_hand
+
+    @property
+    def estimate_kind(self) -> str:
+        """``duplicate`` or ``per hand``: which estimate ``main`` is."""
+        return "duplicate" if self.duplicate_pairs else "per hand"
+
+    def main_json(self) -> dict[str, Any]:
+        """Which estimate is the main one, its mbb/h and its interval, as the reports' JSON gives them."""
+        main = self.main
+        return {
+            "estimate": "duplicate" if self.duplicate_pairs else "per-hand",
+            "mbb_per_hand": main.mbb_per_hand,
+            "ci95": list(main.ci95),
+        }
+
+
 JOINED = 1 << 20
 """The most samples whose parts an estimate joins into one array (8 MB); beyond, it goes a ``CHUNK`` at a time."""
 CHUNK = 1 << 16

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from acpc_arena.dealer.arena.estimates import Estimate, estimate
+from acpc_arena.dealer.arena.estimates import DuplicateOrPerHand, Estimate, estimate
 from acpc_arena.protocol.acpc_log import AcpcLogReader, Problem
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
@@ -80,7 +80,7 @@ def read_player_log(
 
 
 @dataclass
-class PlayerReport:
+class PlayerReport(DuplicateOrPerHand):
     """``player``'s results over logs of one game, by log, by opponent and in all."""
 
     player: str
@@ -93,14 +93,11 @@ class PlayerReport:
     by_opponent: dict[str, Estimate]
 
     def to_json(self) -> dict[str, Any]:
-        main = self.duplicate if self.duplicate_pairs else self.per_hand
         return {
             "player": self.player,
             "game": self.game_name,
             "big_blind": self.game.big_blind,
-            "estimate": "duplicate" if self.duplicate_pairs else "per-hand",
-            "mbb_per_hand": main.mbb_per_hand,
-            "ci95": list(main.ci95),
+            **self.main_json(),
             "per_hand": self.per_hand.to_json(),
             "duplicate": self.duplicate.to_json(),
             "duplicate_pairs": self.duplicate_pairs,

@@ -23,7 +23,14 @@ import numpy as np
 from tqdm import tqdm
 
 from acpc_arena.dealer.arena.allin import AllinValues
-from acpc_arena.dealer.arena.estimates import Estimate, duplicate_pair, estimate, excludes_zero, signed
+from acpc_arena.dealer.arena.estimates import (
+    DuplicateOrPerHand,
+    Estimate,
+    duplicate_pair,
+    estimate,
+    excludes_zero,
+    signed,
+)
 from acpc_arena.dealer.arena.logreading import LoggedMatch
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
@@ -65,7 +72,7 @@ class MatchFigures:
 
 
 @dataclass
-class Report:
+class Report(DuplicateOrPerHand):
     """A's figures against B over a run's logs: duplicate and per hand, plain and all-in adjusted, by match
     and by seed."""
 
@@ -86,16 +93,6 @@ class Report:
     def seeds(self) -> list[int]:
         return sorted({m.match.seed for m in self.matches})
 
-    @property
-    def main(self) -> Estimate:
-        """The duplicate estimate where seeds were played in both seatings, else the per-hand one."""
-        return self.duplicate if self.duplicate_pairs else self.per_hand
-
-    @property
-    def estimate_kind(self) -> str:
-        """``duplicate`` or ``per hand``: which estimate ``main`` is."""
-        return "duplicate" if self.duplicate_pairs else "per hand"
-
     def to_json(self) -> dict[str, Any]:
         main = self.main
         adjusted = self.allin_duplicate if self.duplicate_pairs else self.allin_per_hand
@@ -106,9 +103,7 @@ class Report:
             "seeds": self.seeds,
             "hands": max((m.match.planned_hands for m in self.matches), default=0),
             "big_blind": self.game.big_blind,
-            "estimate": "duplicate" if self.duplicate_pairs else "per-hand",
-            "mbb_per_hand": main.mbb_per_hand,
-            "ci95": list(main.ci95),
+            **self.main_json(),
             "allin_adjusted": {"mbb_per_hand": adjusted.mbb_per_hand, "ci95": list(adjusted.ci95)},
             "verdict": verdict(main, self.a, self.b, self.estimate_kind),
             "duplicate": self.duplicate.to_json(),

@@ -19,7 +19,7 @@ import numpy as np
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.dealer.arena.aivat.estimator import AivatUnavailable, HandEstimator, Settings
-from acpc_arena.dealer.arena.estimates import Estimate, duplicate_pair, estimate
+from acpc_arena.dealer.arena.estimates import DuplicateOrPerHand, Estimate, duplicate_pair, estimate
 from acpc_arena.dealer.arena.logreading import LoggedMatch, read_log
 from acpc_arena.dealer.arena.runner import Contestant, build_agent
 from acpc_arena.protocol.errors import ProtocolError
@@ -40,7 +40,7 @@ class MatchAivat:
 
 
 @dataclass
-class AivatReport:
+class AivatReport(DuplicateOrPerHand):
     """A player's AIVAT figures over logs."""
 
     player: str
@@ -53,23 +53,12 @@ class AivatReport:
     duplicate_pairs: int
     seconds: float
 
-    @property
-    def main(self) -> Estimate:
-        """The duplicate estimate where seeds were played in both seatings, else the per-hand one."""
-        return self.duplicate if self.duplicate_pairs else self.per_hand
-
-    @property
-    def estimate_kind(self) -> str:
-        return "duplicate" if self.duplicate_pairs else "per hand"
-
     def to_json(self) -> dict[str, Any]:
         return {
             "player": self.player,
             "known": list(self.known),
             "corrections": self.corrections,
-            "estimate": "duplicate" if self.duplicate_pairs else "per-hand",
-            "mbb_per_hand": self.main.mbb_per_hand,
-            "ci95": list(self.main.ci95),
+            **self.main_json(),
             "duplicate": self.duplicate.to_json(),
             "per_hand": self.per_hand.to_json(),
             "duplicate_pairs": self.duplicate_pairs,
