@@ -3,7 +3,8 @@
 Its pieces: ``log_lines`` (a log's lines, bounded and streamed), ``read_header`` and
 ``parse_header`` (the ``# name/game/hands/seed`` line), ``header_game`` (the game it
 names), ``parse_hand_line`` and ``parse_score`` (a line of any ACPC log), ``hand_on_line``
-(one hand again from its line) and ``AcpcLogReader``, the lenient reader below.
+(one hand again from its line), ``log_stamp`` (whether the file changed since it was
+read) and ``AcpcLogReader``, the lenient reader below.
 ``arena.logreading.read_log`` checks a match's log on the same pieces, for the reports.
 
 ``AcpcLogReader`` reads ACPC logs as the competitions published them, one hand at a time.
@@ -148,6 +149,13 @@ def log_lines(path: str | Path, skip: bytes = PASSED_OVER) -> Iterator[tuple[int
     for number, raw in read_lines(path, skip):
         text = os.fsdecode(raw)
         yield number, text.removesuffix("\n"), text.endswith("\n")
+
+
+def log_stamp(path: str | Path) -> tuple[int, int]:
+    """The log's size and modification time (ns), which tell whether it changed since it was read;
+    ``OSError`` when they cannot be had."""
+    status = os.stat(path)
+    return status.st_size, status.st_mtime_ns
 
 
 def hand_on_line(path: str | Path, game: Game, number: int, check: Callable[[], None] | None = None) -> LogHand | None:

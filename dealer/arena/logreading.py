@@ -24,7 +24,7 @@ import numpy as np
 
 from acpc_arena.dealer.server.match import MatchObserver, MatchResult
 from acpc_arena.dealer.server.match_config import MatchConfig
-from acpc_arena.protocol.acpc_log import NOT_HEADER, LogHeader, header_game, log_lines, read_header
+from acpc_arena.protocol.acpc_log import NOT_HEADER, LogHeader, header_game, log_lines, log_stamp, read_header
 from acpc_arena.protocol.equity import ended_all_in_early
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
@@ -132,10 +132,9 @@ def _log_lines(path: Path, skip: bytes) -> Iterator[tuple[int, str, bool]]:
 def _stamp(path: Path) -> tuple[int, int]:
     """The file's size and modification time, which tell whether it changed since it was read."""
     try:
-        status = path.stat()
+        return log_stamp(path)
     except OSError as exc:
         raise ProtocolError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return status.st_size, status.st_mtime_ns
 
 
 _HAND_ID, _NAMES, _VALUES = range(3)

@@ -6,11 +6,11 @@ unchanged. The page reads the caches (``load_cache``) and never loads AIVAT itse
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from acpc_arena.protocol.acpc_log import log_stamp
 from acpc_arena.protocol.files import write_atomic
 
 CACHE_SUFFIX = ".aivat.json"
@@ -61,8 +61,7 @@ def cache_path(log: str | Path) -> Path:
 
 
 def _log_stamp(log: str | Path) -> list[int]:
-    status = os.stat(log)
-    return [status.st_size, status.st_mtime_ns]
+    return list(log_stamp(log))
 
 
 def load_cache(task: Task) -> RunAivat | None:

@@ -12,7 +12,6 @@ answered 503. The first ``MAX_LOG_HANDS`` hands of a log are read.
 
 from __future__ import annotations
 
-import os
 import time
 import zlib
 from collections import OrderedDict
@@ -25,7 +24,7 @@ import trio
 
 from acpc_arena.dealer.web.http import HttpError, json_bytes, whole_number
 from acpc_arena.dealer.web.tables import replay, summary
-from acpc_arena.protocol.acpc_log import AcpcLogReader, hand_on_line
+from acpc_arena.protocol.acpc_log import AcpcLogReader, hand_on_line, log_stamp
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import InputError
 from acpc_arena.protocol.game import Game
@@ -115,10 +114,9 @@ async def _in_thread(work: Callable[[], T], path: Path) -> T:
 
 def _stamp(path: Path) -> tuple[int, int]:
     try:
-        stat = os.stat(path)
+        return log_stamp(path)
     except OSError as exc:
         raise HttpError(404, f"{path.name} could not be read: {exc.strerror or exc}") from None
-    return stat.st_size, stat.st_mtime_ns
 
 
 def _read_log(file_id: str, path: Path, deadline: float) -> _Log:
