@@ -20,7 +20,8 @@ from acpc_arena.dealer.arena.aivat.reporting import DEFAULT_DECOYS, add_to_run
 from acpc_arena.dealer.arena.logreading import LoggedMatch
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
 from acpc_arena.dealer.arena.reports import Report
-from acpc_arena.dealer.arena.runner import Contestant, RunSpec, run_matches
+from acpc_arena.dealer.arena.contestants import Contestant
+from acpc_arena.dealer.arena.runner import RunSpec, run_matches
 from acpc_arena.dealer.arena.scoring import score_run
 from acpc_arena.protocol.game import load_game, resolve_game_path
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, State

@@ -27,7 +27,8 @@ from acpc_arena.agents.dqn import LSTMDQNAgent
 from acpc_arena.agents.poker_cnn import PokerCNNAgent
 from acpc_arena.dealer.arena.api import play
 from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher
-from acpc_arena.dealer.arena.runner import Contestant, MatchSpec, RunSpec, run_matches
+from acpc_arena.dealer.arena.contestants import Contestant
+from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec, run_matches
 from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult
 from acpc_arena.dealer.server.seat import SeatFailure
 from acpc_arena.dealer.server.trio_match import play_match

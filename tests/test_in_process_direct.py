@@ -19,7 +19,8 @@ import trio
 from acpc_arena.agents.baselines import CallAgent, RandomAgent
 from acpc_arena.dealer.arena import in_process
 from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher, play_agents, play_seats
-from acpc_arena.dealer.arena.runner import Contestant, RunSpec, run_matches
+from acpc_arena.dealer.arena.contestants import Contestant
+from acpc_arena.dealer.arena.runner import RunSpec, run_matches
 from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult
 from acpc_arena.dealer.server.seat import SeatFailure
 from acpc_arena.dealer.server.trio_match import play_match

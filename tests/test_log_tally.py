@@ -20,7 +20,8 @@ from acpc_arena.agents.base import Agent
 from acpc_arena.dealer.arena import runner
 from acpc_arena.dealer.arena.logreading import LoggedMatch, LogTally, read_log
 from acpc_arena.dealer.arena.reports import build_report
-from acpc_arena.dealer.arena.runner import Contestant, MatchOutcome, RunSpec, run_matches
+from acpc_arena.dealer.arena.contestants import Contestant
+from acpc_arena.dealer.arena.runner import MatchOutcome, RunSpec, run_matches
 from acpc_arena.dealer.arena.scoring import score_run
 from acpc_arena.dealer.server.match import DEFAULT_T_RESPONSE_MS, MatchConfig
 from acpc_arena.protocol.dealing import deal_hand

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from acpc_arena.dealer.arena.runner import Contestant
+from acpc_arena.dealer.arena.contestants import Contestant
 from acpc_arena.dealer.commands.dealer import UsageError, parse_args
 from acpc_arena.dealer.server.logfiles import check_player_name, unicode_text
 from tests.helpers.processes import dealer_args, free_port, program, read_ports, spawn

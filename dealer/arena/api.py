@@ -1,6 +1,6 @@
 """The match runner as one Python call: ``play(agents, game, seeds, hands)`` returns the report.
 
-    >>> from acpc_arena.dealer.arena import play
+    >>> from acpc_arena.dealer.arena.api import play
     >>> report = play(("rule", "random"), "holdem.limit.2p.reverse_blinds", seeds=(1, 234), hands=1000)
     >>> report.duplicate.mbb_per_hand, report.duplicate.ci95
 
@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import shlex
 import tempfile
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import trio
-
-from acpc_arena.dealer.arena.aivat.reporting import add_to_run, wanted
+from acpc_arena.dealer.arena.aivat.reporting import wanted
+from acpc_arena.dealer.arena.contestants import Contestant, check_agent
 from acpc_arena.dealer.arena.options import SIDES, check_seeds
+from acpc_arena.dealer.arena.pipeline import play_run
 from acpc_arena.dealer.arena.reports import MultiReport, Report
-from acpc_arena.dealer.arena.runner import Contestant, RunSpec, check_agent, run_matches
-from acpc_arena.dealer.arena.scoring import score_run
+from acpc_arena.dealer.arena.run_progress import RunProgress
+from acpc_arena.dealer.arena.runner import RunSpec
 from acpc_arena.dealer.server.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
 from acpc_arena.protocol.game import load_game, resolve_game_path
 
@@ -61,10 +60,11 @@ def play(
     ``aivat``: add AIVAT's estimate to a two-player report (``extra["aivat"]``: its figures, or why it is
     unavailable), the agents' policies known; None: in Kuhn and Leduc only, where it is cheap.
 
-    The report's ``extra`` holds the run's failures (``failed``: a match whose agent
-    failed, ran out of time or could not start; its hands up to then are counted),
-    its time and speed. Raises ValueError, one line, for a bad argument or an agent
-    that cannot play ``game``; returns no report (ValueError) if no hand was played.
+    The report's ``extra`` holds the run's figures as ``acpc-match``'s ``report.json`` has them
+    (``pipeline.RunResult.fields``), ``in_process`` first: its failures (``failed``: a match whose agent
+    failed, ran out of time or could not start; its hands up to then are counted), its time and speed.
+    Raises ValueError, one line, for a bad argument or an agent that cannot play ``game``; returns no
+    report (ValueError) if no hand was played.
     """
     loaded = load_game(game)
     if len(agents) != loaded.num_players:
@@ -89,21 +89,8 @@ def play(
             in_process=in_process,
             record_policies=in_process and loaded.num_players == 2 and wanted(loaded, contestants, aivat),
         )  # fmt: skip
-        started = time.time()
-        outcomes = trio.run(run_matches, spec)
-        failures = [f"match {o.spec.name} failed: {o.error}" for o in outcomes if o.error is not None]
-        report = score_run(spec, outcomes, failures)
-        if report is None:
-            raise ValueError(f"no match played a hand: {'; '.join(failures)}")
-        elapsed = time.time() - started
-        report.extra = {
-            "elapsed_seconds": round(elapsed, 3),
-            "hands_per_second": round(report.to_json()["hands_played"] / max(elapsed, 1e-9), 1),
-            "concurrency": concurrency,
-            "in_process": in_process,
-            "failed": failures,
-        }
-        if isinstance(report, Report):  # AIVAT reads the hands again from the logs, before they are removed
-            records = {outcome.log: outcome.policies for outcome in outcomes if outcome.policies}
-            add_to_run(report, contestants, aivat, records=records)
-    return report
+        # AIVAT reads the hands again from the logs, before they are removed
+        result = play_run(spec, RunProgress(spec, None, quiet=True), aivat=aivat, fields={"in_process": in_process})
+    if result.report is None:
+        raise ValueError(f"no match played a hand: {'; '.join(result.failed)}")
+    return result.report

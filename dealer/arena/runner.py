@@ -26,27 +26,21 @@ finished hands stay in its log and the run goes on with the others.
 
 from __future__ import annotations
 
-import argparse
 import os
-import shlex
 import socket
 import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NoReturn, TypedDict
+from typing import TypedDict
 
 import trio
 
-from acpc_arena.agents.base import Agent
-from acpc_arena.agents.options import parsed_options
-from acpc_arena.agents.registry import agent_class
+from acpc_arena.dealer.arena.contestants import Contestant, build_agent
 from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher, play_seats
 from acpc_arena.dealer.arena.logreading import LogTally
-from acpc_arena.dealer.arena.options import check_command
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
-from acpc_arena.dealer.server.logfiles import MatchLog, check_player_name
+from acpc_arena.dealer.server.logfiles import MatchLog
 from acpc_arena.dealer.server.match import (
     DEFAULT_T_HAND_MS,
     DEFAULT_T_PER_HAND_MS,
@@ -58,93 +52,6 @@ from acpc_arena.dealer.server.match import (
 )
 from acpc_arena.dealer.server.seat import SeatChannel, SocketChannel, accept, open_listener
 from acpc_arena.protocol.game import Game
-
-
-@dataclass(frozen=True)
-class Contestant:
-    """One side of a run."""
-
-    label: str
-    """``a``, ``b``, ``c``, ... in seat order of the first rotation."""
-    agent: str | None = None
-    """A shipped agent's name (``acpc-agent`` runs it)."""
-    command: str | None = None
-    """A command line template for any other bot."""
-    external: bool = False
-    """The bot connects by itself to the port the run prints."""
-    args: tuple[str, ...] = ()
-    """Extra options for a shipped agent."""
-    title: str | None = None
-    """What to call the player (default: the shipped agent's name, the program's name, or ``external``)."""
-    allowed_from: tuple[str, ...] | None = None
-    """An external bot: the addresses it may connect from (None: any); a connection from another is closed."""
-    plain: bool = False
-    """Named ``title`` alone in the logs, without the label (the C benchmark server's names)."""
-
-    def __post_init__(self) -> None:
-        if self.command is not None:
-            check_command(self.command)
-        check_player_name(self.name)
-
-    @property
-    def name(self) -> str:
-        """The player's name in the logs."""
-        default = "external" if self.external else Path(shlex.split(self.command or "cmd")[0]).name
-        if self.plain and self.title:
-            return self.title
-        return f"{self.label}-{self.title or self.agent or default}"
-
-    def agent_seed(self, seed: int) -> int:
-        """The seed of a shipped agent's own random choices in the matches of deal seed ``seed``."""
-        return seed * 100 + ord(self.label) - ord("a") + 1
-
-    def command_line(self, host: str, port: int, game_path: Path, seed: int) -> list[str]:
-        fill = {"host": host, "port": str(port), "game": str(game_path), "seed": str(seed)}
-        if self.command is not None:
-            return [part.format(**fill) for part in shlex.split(self.command)]
-        program = str(Path(sys.executable).parent / "acpc-agent")
-        seed_option = ["--seed", str(self.agent_seed(seed))]
-        return [program, str(self.agent), host, str(port), "--game", str(game_path), *seed_option, *self.args]
-
-
-class _RaisingParser(argparse.ArgumentParser):
-    """A parser whose errors are ValueErrors, not an exit."""
-
-    def error(self, message: str) -> NoReturn:
-        raise ValueError(message)
-
-
-def build_agent(contestant: Contestant, game: Game, seed: int | None) -> Agent:
-    """The shipped agent ``contestant`` names, built as ``acpc-agent`` builds it: its options
-    (``contestant.args``) parsed by the agent's own parser, ``seed`` its random choices' seed.
-
-    Raises ValueError for options the agent does not take; the agent's own errors propagate.
-    """
-    if contestant.agent is None:
-        raise ValueError(f"{contestant.name} is not a shipped agent")
-    cls = agent_class(contestant.agent)
-    parser = _RaisingParser(prog=f"acpc-agent {contestant.agent}", add_help=False)
-    parser.add_argument("--name", default=None)
-    cls.add_arguments(parser)
-    return cls(game, seed, **parsed_options(cls.Options, parser.parse_args(list(contestant.args))))
-
-
-def check_agent(contestant: Contestant, game: Game, game_file: str) -> None:
-    """Build a shipped agent once for ``game`` with its options, as ``acpc-agent`` would, before any match.
-
-    Raises ValueError, one line naming the agent and the game, when it cannot play it
-    (an unknown or bad option, a checkpoint for another game, the wrong input planes).
-    Commands and external bots are not checked.
-    """
-    if contestant.agent is None:
-        return
-    agent_class(contestant.agent)  # a dependency not installed: told as it is (ValueError)
-    given = " ".join([contestant.agent, *contestant.args])
-    try:
-        build_agent(contestant, game, 0)
-    except Exception as exc:  # any agent's failure to start is reported in the same one line
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ValueError(f"agent {contestant.name} ({given}) cannot play {game_file}: {reason}") from None
 
 
 @dataclass(frozen=True)
@@ -265,21 +172,6 @@ class RunObserver:
     def match_finished(self, outcome: MatchOutcome) -> None: ...
 
 
-TAIL_BYTES = 16384
-"""How much of the end of an agent's standard error ``_tail`` reads."""
-
-
-def _tail(path: Path, lines: int = 5) -> str:
-    """The last ``lines`` lines of the file at ``path`` (of its last ``TAIL_BYTES``), joined with `` | ``."""
-    try:
-        with open(path, "rb") as file:
-            file.seek(max(0, file.seek(0, os.SEEK_END) - TAIL_BYTES))
-            text = file.read().decode(errors="replace").strip().splitlines()
-    except OSError:
-        return ""
-    return " | ".join(text[-lines:])
-
-
 async def run_matches(
     spec: RunSpec,
     observer: RunObserver | None = None,
@@ -336,63 +228,15 @@ async def _play_one(
     culprit: Contestant | None = None
     cancelled = False
     try:
-        for seat, listener in listeners.items():
-            contestant = seats[seat]
-            port = listener.getsockname()[1]
-            if contestant.external:
-                observer.external_waiting(match, contestant, spec.announce or spec.host, port)
-                continue
-            err_path = spec.out_dir / "agents" / f"{match.name}-{contestant.label}.err"
-            with open(err_path, "wb") as err:
-                # A session of its own: a Ctrl-C in the terminal reaches the runner alone,
-                # which then ends its matches and stops the agents itself.
-                process = await trio.lowlevel.open_process(
-                    contestant.command_line(spec.announce or spec.host, port, spec.game_path, match.seed),
-                    stdin=subprocess.DEVNULL,
-                    stdout=err,
-                    stderr=err,
-                    start_new_session=True,
-                )
-            processes.append((contestant, process, err_path))
+        await _start_processes(spec, match, seats, listeners, observer, processes)
         connected, outcome.error = await _connect(spec, seats, listeners, processes)
         if outcome.error is not None:
             return
-        for seat, contestant in enumerate(seats):
-            if seat in connected:
-                channels.append(connected[seat])
-                continue
-            err_path = spec.out_dir / "agents" / f"{match.name}-{contestant.label}.err"
-            agent_logs.append((contestant, err_path))
-            try:
-                agent = build_agent(contestant, spec.game, contestant.agent_seed(match.seed))
-            except Exception as exc:  # checked before the run (check_agent): a rare failure of this match alone
-                outcome.error = f"could not start {contestant.name}: {type(exc).__name__}: {exc}"
-                return
-            record = outcome.policies.setdefault(contestant.name, PolicyRecord()) if spec.record_policies else None
-            agent_log = open(err_path, "w")  # noqa: SIM115 (closed with the channel)
-            channels.append(AgentChannel(seat, agent, agent_log, batcher, record))
-        config = MatchConfig(
-            name=match.name,
-            game=spec.game,
-            game_file=spec.game_file,
-            hands=spec.hands,
-            seed=match.seed,
-            players=tuple(c.name for c in seats),
-            t_response_ms=spec.t_response_ms,
-            t_hand_ms=spec.t_hand_ms,
-            t_per_hand_ms=spec.t_per_hand_ms,
-        )
-        log = MatchLog(outcome.log)
-        tally = LogTally(config)
-        try:
-            log.write_text(config.header())
-            extra = observer.match_started(match, config)
-            outcome.result = await play_seats(config, channels, Observers([*extra, tally]), log)
-        finally:
-            log.close()
-        outcome.changed_actions = changed_actions(config.players, outcome.result)
-        outcome.tally = tally  # every line written: what it kept is the log's
-        if outcome.result.error is not None:
+        outcome.error = _seat_channels(spec, match, seats, connected, outcome, batcher, channels, agent_logs)
+        if outcome.error is not None:
+            return
+        await _play_logged(spec, match, seats, channels, outcome, observer)
+        if outcome.result is not None and outcome.result.error is not None:
             error = outcome.result.error
             outcome.error = f"{error!s} ({seats[error.seat].name})"
             culprit = seats[error.seat]
@@ -409,6 +253,111 @@ async def _play_one(
             await _reap(processes, grace=1.0 if cancelled else 10.0)
         if outcome.error is not None:
             _note_agents(outcome, processes, agent_logs, culprit)
+
+
+def _seat_channels(
+    spec: RunSpec,
+    match: MatchSpec,
+    seats: Sequence[Contestant],
+    connected: dict[int, SeatChannel],
+    outcome: MatchOutcome,
+    batcher: DecisionBatcher | None,
+    channels: list[SeatChannel],
+    agent_logs: list[tuple[Contestant, Path]],
+) -> str | None:
+    """Every seat's channel, added to ``channels`` in seat order: its connection, or an agent built in this
+    process (its log added to ``agent_logs``); the error of an agent that could not be built."""
+    for seat, contestant in enumerate(seats):
+        if seat in connected:
+            channels.append(connected[seat])
+            continue
+        err_path = spec.out_dir / "agents" / f"{match.name}-{contestant.label}.err"
+        agent_logs.append((contestant, err_path))
+        try:
+            agent = build_agent(contestant, spec.game, contestant.agent_seed(match.seed))
+        except Exception as exc:  # checked before the run (check_agent): a rare failure of this match alone
+            return f"could not start {contestant.name}: {type(exc).__name__}: {exc}"
+        record = outcome.policies.setdefault(contestant.name, PolicyRecord()) if spec.record_policies else None
+        agent_log = open(err_path, "w")  # noqa: SIM115 (closed with the channel)
+        channels.append(AgentChannel(seat, agent, agent_log, batcher, record))
+    return None
+
+
+async def _play_logged(
+    spec: RunSpec,
+    match: MatchSpec,
+    seats: Sequence[Contestant],
+    channels: Sequence[SeatChannel],
+    outcome: MatchOutcome,
+    observer: RunObserver,
+) -> None:
+    """Play the match on ``channels`` into its log; its result, changed actions and tally in ``outcome``."""
+    config = MatchConfig(
+        name=match.name,
+        game=spec.game,
+        game_file=spec.game_file,
+        hands=spec.hands,
+        seed=match.seed,
+        players=tuple(c.name for c in seats),
+        t_response_ms=spec.t_response_ms,
+        t_hand_ms=spec.t_hand_ms,
+        t_per_hand_ms=spec.t_per_hand_ms,
+    )
+    log = MatchLog(outcome.log)
+    tally = LogTally(config)
+    try:
+        log.write_text(config.header())
+        extra = observer.match_started(match, config)
+        outcome.result = await play_seats(config, channels, Observers([*extra, tally]), log)
+    finally:
+        log.close()
+    outcome.changed_actions = changed_actions(config.players, outcome.result)
+    outcome.tally = tally  # every line written: what it kept is the log's
+
+
+TAIL_BYTES = 16384
+"""How much of the end of an agent's standard error ``_tail`` reads."""
+
+
+def _tail(path: Path, lines: int = 5) -> str:
+    """The last ``lines`` lines of the file at ``path`` (of its last ``TAIL_BYTES``), joined with `` | ``."""
+    try:
+        with open(path, "rb") as file:
+            file.seek(max(0, file.seek(0, os.SEEK_END) - TAIL_BYTES))
+            text = file.read().decode(errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return " | ".join(text[-lines:])
+
+
+async def _start_processes(
+    spec: RunSpec,
+    match: MatchSpec,
+    seats: Sequence[Contestant],
+    listeners: dict[int, socket.socket],
+    observer: RunObserver,
+    processes: list[tuple[Contestant, trio.Process, Path]],
+) -> None:
+    """Start each seat's process on its listener's port (an external bot is announced, not started);
+    each started process is added to ``processes``."""
+    for seat, listener in listeners.items():
+        contestant = seats[seat]
+        port = listener.getsockname()[1]
+        if contestant.external:
+            observer.external_waiting(match, contestant, spec.announce or spec.host, port)
+            continue
+        err_path = spec.out_dir / "agents" / f"{match.name}-{contestant.label}.err"
+        with open(err_path, "wb") as err:
+            # A session of its own: a Ctrl-C in the terminal reaches the runner alone,
+            # which then ends its matches and stops the agents itself.
+            process = await trio.lowlevel.open_process(
+                contestant.command_line(spec.announce or spec.host, port, spec.game_path, match.seed),
+                stdin=subprocess.DEVNULL,
+                stdout=err,
+                stderr=err,
+                start_new_session=True,
+            )
+        processes.append((contestant, process, err_path))
 
 
 def _note_agents(

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from acpc_arena.dealer.arena.runner import Contestant, MatchSpec, RunObserver, RunSpec, run_matches
+from acpc_arena.dealer.arena.contestants import Contestant
+from acpc_arena.dealer.arena.runner import MatchSpec, RunObserver, RunSpec, run_matches
 from acpc_arena.dealer.benchmark_server.config import LOCAL, BmConfig, GameConfig
 from acpc_arena.dealer.benchmark_server.store import QueuedRun, Result
 

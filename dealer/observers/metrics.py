@@ -69,6 +69,11 @@ class DealerMetrics:
     ``latency=False`` leaves out the response-time histogram (a run keeps its own, per agent).
     """
 
+    @classmethod
+    def fresh(cls) -> DealerMetrics:
+        """The dealer's metrics in a registry of their own (``acpc-dealer --metrics-port``)."""
+        return cls(CollectorRegistry())
+
     def __init__(self, registry: CollectorRegistry = REGISTRY, latency: bool = True) -> None:
         self.registry = registry
         self.server: SideServer | None = None

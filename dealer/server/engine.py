@@ -40,7 +40,7 @@ from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResu
 from acpc_arena.dealer.server.match_config import VERSION_MAJOR, VERSION_MINOR
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.evaluator import MAX_FAST_CARDS, warm_up
+from acpc_arena.protocol.rank_lookup import MAX_FAST_CARDS, warm_up
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.state import CALL_ACTION, RAISE, Action, State
 from acpc_arena.protocol.wire import (
@@ -337,7 +337,7 @@ class MatchEngine:
         seat = hand.seat_of[state.current_player]
         if self.verbose:
             self.observer.message_received(seat, wall, raw.decode("latin-1"))
-        action = self._read_reply(seat, raw, MatchState(state.current_player, state))
+        action = self._read_reply(seat, raw, state)
         if action is None:
             return False
         asked_clock, asked_wall, _ = self._asked
@@ -406,7 +406,7 @@ class MatchEngine:
             self.transactions.record(action_text, noted.hand_id, noted.asked_wall, noted.received_wall)
         self.observer.action_taken(noted.seat, noted.action, noted.seconds)
 
-    def _read_reply(self, seat: int, raw: bytes, expected: MatchState) -> Action | None:
+    def _read_reply(self, seat: int, raw: bytes, state: State) -> Action | None:
         """The action in a line the acting seat sent, fixed as the C dealer's ``readPlayerResponse`` fixes
         it; None for a line to ignore (a comment, a bad or un-requested state)."""
         line = raw.decode("latin-1")
@@ -414,7 +414,6 @@ class MatchEngine:
             return None
         text = line.rstrip("\r\n")
         sent_text = self._asked[2]
-        state = expected.state
         game = state.game
         if text.startswith(sent_text) and text[len(sent_text) : len(sent_text) + 1] == ":":
             pos = len(sent_text)  # the usual case: the state echoed byte for byte
@@ -424,7 +423,7 @@ class MatchEngine:
             except ProtocolError:
                 self.observer.warning(seat, WarningKind.BAD_STATE, "bad state format in response")
                 return None
-            if not match_states_equal(expected, echoed):
+            if not match_states_equal(MatchState(state.current_player, state), echoed):
                 self.observer.warning(seat, WarningKind.UNREQUESTED, "ignoring un-requested response")
                 return None
         try:

@@ -8,15 +8,17 @@ the engine's, as for the blocking loop of ``sync_match``; the deadlines are on t
 from __future__ import annotations
 
 import contextlib
+import socket
 import time
 from collections.abc import Sequence
+from functools import partial
 
 import trio
 
 from acpc_arena.dealer.server.engine import LogSink, MatchEngine, TransactionSink
 from acpc_arena.dealer.server.logfiles import TransactionRecord
 from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult
-from acpc_arena.dealer.server.seat import SeatChannel, SeatError
+from acpc_arena.dealer.server.seat import PollingSocketChannel, SeatChannel, SeatError
 
 
 async def play_match(
@@ -74,3 +76,19 @@ async def play_match(
                 with contextlib.suppress(SeatError):
                     await channel.send()
     return engine.finish(wall())
+
+
+def play_polling(
+    config: MatchConfig,
+    connections: Sequence[socket.socket],
+    observer: MatchObserver | None,
+    log: LogSink | None,
+    transactions: TransactionSink | None,
+    replay: Sequence[TransactionRecord],
+    batch_messages: bool,
+) -> MatchResult:
+    """``play_match`` run by ``trio.run`` on the players' sockets, read by polling (``acpc-dealer`` with
+    pages or metrics, whose observers feed another process)."""
+    channels = [PollingSocketChannel(seat, sock) for seat, sock in enumerate(connections)]
+    play = partial(play_match, batch_messages=batch_messages)
+    return trio.run(play, config, channels, observer, log, transactions, replay)

@@ -18,7 +18,8 @@ from typing import Any
 import trio
 
 from acpc_arena.agents.registry import AGENTS
-from acpc_arena.dealer.arena.runner import Contestant, MatchOutcome, MatchSpec, RunObserver, RunSpec, run_matches
+from acpc_arena.dealer.arena.contestants import Contestant
+from acpc_arena.dealer.arena.runner import MatchOutcome, MatchSpec, RunObserver, RunSpec, run_matches
 from acpc_arena.dealer.server.match import MatchConfig, MatchObserver
 from acpc_arena.dealer.web.tables import last_action, snapshot
 from acpc_arena.protocol.errors import ProtocolError

@@ -21,7 +21,7 @@ from acpc_arena.agents.base import Agent
 from acpc_arena.dealer.arena.aivat.estimator import AivatUnavailable, HandEstimator, Settings
 from acpc_arena.dealer.arena.estimates import DuplicateOrPerHand, Estimate, duplicate_pair, estimate
 from acpc_arena.dealer.arena.logreading import LoggedMatch, read_log
-from acpc_arena.dealer.arena.runner import Contestant, build_agent
+from acpc_arena.dealer.arena.contestants import Contestant, build_agent
 from acpc_arena.protocol.errors import ProtocolError
 
 AgentSource = Agent | Callable[[LoggedMatch], Agent]

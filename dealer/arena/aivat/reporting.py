@@ -25,7 +25,7 @@ from acpc_arena.dealer.arena.estimates import signed
 from acpc_arena.dealer.arena.logreading import LoggedMatch
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
 from acpc_arena.dealer.arena.reports import Report
-from acpc_arena.dealer.arena.runner import Contestant
+from acpc_arena.dealer.arena.contestants import Contestant
 from acpc_arena.protocol.game import Game
 
 DEFAULT_DECOYS = 40
