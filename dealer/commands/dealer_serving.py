@@ -124,8 +124,8 @@ def serve(options: Options, lingering: Lingering | None = None) -> int:
     servers started are added to ``lingering``, for the caller to keep up and close."""
     config = options.config
     console = ConsoleObserver(options.quiet)
-    logger = _event_logger(options.log_format)
-    observers: list[MatchObserver] = [console] if logger is None else [_event_observer(logger, options.quiet)]
+    logger, events = _structured_events(options.log_format, options.quiet)
+    observers: list[MatchObserver] = [console] if events is None else [events]
     servers: Lingering = [] if lingering is None else lingering
     web: SideServer | None = None
 
@@ -157,8 +157,10 @@ def serve(options: Options, lingering: Lingering | None = None) -> int:
         if log is not None:
             log.write_text(config.header())
         if options.metrics_port is not None:
-            metrics = _serve_metrics(options.metrics_port, options.host, listeners)
-            observers.append(_metrics_observer(metrics, servers, options.metrics_linger))
+            metrics, updates = _serve_metrics(options, listeners)
+            observers.append(updates)
+            assert metrics.server is not None
+            servers.append((metrics.server, options.metrics_linger))
         web = _start_web(options, listeners, console, config, observers)
         if web is not None:
             servers.append((web, options.web_linger))
@@ -179,19 +181,14 @@ def serve(options: Options, lingering: Lingering | None = None) -> int:
     return _print_score(result, config, console if logger is None else None)
 
 
-def _event_logger(log_format: str) -> BoundLogger | None:
-    """The structured logger of ``--log-format json|console`` (None: the C dealer's text)."""
+def _structured_events(log_format: str, quiet: bool) -> tuple[BoundLogger | None, MatchObserver | None]:
+    """The structured logger of ``--log-format json|console`` and its observer (None: the C dealer's text)."""
     if log_format == "text":
-        return None
-    from acpc_arena.dealer.server.events import make_logger  # structlog: only for --log-format json|console
+        return None, None
+    from acpc_arena.dealer.server.events import EventObserver, make_logger  # structlog: only for json|console
 
-    return make_logger(log_format)
-
-
-def _event_observer(logger: BoundLogger, quiet: bool) -> MatchObserver:
-    from acpc_arena.dealer.server.events import EventObserver  # structlog, as above
-
-    return EventObserver(logger, quiet)
+    logger = make_logger(log_format)
+    return logger, EventObserver(logger, quiet)
 
 
 def _play(
@@ -259,28 +256,19 @@ def _start_web(
     return web
 
 
-def _serve_metrics(port: int, host: str, listeners: list[socket.socket]) -> DealerMetrics:
-    """Start the Prometheus endpoint; on failure close the listeners and raise ``_StartError``."""
-    from acpc_arena.dealer.observers.metrics import DealerMetrics  # prometheus_client: only with --metrics-port
+def _serve_metrics(options: Options, listeners: list[socket.socket]) -> tuple[DealerMetrics, MatchObserver]:
+    """Start the Prometheus endpoint (``--metrics-port``) and the observer that updates it; on failure close
+    the listeners and raise ``_StartError``."""
+    from acpc_arena.dealer.observers.metrics import DealerMetrics, MetricsObserver  # prometheus: --metrics-port
 
     metrics = DealerMetrics.fresh()
     try:
-        metrics.serve(port, host)
+        metrics.serve(options.metrics_port or 0, options.host)
     except OSError as exc:
         for listener in listeners:
             listener.close()
-        raise _StartError(f"could not serve metrics on port {port}: {exc}") from None
-    return metrics
-
-
-def _metrics_observer(metrics: DealerMetrics, servers: Lingering, linger: float) -> MatchObserver:
-    """The observer that updates ``metrics``; their server is added to ``servers``, to stay up ``linger``
-    seconds after the match."""
-    from acpc_arena.dealer.observers.metrics import MetricsObserver  # prometheus_client, as above
-
-    assert metrics.server is not None
-    servers.append((metrics.server, linger))
-    return MetricsObserver(metrics)
+        raise _StartError(f"could not serve metrics on port {options.metrics_port}: {exc}") from None
+    return metrics, MetricsObserver(metrics)
 
 
 def serve_then_linger(options: Options) -> int:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import copy
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
 
 from prometheus_client import (
     REGISTRY,
@@ -45,13 +44,11 @@ from prometheus_client import (
 )
 from prometheus_client.metrics_core import Metric
 
+from acpc_arena.dealer.observers.page_process import SideServer, start_metrics
 from acpc_arena.dealer.server.logfiles import unicode_text
 from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult, WarningKind
 from acpc_arena.dealer.server.seat import SeatFailure
 from acpc_arena.protocol.state import Action, State
-
-if TYPE_CHECKING:
-    from acpc_arena.dealer.observers.page_process import SideServer
 
 # A ``_created`` timestamp beside every counter and histogram doubles the series and says
 # nothing a dashboard uses; prometheus_client makes this a process-wide switch.
@@ -126,8 +123,6 @@ class UnicodeLabels:
 
 def serve_registry(registry: CollectorRegistry, port: int, host: str) -> SideServer:
     """``registry``'s page served on ``host:port`` by a process of its own, rendered here once a second."""
-    from acpc_arena.dealer.observers.page_process import start_metrics
-
     return start_metrics(lambda: generate_latest(UnicodeLabels(registry)), host, port)
 
 
