@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from acpc_arena.dealer.arena.estimates import DuplicateOrPerHand, Estimate, estimate
+from acpc_arena.dealer.arena.estimates import DuplicateOrPerHand, Estimate, duplicate_pair, estimate
 from acpc_arena.protocol.acpc_log import AcpcLogReader, Problem
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
@@ -157,5 +157,5 @@ def _seed_pairs(logs: list[PlayerLog]) -> list[np.ndarray]:
     for both in seatings.values():
         if 0 in both and 1 in both:
             _, first, second = np.intersect1d(both[0].hand_ids, both[1].hand_ids, return_indices=True)
-            pairs.append((both[0].values[first] + both[1].values[second]) / 2)
+            pairs.append(duplicate_pair(both[0].values[first], both[1].values[second]))
     return pairs
