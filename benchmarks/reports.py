@@ -97,7 +97,7 @@ def bench_lbr() -> Iterator[Row]:
     from functools import partial
 
     from acpc_arena.agents.registry import agent_class
-    from acpc_arena.dealer.lbr.response import evaluate
+    from acpc_arena.dealer.lbr.evaluation import evaluate
     from acpc_arena.protocol.game import load_game
 
     for name, game_name, hands in (

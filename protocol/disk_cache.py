@@ -8,16 +8,21 @@ its old version built; a missing, damaged or unwritable file only costs a rebuil
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import mmap
 import os
 import sys
+from array import array
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 if TYPE_CHECKING:  # numpy is imported where used: a command starts without it (make bench SECTIONS=startup)
     import numpy as np
+
+Table: TypeAlias = "np.ndarray | array[int]"
+"""What a table's builder returns: a numpy array, or a one-dimensional ``array.array`` (built without numpy)."""
 
 
 def cache_directory() -> Path:
@@ -32,9 +37,9 @@ def source_digest(*paths: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def cached_array(name: str, build: Callable[[], np.ndarray]) -> np.ndarray:
+def cached_array(name: str, build: Callable[[], Table]) -> np.ndarray:
     """The array in ``<cache>/<name>.npy``, or ``build()`` saved there (written atomically)."""
-    import numpy as np
+    import numpy as np  # numpy: the scalar evaluator maps its tables with cached_view, and starts without it
 
     directory = cache_directory()
     path = directory / f"{name}.npy"
@@ -42,23 +47,23 @@ def cached_array(name: str, build: Callable[[], np.ndarray]) -> np.ndarray:
         return np.load(path, allow_pickle=False)
     except (OSError, ValueError, EOFError):
         pass
-    array = build()
+    built = np.asarray(build())
     try:
         directory.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         with open(temporary, "wb") as file:
-            np.save(file, array, allow_pickle=False)
+            np.save(file, built, allow_pickle=False)
         os.replace(temporary, path)
     except OSError:
         pass  # no cache: every process builds its own
-    return array
+    return built
 
 
 _NPY_TYPES = {"H": "<u2", "i": "<i4"}
 """The ``.npy`` type of each item code ``cached_view`` maps (little-endian, read on little-endian machines)."""
 
 
-def cached_view(name: str, build: Callable[[], np.ndarray], item: Literal["H", "i"]) -> memoryview:
+def cached_view(name: str, build: Callable[[], Table], item: Literal["H", "i"]) -> memoryview:
     """The one-dimensional array in ``<cache>/<name>.npy`` as a read-only view of items ``item`` (``"H"``:
     uint16, ``"i"``: int32), mapped from the file without numpy; where the file is missing or holds
     something else, ``cached_array``'s (numpy loaded, the array built and saved if need be)."""
@@ -71,8 +76,6 @@ def cached_view(name: str, build: Callable[[], np.ndarray], item: Literal["H", "
 
 def _mapped_npy(path: Path, item: Literal["H", "i"]) -> memoryview | None:
     """A flat ``.npy`` file's data mapped read-only as items ``item``; None if it is not of that type."""
-    import ast
-
     if sys.byteorder != "little":
         return None
     with open(path, "rb") as file:

@@ -137,12 +137,6 @@ def open_regular(path: str | Path) -> io.BufferedReader:
         raise
 
 
-def same_file_key(path: str | Path) -> tuple[int, int]:
-    """``(device, inode)`` of ``path``: equal for two spellings of one file or a link to it."""
-    status = os.stat(path)
-    return status.st_dev, status.st_ino
-
-
 def read_bounded(path: str | Path, limit: Limit) -> bytes:
     """The whole of a small file, at most ``limit``'s bytes: ``InputError`` past them, before reading them."""
     most = limit.value()

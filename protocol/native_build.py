@@ -25,8 +25,8 @@ def clean() -> None:
 
 def build() -> None:
     """Compile ``COMPILED`` with mypyc into this folder (raises on any failure)."""
-    from mypyc.build import mypycify
-    from setuptools import setup  # type: ignore[import-untyped]
+    from mypyc.build import mypycify  # build tools, for make install only: missing, the build fails and says so
+    from setuptools import setup  # type: ignore[import-untyped]  # (with mypyc: a build tool)
 
     with tempfile.TemporaryDirectory() as work:
         root = Path(work)

@@ -34,7 +34,3 @@ class MT19937:
     def genrand_real2(self) -> float:
         """A float in [0, 1), as ``genrand_real2`` (the ACPC example player's draw)."""
         return self.genrand_int32() * (1.0 / 4294967296.0)
-
-    def randbelow(self, n: int) -> int:
-        """``genrand_int32() % n``, the ACPC dealer's way of picking a card."""
-        return self.genrand_int32() % n

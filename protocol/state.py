@@ -14,8 +14,8 @@ from enum import IntEnum
 from typing import NamedTuple
 
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.evaluator import rank_hand
 from acpc_arena.protocol.game import MAX_NUM_ACTIONS, Game
+from acpc_arena.protocol.rank_lookup import rank_hand
 
 
 class ActionKind(IntEnum):

@@ -6,7 +6,7 @@ builds that view for every holding of a range at once, sharing everything but th
 hole cards. Local best response, AIVAT and the river re-solver ask agents' policies
 of these views. ``ZERO_FLOOR`` is the least factor by which a holding's weight in a
 range is multiplied when its player acts: it keeps a holding alive through an
-argmax agent's near-tie (see ``dealer.arena.lbr``).
+argmax agent's near-tie (see ``dealer.lbr.response``).
 """
 
 from __future__ import annotations

@@ -31,8 +31,9 @@ from acpc_arena.models.cfr.solver import Solver
 from acpc_arena.models.cfr.tree import BettingTree, build_tree
 from acpc_arena.models.checkpoints import CheckpointError, checkpoint_path
 from acpc_arena.protocol.cards import parse_cards
-from acpc_arena.protocol.evaluator import HAND_RANKS, _classes, rank_hands
+from acpc_arena.protocol.evaluator import HAND_RANKS, rank_hands
 from acpc_arena.protocol.game import load_game, resolve_game_path
+from acpc_arena.protocol.rank_rules import hand_classes
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState, format_betting, parse_state
 from tests.helpers.processes import check_log, play, program
@@ -194,7 +195,7 @@ def test_improved_buckets_over_every_five_card_hand() -> None:
     tops = [[12, 11], [10, 9], [8, 7], [6, 5]]
     expected += [sum(high_card_hands(t) for t in group) for group in tops]
     assert counts.tolist() == expected
-    assert len(_classes()) == HAND_RANKS
+    assert len(hand_classes()) == HAND_RANKS
 
 
 def test_perfect_recall_keys() -> None:

@@ -61,7 +61,7 @@ def test_ranking_one_hand_with_the_tables_cached_starts_no_numpy(cache: Path) ->
     code = (
         "import sys\n"
         "from acpc_arena.protocol.rank_lookup import rank_hand\n"
-        "from acpc_arena.protocol.evaluator import rank_hand_by_rules\n"
+        "from acpc_arena.protocol.rank_rules import rank_hand_by_rules\n"
         "hand = [0, 5, 10, 20, 33, 40, 51]\n"
         "print(rank_hand(hand) == rank_hand_by_rules(hand), 'numpy' in sys.modules)\n"
     )

@@ -22,7 +22,6 @@ from acpc_arena.protocol.evaluator import (
     STRAIGHT_FLUSH,
     TRIPS,
     TWO_PAIR,
-    _multisets,
     category_of_ranks,
     describe_rank,
     hand_category,
@@ -31,6 +30,7 @@ from acpc_arena.protocol.evaluator import (
     rank_hands,
     rank_holdings_on_boards,
 )
+from acpc_arena.protocol.rank_rules import _multisets
 from tests.helpers.evaluator import category_counts_of_all_seven_card_hands
 
 

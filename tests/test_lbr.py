@@ -24,7 +24,10 @@ from acpc_arena.agents.base import Agent
 from acpc_arena.agents.cfr import CFRAgent
 from acpc_arena.agents.registry import AGENTS, agent_class
 from acpc_arena.dealer.commands import lbr as lbr_cli
-from acpc_arena.dealer.lbr.response import Settings, evaluate, exact_values, win_probability
+from acpc_arena.dealer.lbr.equity import win_probability
+from acpc_arena.dealer.lbr.evaluation import evaluate
+from acpc_arena.dealer.lbr.exact import exact_values
+from acpc_arena.dealer.lbr.response import Settings
 from acpc_arena.models.cfr.abstraction import ExactCards, all_deals
 from acpc_arena.models.cfr.checkpoint import save_policy
 from acpc_arena.models.cfr.solver import Solver

@@ -15,7 +15,8 @@ import pytest
 
 from acpc_arena.agents.base import Policy, limit_policy
 from acpc_arena.agents.baselines import CallAgent, RaiseAgent
-from acpc_arena.dealer.lbr.response import Settings, play_hand
+from acpc_arena.dealer.lbr.evaluation import play_hand
+from acpc_arena.dealer.lbr.response import Settings
 from acpc_arena.protocol.cards import CARD_STRINGS
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import load_game

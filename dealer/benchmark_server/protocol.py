@@ -105,10 +105,6 @@ class JobRequest:
     first_index: int = 0
     """The index of the first run (a rerun's INDEX)."""
 
-    @property
-    def local_seats(self) -> int:
-        return sum(player == LOCAL for player in self.players)
-
 
 def run_seeds(seed: int, runs: int) -> tuple[int, ...]:
     """The deal seeds of ``runs`` runs asked for with ``seed`` (the module's docstring says how)."""

@@ -72,7 +72,6 @@ CREATE INDEX IF NOT EXISTS matches_state ON matches (state, job_id)
 """
 SCHEMA_LOCK = 7_304_221
 """The PostgreSQL advisory lock held while the tables are made (two servers starting at once)."""
-UNFINISHED = ("queued", "running")
 
 
 class StoreError(ValueError):

@@ -20,7 +20,9 @@ from acpc_arena.agents.base import Agent, has_policy
 from acpc_arena.agents.options import parsed_options
 from acpc_arena.agents.registry import AGENTS, add_agent_options
 from acpc_arena.dealer.arena.options import positive_int, seed_list
-from acpc_arena.dealer.lbr.response import DEFAULT_FRACTIONS, DEFAULT_ROLLOUTS, Settings, evaluate, exact_values
+from acpc_arena.dealer.lbr.evaluation import evaluate
+from acpc_arena.dealer.lbr.exact import exact_values
+from acpc_arena.dealer.lbr.response import DEFAULT_FRACTIONS, DEFAULT_ROLLOUTS, Settings
 from acpc_arena.protocol.commands import (
     FAILED,
     CommandParser,
