@@ -184,7 +184,7 @@ def test_an_old_spelling_is_still_taken_and_hidden(
 def test_the_dealer_takes_both_spellings_of_its_time_limits() -> None:
     """``acpc-dealer`` keeps the C dealer's ``--t_response`` and also takes ``--t-response``, as ``acpc-match``
     spells it (the same for ``--t_hand``, ``--t_per_hand`` and ``--start_timeout``)."""
-    from acpc_arena.dealer.commands import dealer as dealer_cli
+    from acpc_arena.dealer.commands import dealer_options as dealer_cli
 
     base = ["m", "kuhn", "10", "1", "A", "B"]
     for c_name, name in [("t_response", "t-response"), ("t_hand", "t-hand"), ("t_per_hand", "t-per-hand")]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from acpc_arena.dealer.commands import dealer as dealer_cli
+from acpc_arena.dealer.commands import dealer_options as dealer_cli
 from acpc_arena.dealer.commands import match as match_cli
 from acpc_arena.dealer.commands import tournament as tournament_cli
 from tests.helpers.processes import REPO, error_lines, program

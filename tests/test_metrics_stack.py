@@ -19,7 +19,7 @@ import pytest
 import yaml
 from prometheus_client import CollectorRegistry, generate_latest
 
-from acpc_arena.dealer.commands.dealer import parse_args as dealer_parse_args
+from acpc_arena.dealer.commands.dealer_options import parse_args as dealer_parse_args
 from acpc_arena.dealer.commands.match import parser as match_parser
 from acpc_arena.dealer.observers.metrics import DealerMetrics, MetricsObserver, RunMetrics
 from acpc_arena.dealer.server.match import MatchConfig, MatchResult

@@ -26,7 +26,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from acpc_arena.dealer.arena.contestants import Contestant
-from acpc_arena.dealer.commands.dealer import UsageError, parse_args
+from acpc_arena.dealer.commands.dealer_options import UsageError, parse_args
 from acpc_arena.dealer.server.logfiles import check_player_name, unicode_text
 from tests.helpers.processes import dealer_args, free_port, program, read_ports, spawn
 

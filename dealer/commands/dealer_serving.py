@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acpc_arena.dealer.commands.dealer import Options
+from acpc_arena.dealer.commands.dealer_options import Options
 from acpc_arena.dealer.server.blocking_seat import BlockingChannel
 from acpc_arena.dealer.server.console import ConsoleObserver
 from acpc_arena.dealer.server.lines import accept_sync, open_listener
