@@ -19,9 +19,9 @@ import numpy as np
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.dealer.arena.aivat.estimator import AivatUnavailable, HandEstimator, Settings
+from acpc_arena.dealer.arena.contestants import Contestant, build_agent
 from acpc_arena.dealer.arena.estimates import DuplicateOrPerHand, Estimate, duplicate_pair, estimate
 from acpc_arena.dealer.arena.logreading import LoggedMatch, read_log
-from acpc_arena.dealer.arena.contestants import Contestant, build_agent
 from acpc_arena.protocol.errors import ProtocolError
 
 AgentSource = Agent | Callable[[LoggedMatch], Agent]
@@ -118,16 +118,18 @@ def aivat_estimates(
         names |= set(agents)
         estimator = HandEstimator(match.game, agents, settings)
         hands = []
+        signs = []  # the player's side: +1 where it is position 0 (the log read once)
         try:
             for hand in match.hands:
                 hands.append(estimator.hand(hand))
+                signs.append(1.0 if hand.names[0] == player else -1.0)
                 if progress is not None and len(hands) % 100 == 0:
                     progress(100)
         except AivatUnavailable as exc:
             raise AivatUnavailable(f"{match.path}: {exc}") from None
         if progress is not None:
             progress(len(hands) % 100)
-        sign = np.array([1.0 if hand.names[0] == player else -1.0 for hand in match.hands])
+        sign = np.array(signs)
         values = np.array([h.value for h in hands]) * sign
         results = np.array([h.result for h in hands]) * sign
         figures.append(MatchAivat(match, match.seat_of(player), values, results))
