@@ -169,11 +169,10 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
 
 def _in_trio_internals() -> bool:
     """Whether a trio run is going on here, in code where trio lets no KeyboardInterrupt be raised."""
-    if "trio" not in sys.modules:
+    trio = sys.modules.get("trio")  # not imported here: a command without trio runs none
+    if trio is None:
         return False
-    import trio
-
-    return trio.lowlevel.in_trio_run() and trio.lowlevel.currently_ki_protected()
+    return bool(trio.lowlevel.in_trio_run() and trio.lowlevel.currently_ki_protected())
 
 
 def run_command(name: str, body: Callable[[], int | None]) -> None:

@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 from acpc_arena.agents.baselines import CallAgent
-from acpc_arena.dealer.arena import play
 from acpc_arena.dealer.arena.aivat import AivatUnavailable, aivat_estimates, shipped_agent
-from acpc_arena.dealer.arena.logreading import LoggedMatch
+from acpc_arena.dealer.arena.api import play
 from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.match_log import LoggedMatch
 from tests.helpers.aivat import pair, terminal_histories
 from tests.helpers.processes import program
 

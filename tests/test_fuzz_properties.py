@@ -33,9 +33,9 @@ import trio
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from acpc_arena.dealer.commands.web import web_app
 from acpc_arena.dealer.observers.page_process import bind
 from acpc_arena.dealer.web.http import guard_for, serve
+from acpc_arena.dealer.web.server import web_app
 from acpc_arena.protocol.acpc_log import AcpcLogReader
 from acpc_arena.protocol.dealing import deal_cards
 from acpc_arena.protocol.errors import ProtocolError

@@ -26,9 +26,10 @@ from acpc_arena.agents.client import ClientSession
 from acpc_arena.agents.dqn import LSTMDQNAgent
 from acpc_arena.agents.poker_cnn import PokerCNNAgent
 from acpc_arena.dealer.arena.api import play
-from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher
 from acpc_arena.dealer.arena.contestants import Contestant
+from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher
 from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec, run_matches
+from acpc_arena.dealer.server.engine import MatchEngine
 from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult
 from acpc_arena.dealer.server.seat import SeatFailure
 from acpc_arena.dealer.server.trio_match import play_match
@@ -198,7 +199,7 @@ def test_a_batch_that_fails_loses_the_seat_of_every_view_in_it() -> None:
 
 async def _play_to_end(config: MatchConfig, channels: list[AgentChannel], results: list[MatchResult]) -> None:
     try:
-        results.append(await play_match(config, channels, None, None))
+        results.append(await play_match(MatchEngine(config), channels))
     finally:
         for channel in channels:
             await channel.aclose()
@@ -270,7 +271,7 @@ def _play(
 
     async def main() -> MatchResult:
         try:
-            return await play_match(config, channels, observer, None)
+            return await play_match(MatchEngine(config, observer), channels)
         finally:
             for channel in channels:
                 await channel.aclose()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from acpc_arena.agents.registry import AGENTS, agent_class
-from acpc_arena.dealer.arena import play
+from acpc_arena.dealer.arena.api import play
 from acpc_arena.dealer.arena.reports import Report
 from acpc_arena.protocol.game import load_game
 

@@ -8,7 +8,7 @@ import argparse
 
 import pytest
 
-from acpc_arena.dealer.arena import play
+from acpc_arena.dealer.arena.api import play
 from acpc_arena.dealer.arena.options import check_seeds, seed_list
 
 BAD = [(), (1, 1), (-1,), (4294967296,), (7, 3, 7)]

@@ -23,7 +23,7 @@ import pytest
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.agents.sparring.nolimit import SparFuzz
-from acpc_arena.dealer.arena import play as play_run
+from acpc_arena.dealer.arena.api import play as play_run
 from acpc_arena.dealer.arena.reports import Report
 from acpc_arena.protocol.cards import CARD_STRINGS
 from acpc_arena.protocol.dealing import deal_hands

@@ -1,5 +1,7 @@
 """What the arena's commands take on their command lines, checked in one place: argument types for
-``argparse`` (each says in one line what it takes) and ``check_seeds``, which ``play`` uses too."""
+``argparse`` (each says in one line what it takes), ``check_seeds``, which ``play`` uses too, and the
+option groups several commands share (``add_deals``, ``add_time_limits``, ``add_metrics``,
+``add_run_outputs``, ``add_concurrency``), each defined once."""
 
 from __future__ import annotations
 
@@ -9,7 +11,13 @@ import shlex
 import string
 from collections.abc import Sequence
 
-from acpc_arena.dealer.server.match_config import MAX_TIMEOUT_MS, UINT32_MAX
+from acpc_arena.dealer.server.match_config import (
+    DEFAULT_T_HAND_MS,
+    DEFAULT_T_PER_HAND_MS,
+    DEFAULT_T_RESPONSE_MS,
+    MAX_TIMEOUT_MS,
+    UINT32_MAX,
+)
 from acpc_arena.protocol.commands import number
 
 SIDES = ("a", "b", "c")
@@ -66,6 +74,56 @@ def add_concurrency(parser: argparse.ArgumentParser, what: str, default: int | N
     )
     if old:
         parser.add_argument("--workers", dest="concurrency", type=positive_int, help=argparse.SUPPRESS)
+
+
+DEFAULT_GAME = "holdem.limit.2p.reverse_blinds"
+"""The game of a run or tournament not told one."""
+
+
+def add_seeds(parser: argparse.ArgumentParser, default: tuple[int, ...] = (1, 234, 6666)) -> None:
+    """``--seeds``: the deal seeds (``seed_list``)."""
+    parser.add_argument("--seeds", type=seed_list, default=default, help="comma-separated deal seeds")
+
+
+def add_deals(parser: argparse.ArgumentParser, hands: int) -> None:
+    """What a run deals: ``--seeds``, ``--hands`` a match (default ``hands``) and ``--game``."""
+    add_seeds(parser)
+    parser.add_argument("--hands", type=hand_count, default=hands, help="hands per match")
+    parser.add_argument("--game", default=DEFAULT_GAME, help="game file or shipped game")
+
+
+def add_time_limits(parser: argparse.ArgumentParser) -> None:
+    """The dealer's time limits, in milliseconds: ``--t-response``, ``--t-hand``, ``--t-per-hand``."""
+    parser.add_argument(
+        "--t-response", type=milliseconds, default=DEFAULT_T_RESPONSE_MS, help="ms per response (ACPC --t_response)"
+    )
+    parser.add_argument("--t-hand", type=milliseconds, default=DEFAULT_T_HAND_MS, help="ms per hand (ACPC --t_hand)")
+    parser.add_argument(
+        "--t-per-hand",
+        type=milliseconds,
+        default=DEFAULT_T_PER_HAND_MS,
+        help="average ms per hand (ACPC --t_per_hand)",
+    )
+
+
+def add_metrics(parser: argparse.ArgumentParser, linger: str, push: bool = False) -> None:
+    """``--metrics-port`` and ``--metrics-linger`` (``linger`` its help), and with ``push`` ``--metrics-push``."""
+    parser.add_argument("--metrics-port", type=port_number, default=None, help="serve Prometheus metrics on this port")
+    parser.add_argument("--metrics-linger", type=seconds, default=0.0, metavar="SECONDS", help=linger)
+    if push:
+        parser.add_argument(
+            "--metrics-push",
+            metavar="GATEWAY",
+            default=None,
+            help="push the final metrics to this Prometheus Pushgateway (host:port or URL) as job acpc-match",
+        )
+
+
+def add_run_outputs(parser: argparse.ArgumentParser, aivat: str, plots: str) -> None:
+    """``--aivat``/``--no-aivat`` (``aivat`` its help), ``--no-plots`` (``plots``: what it skips) and ``--quiet``."""
+    parser.add_argument("--aivat", action=argparse.BooleanOptionalAction, default=None, help=aivat)
+    parser.add_argument("--no-plots", action="store_true", help=f"skip the {plots}")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar (drawn only on a terminal)")
 
 
 COMMAND_FIELDS = ("host", "port", "game", "seed")

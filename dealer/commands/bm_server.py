@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 from pathlib import Path
 
-import trio
-
-from acpc_arena.dealer.benchmark_server.config import BmConfig, read_config
+from acpc_arena.dealer.benchmark_server.config import read_config
 from acpc_arena.dealer.benchmark_server.database import DATABASE_ERRORS, shown
 from acpc_arena.dealer.benchmark_server.pages import refused_page
-from acpc_arena.dealer.benchmark_server.passwords import check_password, hash_password
 from acpc_arena.dealer.benchmark_server.server import BmServer, ServerOptions
-from acpc_arena.dealer.benchmark_server.store import DEFAULT_DB, LEASE_S, Store, StoreError
+from acpc_arena.dealer.benchmark_server.service import add_config_users, run_server
+from acpc_arena.dealer.benchmark_server.store import DEFAULT_DB, LEASE_S, Store
 from acpc_arena.dealer.benchmark_server.web import start_web
 from acpc_arena.protocol.commands import (
     FAILED,
@@ -82,17 +79,6 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def add_config_users(store: Store, config: BmConfig) -> None:
-    """The config's ``user`` lines into the database: a new user added, a changed password stored."""
-    for name, password in config.users.items():
-        stored = store.password_hash(name)
-        if stored is None:
-            with contextlib.suppress(StoreError):  # another server sharing the database added it meanwhile
-                store.add_user(name, hash_password(password))
-        elif not check_password(stored, password):
-            store.set_password(name, hash_password(password))
-
-
 def serve(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     database = None if "://" in args.db else args.db
@@ -135,19 +121,8 @@ def serve(argv: list[str]) -> int:
             usage_error(f"acpc-bm-server: --web {args.web_host}:{args.web}: {exc.strerror or exc}")
         print(f"web page on {pages.url}", flush=True)
 
-    async def run() -> None:
-        async with trio.open_nursery() as nursery:
-            try:
-                port = await nursery.start(server.serve)
-            except OSError as exc:  # the address cannot be listened on (999.1.1.1, a port in use)
-                not_listening.append(exc)
-                nursery.cancel_scope.cancel()
-                return
-            print(f"starting server on port {port}", flush=True)
-
-    not_listening: list[OSError] = []
     try:
-        trio.run(run)
+        error = run_server(server, lambda port: print(f"starting server on port {port}", flush=True))
     except OSError as exc:
         print(f"acpc-bm-server: {exc.strerror or exc}", file=sys.stderr)
         return 1
@@ -158,7 +133,7 @@ def serve(argv: list[str]) -> int:
         if pages is not None:
             pages.close()
         store.close()
-    for error in not_listening:
+    if error is not None:
         print(
             f"acpc-bm-server: cannot listen on {args.host} port {config.port}: {error.strerror or error}",
             file=sys.stderr,

@@ -19,7 +19,7 @@ from typing import Any
 from acpc_arena.agents.base import Agent, has_policy
 from acpc_arena.agents.options import parsed_options
 from acpc_arena.agents.registry import AGENTS, add_agent_options
-from acpc_arena.dealer.arena.options import positive_int, seed_list
+from acpc_arena.dealer.arena.options import add_seeds, positive_int
 from acpc_arena.dealer.lbr.evaluation import evaluate
 from acpc_arena.dealer.lbr.exact import exact_values
 from acpc_arena.dealer.lbr.response import DEFAULT_FRACTIONS, DEFAULT_ROLLOUTS, Settings
@@ -58,7 +58,7 @@ def run(argv: list[str]) -> int:
     parser.add_argument("agent", choices=sorted(AGENTS), help="the agent to measure")
     parser.add_argument("--game", default=None, help="game file or shipped game (default: the agent's own)")
     parser.add_argument("--hands", type=positive_int, default=1000, help="deals per seed (each played twice)")
-    parser.add_argument("--seeds", type=seed_list, default=(1,), help="comma-separated deal seeds")
+    add_seeds(parser, default=(1,))
     parser.add_argument("--agent-seed", dest="seed", type=int, default=None, help="seed of the agent's random choices")
     parser.add_argument("--seed", dest="seed", type=int, help=argparse.SUPPRESS)  # the former --agent-seed
     parser.add_argument(
