@@ -231,11 +231,6 @@ def test_every_module_is_read() -> None:
     assert "acpc_arena.protocol.state" in graph["acpc_arena.protocol.wire"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 55, at work: dealer.commands.dealer imports dealer_serving (in main) and dealer_serving imports "
-    "dealer's Options",
-)
 def test_no_import_cycle_between_modules() -> None:
     assert cycles(import_graph()) == []
 
@@ -263,11 +258,11 @@ PENDING = pytest.mark.xfail(strict=False, reason="issue 55: the other parts' fun
 @pytest.mark.parametrize(
     "folder",
     [
-        pytest.param("protocol", marks=PENDING),  # protocol/commands.py's trio
-        pytest.param("dealer", marks=PENDING),
+        "protocol",
         "dealer/lbr",
-        "agents",
-        "models",
+        pytest.param("dealer", marks=PENDING),
+        pytest.param("agents", marks=PENDING),
+        pytest.param("models", marks=PENDING),
     ],
 )
 def test_every_function_local_import_says_why(folder: str) -> None:
