@@ -19,6 +19,7 @@ import trio
 import trio.testing
 
 from acpc_arena.dealer.server.blocking_seat import BlockingChannel
+from acpc_arena.dealer.server.engine import MatchEngine
 from acpc_arena.dealer.server.logfiles import MatchLog
 from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult
 from acpc_arena.dealer.server.seat import SeatChannel, StreamChannel
@@ -102,11 +103,11 @@ async def run(
 
             nursery.start_soon(drive)
         if sync:
-            result = await trio.to_thread.run_sync(play_match_sync, config, sockets, recorder, log)
+            result = await trio.to_thread.run_sync(play_match_sync, MatchEngine(config, recorder, log), sockets)
             for channel in sockets:
                 channel.close()
         else:
-            result = await play_match(config, channels, recorder, log)
+            result = await play_match(MatchEngine(config, recorder, log), channels)
             for seat_channel in channels:
                 await seat_channel.aclose()
     log.close()

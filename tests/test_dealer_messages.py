@@ -15,6 +15,7 @@ import pytest
 import trio
 import trio.testing
 
+from acpc_arena.dealer.server.engine import MatchEngine
 from acpc_arena.dealer.server.logfiles import MatchLog
 from acpc_arena.dealer.server.match import MatchConfig, MatchResult
 from acpc_arena.dealer.server.seat import StreamChannel
@@ -68,7 +69,7 @@ async def match(
             seat = Seat(theirs, game_name)
             seats.append(seat)
             nursery.start_soon(script, seat)
-        result = await play_match(config, channels, log=log, batch_messages=batch_messages)
+        result = await play_match(MatchEngine(config, log=log, batch_messages=batch_messages), channels)
         for channel in channels:
             await channel.aclose()
     log.close()

@@ -30,6 +30,7 @@ from prometheus_client import CollectorRegistry
 
 from acpc_arena.dealer.observers.metrics import DealerMetrics, MetricsObserver
 from acpc_arena.dealer.server.console import ConsoleObserver
+from acpc_arena.dealer.server.engine import MatchEngine
 from acpc_arena.dealer.server.logfiles import MatchLog, TransactionLog, read_transactions
 from acpc_arena.dealer.server.match import MatchConfig, MatchResult, Observers
 from acpc_arena.dealer.server.seat import SocketChannel, StreamChannel, accept
@@ -218,7 +219,7 @@ def test_the_runners_socket_channel_holds_the_deadline_under_a_flood() -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(call)
             with trio.fail_after(10):
-                result = await play_match(config, channels)
+                result = await play_match(MatchEngine(config), channels)
             for channel in channels:
                 await channel.aclose()
         return result
@@ -257,7 +258,7 @@ async def test_warnings_are_rate_limited_per_seat_and_counted_in_full(tmp_path: 
             a, b = trio.testing.memory_stream_pair()
             channels.append(StreamChannel(seat, a))
             nursery.start_soon(script, Player(b, "kuhn"))
-        result = await play_match(config, channels, observer)
+        result = await play_match(MatchEngine(config, observer), channels)
         for channel in channels:
             await channel.aclose()
     assert result.ok
@@ -345,7 +346,9 @@ async def play_in_process(directory: Path, hands: int, writes: Writes, resume: b
                 nursery.start_soon(deterministic, Player(b, LIMIT))
             try:
                 log.write_text(config.header())
-                result = await play_match(config, channels, log=log, transactions=transactions, replay=replay)
+                result = await play_match(
+                    MatchEngine(config, log=log, transactions=transactions, replay=replay), channels
+                )
             except Crash:
                 pass
             for channel in channels:

@@ -11,6 +11,7 @@ MATCH = """
 import socket, sys, threading
 from acpc_arena.dealer.server.blocking_seat import BlockingChannel
 from acpc_arena.dealer.server.match import MatchConfig
+from acpc_arena.dealer.server.engine import MatchEngine
 from acpc_arena.dealer.server.sync_match import play_match_sync
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import parse_match_state
@@ -32,7 +33,7 @@ for seat in range(2):
     channels.append(BlockingChannel(seat, ours))
     threading.Thread(target=calls, args=(theirs,), daemon=True).start()
 config = MatchConfig(name="m", game=game, game_file=name, hands=20, seed=1, players=("a", "b"))
-result = play_match_sync(config, channels)
+result = play_match_sync(MatchEngine(config), channels)
 print(result.ok, result.hands_played, sum(result.totals), "numpy" in sys.modules)
 """
 

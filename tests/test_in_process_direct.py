@@ -18,9 +18,10 @@ import trio
 
 from acpc_arena.agents.baselines import CallAgent, RandomAgent
 from acpc_arena.dealer.arena import in_process
-from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher, play_agents, play_seats
 from acpc_arena.dealer.arena.contestants import Contestant
+from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher, play_agents, play_seats
 from acpc_arena.dealer.arena.runner import RunSpec, run_matches
+from acpc_arena.dealer.server.engine import MatchEngine
 from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult
 from acpc_arena.dealer.server.seat import SeatFailure
 from acpc_arena.dealer.server.trio_match import play_match
@@ -54,9 +55,9 @@ def test_a_run_of_agents_in_process_logs_as_over_tcp(
     played: list[str] = []
     original = in_process.play_agents
 
-    async def counting(config: MatchConfig, *args: Any) -> MatchResult:
-        played.append(config.name)
-        return await original(config, *args)
+    async def counting(engine: MatchEngine, *args: Any) -> MatchResult:
+        played.append(engine.config.name)
+        return await original(engine, *args)
 
     monkeypatch.setattr(in_process, "play_agents", counting)
 
@@ -130,7 +131,7 @@ def _match(
             if batcher is not None:
                 helpers.start_soon(batcher.run)
             try:
-                result: MatchResult = await play(config, channels, None, None)
+                result: MatchResult = await play(MatchEngine(config), channels)
                 return result
             finally:
                 for channel in channels:
@@ -169,7 +170,7 @@ def test_play_seats_plays_with_lines_where_an_observer_reads_them(monkeypatch: p
     monkeypatch.setattr(in_process, "play_agents", refused)
     config = _config(LIMIT, 5)
     channels = [AgentChannel(seat, CallAgent(config.game, seat), _Log()) for seat in range(2)]
-    result = trio.run(play_seats, config, channels, _Sent(), None)
+    result = trio.run(play_seats, MatchEngine(config, _Sent()), channels)
     assert result.ok and result.hands_played == 5
 
 

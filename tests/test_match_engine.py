@@ -52,7 +52,7 @@ def kuhn(hands: int = 3, **limits: int) -> MatchConfig:
 
 
 def started(config: MatchConfig, observer: MatchObserver | None = None, log: ListLog | None = None) -> MatchEngine:
-    engine = MatchEngine(config, 2, observer, log)
+    engine = MatchEngine(config, observer, log)
     for seat in (0, 1):
         assert engine.version_received(seat, b"VERSION:2.0.0\r\n")
     engine.start(0.0)
@@ -76,7 +76,7 @@ def reply(message: Message, action: str) -> bytes:
 
 def test_the_handshake_skips_comments_takes_a_minor_version_and_refuses_another_major() -> None:
     observer = Recorder()
-    engine = MatchEngine(kuhn(), 2, observer)
+    engine = MatchEngine(kuhn(), observer)
     assert not engine.version_received(0, b"# a comment\r\n")
     assert engine.version_received(0, b"VERSION:2.0.0\r\n")
     assert engine.version_received(1, b"VERSION:2.3.0\n")

@@ -50,8 +50,7 @@ from acpc_arena.agents.base import Agent
 from acpc_arena.agents.client import ClientSession
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
 from acpc_arena.dealer.server.engine import MatchEngine
-from acpc_arena.dealer.server.logfiles import MatchLog
-from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult
+from acpc_arena.dealer.server.match import MatchResult
 from acpc_arena.dealer.server.seat import SeatChannel, SeatError, SeatFailure
 from acpc_arena.dealer.server.trio_match import play_match
 from acpc_arena.protocol.state import CALL_ACTION, FOLD, FOLD_ACTION, LIMIT_RAISE_ACTION, RAISE, Action, State
@@ -221,18 +220,13 @@ class DecisionBatcher:
                     request.done.set()
 
 
-async def play_seats(
-    config: MatchConfig,
-    channels: Sequence[SeatChannel],
-    observer: MatchObserver | None = None,
-    log: MatchLog | None = None,
-) -> MatchResult:
+async def play_seats(engine: MatchEngine, channels: Sequence[SeatChannel]) -> MatchResult:
     """``play_match`` on ``channels``, played by ``play_agents`` where every seat is an ``AgentChannel`` and
     no observer reads the messages (the same log and result, without the lines)."""
     agents = [channel for channel in channels if isinstance(channel, AgentChannel)]
-    if len(agents) == len(channels) and not (observer is not None and observer.wants_messages):
-        return await play_agents(config, agents, observer, log)
-    return await play_match(config, channels, observer, log)
+    if len(agents) == len(channels) and not engine.verbose:
+        return await play_agents(engine, agents)
+    return await play_match(engine, channels)
 
 
 class _Seat:
@@ -360,19 +354,14 @@ class _Views:
         return MatchState(viewer, seen)
 
 
-async def play_agents(
-    config: MatchConfig,
-    channels: Sequence[AgentChannel],
-    observer: MatchObserver | None = None,
-    log: MatchLog | None = None,
-) -> MatchResult:
+async def play_agents(engine: MatchEngine, channels: Sequence[AgentChannel]) -> MatchResult:
     """``play_match`` where every seat is an agent in this process: the same hands, log, result and
     observer calls (the messages aside), each agent asked directly with the view its lines would give it.
 
     Time is counted as ``AgentChannel`` counts it: an answer's seconds are the agent's work on what
     it is told before it (the hands' starts and ends since its last answer) and its decision.
     """
-    engine = MatchEngine(config, len(channels), observer, log)
+    engine.check_seats(len(channels))
     seats = [_Seat(channel) for channel in channels]
     clock = time.perf_counter
     answers = 0

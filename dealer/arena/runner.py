@@ -38,8 +38,9 @@ import trio
 
 from acpc_arena.dealer.arena.contestants import Contestant, build_agent
 from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher, play_seats
-from acpc_arena.dealer.arena.logreading import LogTally
+from acpc_arena.dealer.arena.log_tally import LogTally
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
+from acpc_arena.dealer.server.engine import MatchEngine
 from acpc_arena.dealer.server.logfiles import MatchLog
 from acpc_arena.dealer.server.match import (
     DEFAULT_T_HAND_MS,
@@ -308,7 +309,7 @@ async def _play_logged(
     try:
         log.write_text(config.header())
         extra = observer.match_started(match, config)
-        outcome.result = await play_seats(config, channels, Observers([*extra, tally]), log)
+        outcome.result = await play_seats(MatchEngine(config, Observers([*extra, tally]), log), channels)
     finally:
         log.close()
     outcome.changed_actions = changed_actions(config.players, outcome.result)

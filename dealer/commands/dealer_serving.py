@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from acpc_arena.dealer.commands.dealer_options import Options
 from acpc_arena.dealer.server.blocking_seat import BlockingChannel
 from acpc_arena.dealer.server.console import ConsoleObserver
+from acpc_arena.dealer.server.engine import MatchEngine
 from acpc_arena.dealer.server.lines import accept_sync, open_listener
 from acpc_arena.dealer.server.logfiles import (
     MatchFileError,
@@ -201,13 +202,12 @@ def _play(
     trio: object,
 ) -> MatchResult:
     """The match on the players' connections: blocking, or on trio when pages or metrics are fed (``trio``)."""
-    config, batch = options.config, options.batch_messages
+    engine = MatchEngine(options.config, observer, log, transactions, replay, batch_messages=options.batch_messages)
     if not trio:
-        channels = [BlockingChannel(seat, sock) for seat, sock in enumerate(connections)]
-        return play_match_sync(config, channels, observer, log, transactions, replay, batch_messages=batch)
+        return play_match_sync(engine, [BlockingChannel(seat, sock) for seat, sock in enumerate(connections)])
     from acpc_arena.dealer.server.trio_match import play_polling  # trio: only with --web or --metrics-port
 
-    return play_polling(config, connections, observer, log, transactions, replay, batch)
+    return play_polling(engine, connections)
 
 
 def _close(connections: list[socket.socket], files: list[MatchLog | TransactionLog]) -> None:

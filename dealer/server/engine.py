@@ -12,7 +12,7 @@ transactions replayed, and the observer's calls.
 A driver is a short loop over it, on its own I/O and clock (``sync_match`` blocking sockets and
 ``time.monotonic()``, ``trio_match`` trio, ``arena.in_process`` agents in the same process)::
 
-    engine = MatchEngine(config, len(channels), observer, log, transactions)
+    engine = MatchEngine(config, observer, log, transactions)
     for seat in seats: read lines until engine.version_received(seat, line)
     engine.start(wall_clock())
     while not engine.over:
@@ -201,7 +201,7 @@ class _Hand:
 class MatchEngine:
     """One match's rules and state; see the module's docstring for the loop that drives it.
 
-    ``seats``: the number of connections the driver has (checked against the game). ``replay``: the
+    ``replay``: the
     transactions of an interrupted run of the same match, applied first (hands the log lacks are
     logged then). ``version_timeout``: seconds to wait for each ``VERSION`` line (default
     ``t_response``). ``batch_messages``: a seat that is not to act gets its lines held until it must
@@ -211,7 +211,6 @@ class MatchEngine:
     def __init__(
         self,
         config: MatchConfig,
-        seats: int,
         observer: MatchObserver | None = None,
         log: LogSink | None = None,
         transactions: TransactionSink | None = None,
@@ -221,8 +220,6 @@ class MatchEngine:
     ) -> None:
         game = config.game
         n = game.num_players
-        if seats != n:
-            raise ValueError(f"{config.game_file} has {n} seats, got {seats} channels")
         showdown_cards = game.num_hole_cards + game.total_board_cards
         if showdown_cards <= MAX_FAST_CARDS:
             warm_up((showdown_cards,))  # the evaluator's tables, before any clock starts
@@ -262,6 +259,12 @@ class MatchEngine:
         """The hand in play's state (the engine's own: read it, never change it)."""
         assert self._hand is not None
         return self._hand.state
+
+    def check_seats(self, count: int) -> None:
+        """Raise ValueError unless ``count`` (the driver's connections) is the game's number of seats."""
+        seats = self.config.game.num_players
+        if count != seats:
+            raise ValueError(f"{self.config.game_file} has {seats} seats, got {count} channels")
 
     @property
     def seat_of_position(self) -> list[int]:

@@ -13,25 +13,14 @@ import time
 from collections.abc import Sequence
 
 from acpc_arena.dealer.server.blocking_seat import BlockingChannel
-from acpc_arena.dealer.server.engine import LogSink, MatchEngine, TransactionSink
+from acpc_arena.dealer.server.engine import MatchEngine
 from acpc_arena.dealer.server.lines import SeatError
-from acpc_arena.dealer.server.logfiles import TransactionRecord
-from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult
+from acpc_arena.dealer.server.match import MatchResult
 
 
-def play_match_sync(
-    config: MatchConfig,
-    channels: Sequence[BlockingChannel],
-    observer: MatchObserver | None = None,
-    log: LogSink | None = None,
-    transactions: TransactionSink | None = None,
-    replay: Sequence[TransactionRecord] = (),
-    version_timeout: float | None = None,
-    batch_messages: bool = False,
-) -> MatchResult:
-    """Play ``config.hands`` hands with the players on ``channels`` (one per seat); the arguments are
-    ``MatchEngine``'s."""
-    engine = MatchEngine(config, len(channels), observer, log, transactions, replay, version_timeout, batch_messages)
+def play_match_sync(engine: MatchEngine, channels: Sequence[BlockingChannel]) -> MatchResult:
+    """Play ``engine``'s match with the players on ``channels`` (one per seat, in seat order)."""
+    engine.check_seats(len(channels))
     monotonic, wall = time.monotonic, time.time
     for channel in channels:
         channel.send_timeout = engine.send_timeout

@@ -11,36 +11,17 @@ import contextlib
 import socket
 import time
 from collections.abc import Sequence
-from functools import partial
 
 import trio
 
-from acpc_arena.dealer.server.engine import LogSink, MatchEngine, TransactionSink
-from acpc_arena.dealer.server.logfiles import TransactionRecord
-from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult
+from acpc_arena.dealer.server.engine import MatchEngine
+from acpc_arena.dealer.server.match import MatchResult
 from acpc_arena.dealer.server.seat import PollingSocketChannel, SeatChannel, SeatError
 
 
-async def play_match(
-    config: MatchConfig,
-    channels: Sequence[SeatChannel],
-    observer: MatchObserver | None = None,
-    log: LogSink | None = None,
-    transactions: TransactionSink | None = None,
-    replay: Sequence[TransactionRecord] = (),
-    version_timeout: float | None = None,
-    batch_messages: bool = False,
-) -> MatchResult:
-    """Play ``config.hands`` hands with the players on ``channels`` (one per seat).
-
-    ``replay`` holds the transactions of an interrupted run of the same match: they are applied
-    first, without the players, and play continues where they stop. ``version_timeout`` bounds the
-    wait for each ``VERSION`` line (seconds; default ``t_response``). ``batch_messages`` holds the
-    messages to a seat that is not to act until it must act (or the match ends): the same bytes in
-    the same order, with fewer system calls, but a bot sees an opponent's action or a hand's end
-    only when it is asked to act.
-    """
-    engine = MatchEngine(config, len(channels), observer, log, transactions, replay, version_timeout, batch_messages)
+async def play_match(engine: MatchEngine, channels: Sequence[SeatChannel]) -> MatchResult:
+    """Play ``engine``'s match with the players on ``channels`` (one per seat, in seat order)."""
+    engine.check_seats(len(channels))
     clock, wall = trio.current_time, time.time
     for channel in channels:
         channel.send_timeout = engine.send_timeout
@@ -78,17 +59,8 @@ async def play_match(
     return engine.finish(wall())
 
 
-def play_polling(
-    config: MatchConfig,
-    connections: Sequence[socket.socket],
-    observer: MatchObserver | None,
-    log: LogSink | None,
-    transactions: TransactionSink | None,
-    replay: Sequence[TransactionRecord],
-    batch_messages: bool,
-) -> MatchResult:
+def play_polling(engine: MatchEngine, connections: Sequence[socket.socket]) -> MatchResult:
     """``play_match`` run by ``trio.run`` on the players' sockets, read by polling (``acpc-dealer`` with
     pages or metrics, whose observers feed another process)."""
     channels = [PollingSocketChannel(seat, sock) for seat, sock in enumerate(connections)]
-    play = partial(play_match, batch_messages=batch_messages)
-    return trio.run(play, config, channels, observer, log, transactions, replay)
+    return trio.run(play_match, engine, channels)

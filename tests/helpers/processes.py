@@ -26,6 +26,7 @@ import pytest
 import trio
 import trio.testing
 
+from acpc_arena.dealer.server.engine import MatchEngine
 from acpc_arena.dealer.server.logfiles import MatchLog
 from acpc_arena.dealer.server.match import DEFAULT_T_RESPONSE_MS, MatchConfig, MatchObserver, MatchResult
 from acpc_arena.dealer.server.seat import StreamChannel
@@ -488,7 +489,7 @@ async def play_scripted(
                 ours, theirs = trio.testing.memory_stream_pair()
                 channels.append(StreamChannel(seat, ours))
                 nursery.start_soon(_seat, theirs, game_name, hellos[seat], respond, seen[seat])
-            result = await play_match(match, channels, _Warnings(warnings), log, version_timeout=10)
+            result = await play_match(MatchEngine(match, _Warnings(warnings), log, version_timeout=10), channels)
             for channel in channels:
                 await channel.aclose()
     log.close()
