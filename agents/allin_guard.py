@@ -7,7 +7,7 @@ the call in pots after calling). Its *price* (the chips to call over the pot aft
 then 3/8 or more. Every all-in into a pot under two thirds of the chips behind is one.
 
 The range: the top ``f`` share of the hands without a card of the board, ranked before the flop
-by the pre-flop percentile (``models.preflop``: the top 10% is 66+, A8s+, KJs+, ATo+) and after
+by the pre-flop percentile (``models.hand_strength.preflop``: the top 10% is 66+, A8s+, KJs+, ATo+) and after
 it by strength on the board (``agents.ranges.strengths``: the share of the other hands each
 beats, averaged over the cards to come, so a draw counts for what it becomes); a hand of the
 class or strength at the cut is in. The hands holding one of the agent's cards drop out of it

@@ -32,6 +32,7 @@ equity is all it looks at, which makes it a fixed, hand-strength-only opponent.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import comb
@@ -39,7 +40,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from acpc_arena.agents.base import Agent, Policy, limit_policy, merge, pot_size_raise_to, valid_or_call
 from acpc_arena.agents.options import AgentOptions, options_from
-from acpc_arena.models.example_player import EXAMPLE_PLAYER_PROBABILITIES
+from acpc_arena.models.search.example_player import EXAMPLE_PLAYER_PROBABILITIES
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action
@@ -53,19 +54,22 @@ if TYPE_CHECKING:  # numpy is imported where used: an agent starts without it (m
 EXACT_SHOWDOWNS = 50_000
 
 
+def default_rng(seed: int | Sequence[int] | None) -> np.random.Generator:
+    """numpy's generator seeded by ``seed``, numpy imported on the first call."""
+    import numpy as np  # random, call and raise start without numpy (make bench SECTIONS=startup)
+
+    return np.random.default_rng(seed)
+
+
 def card_seeded_rng(seed: int | None, hole: Sequence[int], board: Sequence[int]) -> np.random.Generator:
     """A generator seeded by the agent's seed and the cards: the same cards always draw the same samples."""
-    import numpy as np
-
-    return np.random.default_rng([seed or 0, len(hole), *hole, *board])
+    return default_rng([seed or 0, len(hole), *hole, *board])
 
 
 def board_seeded_rng(seed: int | None, board: Sequence[int], opponents: int) -> np.random.Generator:
     """A generator seeded by the agent's seed, the board and the opponents: every holding on a board shares
     its draws."""
-    import numpy as np
-
-    return np.random.default_rng([seed or 0, opponents, len(board), *board])
+    return default_rng([seed or 0, opponents, len(board), *board])
 
 
 class CardMemo:
@@ -116,8 +120,6 @@ class RandomAgent(Agent):
     def __init__(self, game: Game, seed: int | None = None) -> None:
         super().__init__(game, seed)
         if seed is None:
-            import time
-
             seed = int(time.time() * 1_000_000) % 1_000_000  # the C player seeds with tv_usec
         self.rng = MT19937(seed)
 
@@ -201,17 +203,15 @@ class RuleAgent(Agent):
     Options = RuleOptions
 
     def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
-        import numpy as np
-
         super().__init__(game, seed)
         given = options_from(RuleOptions, options)
-        self.rng = np.random.default_rng(seed)
+        self.rng = default_rng(seed)
         self.threshold = given.threshold
         self.samples = given.samples
         self.strengths = CardMemo()
 
     def hand_strength(self, view: MatchState) -> float:
-        from acpc_arena.protocol.equity import equity_vs_random
+        from acpc_arena.protocol.equity import equity_vs_random  # numpy: not for random, call and raise
 
         state = view.state
         hole, board = state.hole_cards[view.viewer], state.visible_board()
@@ -274,7 +274,7 @@ class EquityAgent(Agent):
 
     def _equities(self, holes: Sequence[Sequence[int]], board: Sequence[int], opponents: int) -> list[float]:
         """The equity of each holding of ``holes`` on ``board``, in one batch (each the value it gets alone)."""
-        from acpc_arena.protocol.equity import BoardDraws, BoardStrengths
+        from acpc_arena.protocol.equity import BoardDraws, BoardStrengths  # numpy: not for random, call and raise
 
         game = self.game
         unseen = len(game.deck) - game.num_hole_cards - len(board)

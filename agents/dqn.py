@@ -11,7 +11,7 @@ without a state of the agent's own. The seed learns no bet sizes: in no-limit
 games a raise is a pot-size raise (clamped to the legal range). Checkpoints load
 onto the GPU when there is one.
 
-Every network pass goes through ``models.row_passes``, so a decision comes out
+Every network pass goes through ``models.q_networks.row_passes``, so a decision comes out
 the same alone (over TCP) and batched with other tables' (``act_batch``, which
 the in-process runner calls with the views of many matches at once; see
 ``batch_key``), and ``act`` never parts from ``policy`` on a near tie.
@@ -39,10 +39,10 @@ import torch
 from acpc_arena.agents.base import Agent, Policy, pot_size_raise_to, valid_or_call
 from acpc_arena.agents.options import AgentOptions, options_from
 from acpc_arena.models.checkpoints import FOLDER, CheckpointError, resolve_checkpoint
-from acpc_arena.models.encoding import IMAGE_SIZE, images, num_planes, observe
-from acpc_arena.models.networks import HIDDEN, NUM_ACTIONS, QNetwork
-from acpc_arena.models.q_checkpoint import default_device, load_network, weights_digest
-from acpc_arena.models.row_passes import MAX_ROWS, checked_batch_key, forward_rows
+from acpc_arena.models.q_networks.checkpoint import default_device, load_network, weights_digest
+from acpc_arena.models.q_networks.encoding import IMAGE_SIZE, images, num_planes, observe
+from acpc_arena.models.q_networks.networks import HIDDEN, NUM_ACTIONS, QNetwork
+from acpc_arena.models.q_networks.row_passes import MAX_ROWS, checked_batch_key, forward_rows
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import RAISE, Action, ActionKind, State
 from acpc_arena.protocol.wire import MatchState
@@ -86,7 +86,7 @@ class QAgent(Agent):
 
     def batch_key(self) -> Hashable | None:
         """The same for agents that choose alike at any view: the same weights on the same device, whose
-        passes give a row the same bits alone or batched (``models.row_passes``)."""
+        passes give a row the same bits alone or batched (``models.q_networks.row_passes``)."""
         return checked_batch_key(self._network_key, self._step_rows, self._probe_samples)
 
     def act_batch(self, views: Sequence[MatchState]) -> list[Action]:

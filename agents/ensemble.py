@@ -70,7 +70,7 @@ from acpc_arena.models.ensemble.checkpoint import (
 from acpc_arena.models.ensemble.features import step_features
 from acpc_arena.models.ensemble.network import FOLD_OUTPUT, forward, legal_outputs, output_action, probabilities
 from acpc_arena.models.ensemble.opponent_model import OpponentModel, shown_strength, similarity_weights
-from acpc_arena.models.q_checkpoint import default_device
+from acpc_arena.models.q_networks.checkpoint import default_device
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import Action
 from acpc_arena.protocol.wire import MatchState

@@ -14,7 +14,7 @@ network pass.
 the cards). ``--checkpoint`` takes a ``.pt`` file or a shipped checkpoint's name
 (``nfq``, the default, or the ablations ``nfq-chips``, ``nfq-lambda0``, ``nfq-n1``).
 The network loads onto the GPU when there is one. Its passes go through
-``models.row_passes``: a decision is the same alone (over TCP) and batched with
+``models.q_networks.row_passes``: a decision is the same alone (over TCP) and batched with
 other matches' in the in-process runner (``batch_key``).
 """
 
@@ -35,8 +35,8 @@ from acpc_arena.agents.options import AgentOptions, options_from
 from acpc_arena.models.checkpoints import FOLDER, CheckpointError, resolve_checkpoint
 from acpc_arena.models.nfq.features import FEATURES, check_game, hand_strength, observation, window
 from acpc_arena.models.nfq.network import NFQNetwork
-from acpc_arena.models.q_checkpoint import default_device, load_module, weights_digest
-from acpc_arena.models.row_passes import MAX_ROWS, checked_batch_key, forward_rows
+from acpc_arena.models.q_networks.checkpoint import default_device, load_module, weights_digest
+from acpc_arena.models.q_networks.row_passes import MAX_ROWS, checked_batch_key, forward_rows
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import Action, ActionKind, State
 from acpc_arena.protocol.wire import MatchState
@@ -83,7 +83,7 @@ class NFQAgent(Agent):
 
     @torch.no_grad()
     def q_values(self, views: Sequence[MatchState]) -> np.ndarray:
-        """(views, 3) Q values, each view's row the same bits alone or batched (``models.row_passes``)."""
+        """(views, 3) Q values, each view's row the same bits alone or batched (``models.q_networks.row_passes``)."""
         x = torch.from_numpy(np.stack([self.state_vector(v) for v in views])).to(self.device)
         return forward_rows(self.net, x).cpu().numpy()
 

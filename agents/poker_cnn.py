@@ -21,7 +21,7 @@ import numpy as np
 from acpc_arena.agents.base import Policy
 from acpc_arena.agents.dqn import QAgent, QOptions
 from acpc_arena.agents.options import options_from
-from acpc_arena.models.networks import NUM_ACTIONS
+from acpc_arena.models.q_networks.networks import NUM_ACTIONS
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import Action, ActionKind
 from acpc_arena.protocol.wire import MatchState

@@ -21,7 +21,7 @@ and serve every hand and range on that board. ``strengths(board)`` is each hand'
 *strength*, the share of the other hands it beats (ties half), averaged over the
 runouts (on the flop, 47 of them: one river for each turn card): a made hand and a
 draw both count for what they become.
-Before the flop it is the hand's pre-flop percentile (``models.preflop``: the 169
+Before the flop it is the hand's pre-flop percentile (``models.hand_strength.preflop``: the 169
 classes ranked by equity against a random hand).
 """
 
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from acpc_arena.models.preflop import percentile
+from acpc_arena.models.hand_strength.preflop import percentile
 from acpc_arena.protocol.cards import rank_of, suit_of
 from acpc_arena.protocol.disk_cache import cached_array, source_digest
 from acpc_arena.protocol.equity import SHIPPED_TABLES
@@ -108,7 +108,7 @@ def preflop_matrix() -> np.ndarray:
 
 @cache
 def preflop_strengths() -> np.ndarray:
-    """(1326,) each hand's pre-flop percentile (``models.preflop.percentile``)."""
+    """(1326,) each hand's pre-flop percentile (``models.hand_strength.preflop.percentile``)."""
     return np.array([percentile(tuple(hole)) for hole in COMBOS.tolist()])
 
 

@@ -8,7 +8,7 @@ limit games). Each style is a *range* (how loose) and an *aggression level*:
 
 Hand strength is a percentile, the share of the other possible hands that the
 hand beats. Pre-flop it is the starting hand's percentile among the 1,326
-(``models.preflop``: classes ranked by equity against a random hand). After the
+(``models.hand_strength.preflop``: classes ranked by equity against a random hand). After the
 flop it is the exact share of the opponent's possible two cards that the hand
 beats on the board so far (ties count half), every one of them ranked with the
 project's evaluator. A hand is *in range* when its strength is at least
@@ -50,8 +50,8 @@ from typing import ClassVar
 import numpy as np
 
 from acpc_arena.agents.base import Agent, Policy, merge, valid_or_call
-from acpc_arena.models.postflop import postflop_strength
-from acpc_arena.models.preflop import percentile
+from acpc_arena.models.hand_strength.postflop import postflop_strength
+from acpc_arena.models.hand_strength.preflop import percentile
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState

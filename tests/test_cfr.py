@@ -26,10 +26,10 @@ from acpc_arena.models.cfr.abstraction import (
     sample_deals,
 )
 from acpc_arena.models.cfr.checkpoint import load_policy
-from acpc_arena.models.cfr.cli import train
 from acpc_arena.models.cfr.solver import Solver
 from acpc_arena.models.cfr.tree import BettingTree, build_tree
 from acpc_arena.models.checkpoints import CheckpointError, checkpoint_path
+from acpc_arena.models.training.cfr import train
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.evaluator import HAND_RANKS, rank_hands
 from acpc_arena.protocol.game import load_game, resolve_game_path

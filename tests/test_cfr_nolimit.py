@@ -12,7 +12,6 @@ import pytest
 from acpc_arena.agents.cfr import CFRAgent
 from acpc_arena.models.cfr.abstraction import Abstraction, ExactCards, Worlds, all_deals
 from acpc_arena.models.cfr.checkpoint import CFRPolicy, load_policy
-from acpc_arena.models.cfr.cli import train
 from acpc_arena.models.cfr.nolimit import (
     BetAbstraction,
     NoLimitTree,
@@ -25,6 +24,7 @@ from acpc_arena.models.cfr.pool import KeyedWorlds, allin_equities
 from acpc_arena.models.cfr.solver import Solver, sampled_exploitability
 from acpc_arena.models.cfr.tree import build_tree
 from acpc_arena.models.checkpoints import CheckpointError, checkpoint_path
+from acpc_arena.models.training.cfr import train
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State

@@ -22,8 +22,8 @@ from acpc_arena.models.cfr.abstraction import (
     sample_deals,
 )
 from acpc_arena.models.cfr.checkpoint import load_policy, make_abstraction
-from acpc_arena.models.cfr.cli import train
 from acpc_arena.models.checkpoints import checkpoint_path
+from acpc_arena.models.training.cfr import train
 from acpc_arena.protocol.cards import CARD_STRINGS, parse_cards
 from acpc_arena.protocol.equity import showdown_strengths, strength_moments
 from acpc_arena.protocol.evaluator import rank_hand

@@ -12,21 +12,14 @@ import numpy as np
 import pytest
 import torch
 
-from acpc_arena.models import mcts
 from acpc_arena.models.checkpoints import FOLDER, CheckpointError
-from acpc_arena.models.encoding import encode, images, num_planes, observe
-from acpc_arena.models.mcts import _representative, hand_class, uct_value
-from acpc_arena.models.networks import DQN, LSTMDQN
-from acpc_arena.models.q_checkpoint import load_network, save_network
-from acpc_arena.models.training.dqn import (
-    POOLS,
-    EpisodeReplay,
-    TrainConfig,
-    Trainer,
-    bootstrap_values,
-    config_for,
-    mix_monte_carlo,
-)
+from acpc_arena.models.q_networks.checkpoint import load_network, save_network
+from acpc_arena.models.q_networks.encoding import encode, images, num_planes, observe
+from acpc_arena.models.q_networks.networks import DQN, LSTMDQN
+from acpc_arena.models.search import mcts
+from acpc_arena.models.search.mcts import _representative, hand_class, uct_value
+from acpc_arena.models.training.dqn import POOLS, TrainConfig, Trainer, config_for
+from acpc_arena.models.training.dqn_replay import EpisodeReplay, bootstrap_values, mix_monte_carlo
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, LIMIT_RAISE_ACTION
@@ -138,7 +131,7 @@ def test_loading_a_checkpoint_leaves_torchs_compiler_unimported(tmp_path: Path, 
     path = save_network(tmp_path / "q", build(), network, 16, {"hands_trained": 0})
     code = (
         "import sys\n"
-        "from acpc_arena.models.q_checkpoint import load_network\n"
+        "from acpc_arena.models.q_networks.checkpoint import load_network\n"
         f"load_network({str(path)!r})\n"
         "print('torch._dynamo' in sys.modules)\n"
     )

@@ -12,7 +12,8 @@ from acpc_arena.models import checkpoints
 from acpc_arena.models.cfr.nolimit import BetAbstraction
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.training import dqn, nfq
-from acpc_arena.models.training.from_sidecar import _config, cfr_arguments, read_recorded, rebuild_network
+from acpc_arena.models.training.from_sidecar import cfr_arguments, read_recorded, recorded_config
+from acpc_arena.models.training.network_runs import rebuild_network
 from tests.helpers.processes import program
 
 
@@ -59,14 +60,14 @@ def test_a_superseded_q_network_sidecar_gives_the_documented_run(name: str) -> N
     network, changes = DOCUMENTED[name]
     expected = dqn.config_for(network, "tuned", "sound", reward="mcts", threads=1, **{**Q_DEFAULTS[network], **changes})
     path = FOLDER / f"{name}.json"
-    assert _config(dqn.TrainConfig, read_recorded(path)["config"], dqn.POOLS, path) == expected
+    assert recorded_config(dqn.TrainConfig, read_recorded(path)["config"], dqn.POOLS, path) == expected
 
 
 @pytest.mark.parametrize(("name", "changes"), [("nfq-chips", {"reward": "chips"}), ("nfq-n1", {"window": 1})])
 def test_an_nfq_ablation_sidecar_gives_the_documented_run(name: str, changes: dict[str, object]) -> None:
     path = FOLDER / f"{name}.json"
     expected = nfq.config_for("sound", hands=200_000, seed=1, **changes)
-    assert _config(nfq.NFQConfig, read_recorded(path)["config"], dqn.POOLS, path) == expected
+    assert recorded_config(nfq.NFQConfig, read_recorded(path)["config"], dqn.POOLS, path) == expected
 
 
 def test_a_missing_shipped_checkpoint_names_the_command_that_rebuilds_it(

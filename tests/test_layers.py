@@ -113,7 +113,7 @@ def test_the_commands_are_the_scripts_modules() -> None:
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(REPO)))
-def test_only_a_command_imports_a_command(path: Path) -> None:
+def test_no_module_imports_a_command(path: Path) -> None:
     """A match runs command -> arena -> dealer -> seats, never back into a command module."""
     assert {module for module in imported_modules(path.read_text()) if is_command(module)} == set()
 

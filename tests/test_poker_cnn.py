@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from acpc_arena.models.networks import PokerCNN
-from acpc_arena.models.q_checkpoint import load_network
+from acpc_arena.models.q_networks.checkpoint import load_network
+from acpc_arena.models.q_networks.networks import PokerCNN
 from acpc_arena.models.training.poker_cnn import (
     Config,
     accuracy_by_round,

@@ -19,9 +19,9 @@ from acpc_arena.models.cfr import hand_strength as hs
 from acpc_arena.models.cfr import public_chance as pc
 from acpc_arena.models.cfr.abstraction import ExactStrengthBuckets
 from acpc_arena.models.cfr.checkpoint import load_policy, quantised
-from acpc_arena.models.cfr.public_chance_training import train_public_chance
 from acpc_arena.models.cfr.tree import build_tree
 from acpc_arena.models.checkpoints import CheckpointError
+from acpc_arena.models.training.cfr_public_chance import train_public_chance
 from acpc_arena.protocol.cards import CARD_STRINGS, parse_cards
 from acpc_arena.protocol.game import load_game
 from tests.helpers.processes import check_log, play, program

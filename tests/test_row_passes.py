@@ -1,11 +1,11 @@
-"""``models.row_passes``: passes of at least MIN_ROWS and at most MAX_ROWS rows, and the check that rows
+"""``models.q_networks.row_passes``: passes of at least MIN_ROWS and at most MAX_ROWS rows, and the check that rows
 come out the same whatever else is in the pass."""
 
 from __future__ import annotations
 
 import torch
 
-from acpc_arena.models.row_passes import MAX_ROWS, MIN_ROWS, forward_rows, rows_independent
+from acpc_arena.models.q_networks.row_passes import MAX_ROWS, MIN_ROWS, forward_rows, rows_independent
 
 
 def test_forward_rows_pads_short_passes_splits_long_ones_and_keeps_row_order() -> None:

@@ -4,7 +4,7 @@ The bots play a few hundred dealt hands against ``call`` and ``raise`` through t
 engine, seats rotating as the dealer rotates them, each seeing only its own cards.
 Their actions are counted here from the hands' records; the frequencies they are held
 to come from the docs' definitions worked out apart from the bots: shares of the 1,326
-starting hands by the pre-flop ranking (``models.preflop.percentile``, the ranking the
+starting hands by the pre-flop ranking (``models.hand_strength.preflop.percentile``, the ranking the
 docs name), and equities against a random hand from eval7.
 """
 

@@ -38,8 +38,8 @@ from acpc_arena.agents.styles import (
     RandomStyleAgent,
     StyleAgent,
 )
-from acpc_arena.models.postflop import postflop_strength
-from acpc_arena.models.preflop import EQUITY, class_equity, percentile
+from acpc_arena.models.hand_strength.postflop import postflop_strength
+from acpc_arena.models.hand_strength.preflop import EQUITY, class_equity, percentile
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.evaluator import rank_hand

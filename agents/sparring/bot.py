@@ -16,7 +16,7 @@ import numpy as np
 
 from acpc_arena.agents.base import Agent, Policy
 from acpc_arena.agents.ranges import equity_vs_random
-from acpc_arena.models.preflop import percentile
+from acpc_arena.models.hand_strength.preflop import percentile
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import CALL, Action, State
 from acpc_arena.protocol.wire import MatchState
@@ -75,7 +75,7 @@ def hand_equity(view: MatchState) -> float:
 
 
 def preflop_percentile(view: MatchState) -> float:
-    """The viewer's starting hand's percentile (``models.preflop``)."""
+    """The viewer's starting hand's percentile (``models.hand_strength.preflop``)."""
     return percentile(view.state.hole_cards[view.viewer])
 
 

@@ -3,7 +3,7 @@
 Each plays ``holdem.limit.2p.reverse_blinds`` only (another game is refused in one
 line). "Equity" is the share of the pot a hand wins at a showdown against a random
 hand, over the cards to come (``ranges.equity``); the "percentile" of a starting hand
-ranks it among the 1,326 (``models.preflop``: the top 30% are those at 0.7 or more);
+ranks it among the 1,326 (``models.hand_strength.preflop``: the top 30% are those at 0.7 or more);
 the "price" of a call is what it costs over the pot after calling (``bot.price``);
 a "draw" is a flush draw or an open-ended straight draw with a card to come.
 

@@ -6,7 +6,7 @@
 name the players ``a-NAME``, ``b-NAME``, ``c-NAME``), the agent's name alone. For
 every hand ``PLAYER`` was dealt in the logs (the log shows every player's
 cards), its two hole cards fall into one of hold'em's 169 classes
-(``models/preflop.py``); rows group them by pre-flop percentile decile ("top 10%"
+(``models/hand_strength/preflop.py``); rows group them by pre-flop percentile decile ("top 10%"
 ... "90-100%", from the strongest down; the default) or give each class
 (``--by class``). Per row:
 
@@ -28,9 +28,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from acpc_arena.dealer.arena.logreading import read_log
-from acpc_arena.models.preflop import class_name, class_of, percentile
+from acpc_arena.models.hand_strength.preflop import class_name, class_of, percentile
 from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.match_log import read_log
 from acpc_arena.protocol.state import FOLD, RAISE, State
 
 

@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from acpc_arena.models.cfr import hand_strength
-from acpc_arena.models.mcts import hand_class
+from acpc_arena.models.search.mcts import hand_class
 from acpc_arena.protocol import equity, evaluator
 from acpc_arena.protocol.cards import MAX_RANKS, NUM_CARDS, rank_of, suit_of
 from acpc_arena.protocol.disk_cache import cached_array, source_digest
@@ -279,7 +279,7 @@ def _require_holdem(game: Game, what: str) -> None:
 
 @cache
 def _preflop_class_table() -> np.ndarray:
-    """(52, 52) the starting-hand class (0..168, as ``models.mcts.hand_class``) of every pair of cards."""
+    """(52, 52) the starting-hand class (0..168, as ``models.search.mcts.hand_class``) of every pair of cards."""
     table = np.zeros((52, 52), dtype=np.int64)
     for a in range(52):
         for b in range(52):

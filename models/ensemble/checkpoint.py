@@ -33,7 +33,7 @@ from acpc_arena.models.checkpoints import (
 )
 from acpc_arena.models.ensemble.network import NetConfig, Params, config_dict, shapes
 from acpc_arena.models.ensemble.opponent_model import OpponentModel
-from acpc_arena.models.q_checkpoint import MAX_NETWORK_SIZE, default_device
+from acpc_arena.models.q_networks.checkpoint import MAX_NETWORK_SIZE, default_device
 
 FORMAT = 1
 STYLE_NAMES = ("o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8")

@@ -30,8 +30,8 @@ from functools import lru_cache
 import numpy as np
 
 from acpc_arena.models.ensemble.opponent_model import OpponentModel, edge, node_key, replay
-from acpc_arena.models.postflop import HOLDINGS, HOLDINGS_WITH_CARD, postflop_strength
-from acpc_arena.models.preflop import percentile
+from acpc_arena.models.hand_strength.postflop import HOLDINGS, HOLDINGS_WITH_CARD, postflop_strength
+from acpc_arena.models.hand_strength.preflop import percentile
 from acpc_arena.protocol.cards import rank_of
 from acpc_arena.protocol.evaluator import FLUSH, STRAIGHT, STRAIGHT_FLUSH, category_of_ranks, rank_hands
 from acpc_arena.protocol.state import RAISE, State

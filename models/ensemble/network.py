@@ -41,7 +41,6 @@ NUM_OUTPUTS = 10
 FOLD_OUTPUT, CALL_OUTPUT, ALL_IN_OUTPUT = 0, 1, 9
 RAISE_FRACTIONS = (0.0625, 0.25, 0.5, 1.0, 1.5, 3.0, 6.0)
 """Raise outputs 2 .. 8: pots after calling, one inside each raise bucket 1 .. 7."""
-OUTPUT_NAMES = ("fold", "call", *(f"raise {f:g} pot" for f in RAISE_FRACTIONS), "all in")
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ Every node keeps, over the finished hands that passed through it:
 - ``showdowns``: how many reached a showdown;
 - ``strength_sum``: the sum of the opponent's hand strength at those showdowns
   (the share of the possible opposing holdings its cards beat on the final
-  board, as ``models.postflop.postflop_strength``);
+  board, as ``models.hand_strength.postflop.postflop_strength``);
 - ``actions``: where the opponent acts, how often it took each of the 9 edges.
 
 From these come the network's 4 opponent features of a node (visit frequency =
@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from acpc_arena.models.postflop import postflop_strength
+from acpc_arena.models.hand_strength.postflop import postflop_strength
 from acpc_arena.protocol.state import FOLD, RAISE, Action, State
 
 EDGES = "fc1234567"
@@ -52,7 +52,6 @@ EDGES = "fc1234567"
 RAISE_BUCKET_BOUNDS = (0.125, 0.375, 0.75, 1.25, 2.0, 4.0)
 """Upper bounds (exclusive) of raise buckets 1 .. 6; bucket 7 is everything from 4 pots up."""
 NUM_EDGES = len(EDGES)
-STYLE_SIZE = 2 + NUM_EDGES
 NO_SHOWDOWN_STRENGTH = 0.5
 EMPTY_STYLE = np.array([0.0, NO_SHOWDOWN_STRENGTH] + [0.0] * NUM_EDGES)
 

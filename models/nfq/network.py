@@ -21,7 +21,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from acpc_arena.models.networks import NUM_ACTIONS
+from acpc_arena.models.q_networks.networks import NUM_ACTIONS
 
 
 class NFQNetwork(nn.Module):

@@ -58,244 +58,31 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from acpc_arena.dealer.arena.fanout import add_ray_option
 from acpc_arena.dealer.arena.options import add_concurrency
 from acpc_arena.models import checkpoints
-from acpc_arena.protocol.commands import CommandParser, plain, refuse_input_as_output, run_command, usage_error
-
-OUT_DIR: Path | None = Path("runs/train")
-"""Where training writes its checkpoints; None: over the shipped ones (``--install``). Set from the options."""
-
-
-def checkpoint_path(name: str) -> Path:
-    """Where training writes checkpoint ``name`` (``.npz``; the networks change the suffix)."""
-    shipped = checkpoints.checkpoint_path(name)
-    if OUT_DIR is None:
-        return shipped
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    return OUT_DIR / shipped.name
-
-
-HOLDEM = "holdem.limit.2p.reverse_blinds"
-EHS2_ITERATIONS = 8000
-PCS_ITERATIONS = 1450
-PCS_ABSTRACTION = "ehs2-exact-200-150-100"
-CFR_CHECKPOINTS = (
-    "cfr-ehs2-exact",
-    "cfr-ehs2",
-    "cfr-improved",
-    "cfr-traditional",
-    "cfr-kuhn",
-    "cfr-kuhn3p",
-    "cfr-leduc",
+from acpc_arena.models.training.from_sidecar import cfr_arguments, read_recorded, sidecar_of
+from acpc_arena.models.training.shipped import (
+    CFR_CHECKPOINTS,
+    EHS2_ITERATIONS,
+    NL_ITERATIONS,
+    OUT_DIR,
+    PCS_ITERATIONS,
+    Q_HANDS,
+    Q_SEED,
+    checkpoint_path,
 )
-NOLIMIT = "holdem.nolimit.2p.reverse_blinds"
-NL_BETS = "1,3/1/1/1"
-NL_RAISE_CAP = 2
-NL_ABSTRACTION = "ehs2-50-50-50"
-NL_POOL = 20000
-NL_ITERATIONS = 12000
-
-
-def train_cfr(
-    iterations: int,
-    deals: int,
-    ehs2_iterations: int = EHS2_ITERATIONS,
-    only: str | None = None,
-    pcs_iterations: int = PCS_ITERATIONS,
-) -> None:
-    from acpc_arena.models.cfr.checkpoint import DEFAULT_HOLDEM_ABSTRACTION
-    from acpc_arena.models.cfr.cli import train
-
-    if only in (None, "cfr-ehs2-exact"):
-        out = checkpoint_path("cfr-ehs2-exact")
-        path, _ = train(HOLDEM, "pcs-dcfr", pcs_iterations, out, PCS_ABSTRACTION, seed=1, save_every=50)
-        print(f"saved {path}")
-    holdem = (
-        ("cfr-ehs2", DEFAULT_HOLDEM_ABSTRACTION, ehs2_iterations),
-        ("cfr-improved", "improved", iterations),
-        ("cfr-traditional", "traditional", iterations),
-    )
-    for name, abstraction, count in holdem:
-        if only in (None, name):
-            path, _ = train(HOLDEM, "mccfr", count, checkpoint_path(name), abstraction, deals, seed=1, save_every=500)
-            print(f"saved {path}")
-    for name, game, count in (
-        ("cfr-kuhn", "kuhn", 2000),
-        ("cfr-kuhn3p", "kuhn.limit.3p", 2000),
-        ("cfr-leduc", "leduc", 3000),
-    ):
-        if only in (None, name):
-            path, _ = train(game, "cfr+", count, checkpoint_path(name), "exact", every=500)
-            print(f"saved {path}")
-
-
-def train_cfr_nl(iterations: int, deals: int) -> None:
-    from acpc_arena.models.cfr.cli import train
-
-    path, _ = train(
-        NOLIMIT,
-        "mcdcfr",
-        iterations,
-        checkpoint_path("cfr-nl"),
-        NL_ABSTRACTION,
-        deals,
-        seed=1,
-        every=500,
-        save_every=100,
-        bets=NL_BETS,
-        raise_cap=NL_RAISE_CAP,
-        check_deals=1000,
-        pool=NL_POOL,
-    )
-    print(f"saved {path}")
-
-
-Q_HANDS = {"lstm_dqn": 120_000, "dqn": 200_000}
-"""Training hands of each shipped Q-network against the ``sound`` pool (``--hands`` overrides; a checkpoint
-is saved every 5,000)."""
-
-Q_SEED = {"lstm_dqn": 3, "dqn": 2}
-"""Training seed of each shipped Q-network (``--seed`` overrides; every other training's default is 1)."""
-
-Q_STRENGTH_WEIGHT = {"lstm_dqn": 50.0, "dqn": 50.0}
-"""Default weight of the auxiliary hand-strength loss (``models/training/dqn.py``) for each Q-network: the
-shipped checkpoints' (``--strength-weight 0`` is the seed's loss alone, as the ``v1`` checkpoints)."""
-
-Q_DOUBLE = {"lstm_dqn": False, "dqn": True}
-"""Whether each shipped Q-network was trained with double DQN targets (``--double``/``--no-double`` override)."""
-
-Q_MC_MIX = {"lstm_dqn": 0.0, "dqn": 0.5}
-"""beta of the mixed Monte Carlo targets (``models/training/dqn.py``) each shipped Q-network was trained with
-(``--mc-mix`` overrides; 0: the seed's Q-learning targets). The DQN's go with the short replay memory below."""
-
-Q_REPLAY_HANDS = {"lstm_dqn": 500_000, "dqn": 50_000}
-"""Hands the replay memory of each shipped Q-network kept, the latest (``--replay-hands`` overrides): the LSTM
-its whole run, the DQN its last 50,000 hands, so that the returns mixed into its targets come from play close
-to its own."""
-
-
-def train_q(
-    network: str,
-    preset: str,
-    hands: int | None,
-    reward: str,
-    out: str | None,
-    seed: int,
-    pool: str = "sound",
-    threads: int = 1,
-    strength_weight: float | None = None,
-    double: bool | None = None,
-    mc_mix: float | None = None,
-    replay_hands: int | None = None,
-) -> None:
-    from acpc_arena.models.training.dqn import config_for, train
-
-    overrides = {
-        "reward": reward,
-        "seed": seed,
-        "hands": hands or Q_HANDS[network],
-        "threads": threads,
-        "strength_weight": Q_STRENGTH_WEIGHT[network] if strength_weight is None else strength_weight,
-        "double": Q_DOUBLE[network] if double is None else double,
-        "monte_carlo_mix": Q_MC_MIX[network] if mc_mix is None else mc_mix,
-        "replay_capacity": Q_REPLAY_HANDS[network] if replay_hands is None else replay_hands,
-    }
-    try:
-        config = config_for(network, preset, pool, **overrides)
-    except ValueError as exc:
-        usage_error(f"acpc-train: error: {exc}")
-    path, stats = train(config, out or checkpoint_path(network).with_suffix(".pt"), save_every=5000)
-    print(f"saved {path}: {stats}")
-
-
-NFQ_HANDS = 200_000
-"""NFQ's training hands (``--hands`` overrides)."""
-
-
-def train_nfq(args: argparse.Namespace) -> None:
-    from acpc_arena.models.training.nfq import config_for, train
-
-    overrides = {
-        "hands": args.hands or NFQ_HANDS,
-        "reward": "chips" if args.reward == "chips" else "uct",
-        "seed": args.seed,
-        **({"lam": args.lam} if args.lam is not None else {}),
-        **({"window": args.window} if args.window is not None else {}),
-    }
-    try:
-        config = config_for(args.pool, **overrides)
-    except ValueError as exc:
-        usage_error(f"acpc-train: error: {exc}")
-    path, stats = train(config, args.out or checkpoint_path("nfq").with_suffix(".pt"), save_every=2000)
-    print(f"saved {path}: {stats}")
-
-
-def train_poker_cnn(
-    data: str | None, epochs: int | None, records: int | None, test_records: int | None, seed: int, out: str | None
-) -> None:
-    from acpc_arena.models.training.poker_cnn import Config, train
-
-    config = Config(seed=seed)
-    config.data = data or config.data
-    config.epochs = epochs or config.epochs
-    config.records = config.records if records is None else records
-    config.test_records = test_records or config.test_records
-    try:
-        path, summary = train(config, out or checkpoint_path("poker_cnn").with_suffix(".pt"))
-    except ValueError as exc:
-        usage_error(f"acpc-train: error: {exc}")
-    print(f"saved {path}: mean held-out accuracy {summary['mean_held_out_accuracy']:.3f}")
-
-
-def train_ensemble(args: argparse.Namespace) -> None:
-    from acpc_arena.models.training.ensemble import DEFAULTS, EvolutionConfig, main_options
-
-    config = EvolutionConfig(
-        population=args.population or DEFAULTS.population,
-        generations=args.generations or DEFAULTS.generations,
-        deals=args.deals or DEFAULTS.deals,
-        base_deals=args.base_deals or DEFAULTS.base_deals,
-        library_hands=args.library_hands or DEFAULTS.library_hands,
-        seed=args.seed,
-        teacher_hands=DEFAULTS.teacher_hands if args.teacher_hands is None else args.teacher_hands,
-    )
-    try:
-        main_options(config, args.out, args.concurrency, args.ray, args.clone_only)
-    except ValueError as exc:
-        usage_error(f"acpc-train: error: {exc}")
-
-
-def train_from_sidecar(given: str, out: str | None, redirected: bool) -> None:
-    from acpc_arena.models.training.from_sidecar import cfr_arguments, read_recorded, rebuild_network, sidecar_of
-
-    sidecar = sidecar_of(given)
-    try:
-        recorded = read_recorded(sidecar)
-        if recorded.get("kind") == "cfr-average-strategy":
-            from acpc_arena.models.cfr.cli import train
-
-            path, _ = train(out=Path(out) if out else checkpoint_path(sidecar.stem), **cfr_arguments(recorded))
-        else:
-            target = Path(out) if out else checkpoint_path(sidecar.stem).with_suffix(".pt")
-            path = rebuild_network(recorded, sidecar, target)
-    except ValueError as exc:
-        usage_error(f"acpc-train: error: {exc}")
-    print(f"saved {path}")
-    if redirected:
-        print(
-            f"the shipped checkpoints are unchanged; to use it, pass --checkpoint {path}, copy it (and its .json) into "
-            f"{checkpoints.FOLDER}/ or train again with --install"
-        )
+from acpc_arena.protocol.commands import CommandParser, plain, refuse_input_as_output, run_command, usage_error
 
 
 def main(argv: list[str] | None = None) -> None:
     run_command("acpc-train", lambda: _train(argv))
 
 
-def _train(argv: list[str] | None) -> None:
-    global OUT_DIR
+def _parser() -> CommandParser:
+    """``acpc-train``'s command line."""
     parser = CommandParser(prog="acpc-train", description=plain(__doc__.split("\n\n")[0]))
     parser.add_argument(
         "agent", nargs="?", choices=["cfr", "cfr-nl", "lstm_dqn", "dqn", "nfq", "poker_cnn", "ensemble"]
@@ -326,6 +113,13 @@ def _train(argv: list[str] | None) -> None:
         default=None,
         help="deals sampled per CFR iteration (64; cfr-nl 256); ensemble: duplicate deals per evaluation (400)",
     )
+    add_q_options(parser)
+    add_data_and_output_options(parser)
+    return parser
+
+
+def add_q_options(parser: argparse.ArgumentParser) -> None:
+    """The Q-networks' and NFQ's options (and ``--seed``)."""
     parser.add_argument("--preset", choices=["tuned", "faithful"], default="tuned", help="Q-network hyperparameters")
     parser.add_argument(
         "--hands",
@@ -373,6 +167,10 @@ def _train(argv: list[str] | None) -> None:
         help="Q-networks: hands the replay memory keeps, the latest (default: Q_REPLAY_HANDS, the shipped"
         " checkpoint's)",
     )
+
+
+def add_data_and_output_options(parser: argparse.ArgumentParser) -> None:
+    """Poker-CNN's and the ensemble's options, and where to write."""
     parser.add_argument("--data", default=None, help="Poker-CNN records (default runs/poker_cnn/records.npz)")
     parser.add_argument("--epochs", type=int, default=None, help="Poker-CNN epochs per fold (default 12)")
     parser.add_argument("--records", type=int, default=None, help="Poker-CNN records used (default 240000; 0: all)")
@@ -401,38 +199,82 @@ def _train(argv: list[str] | None) -> None:
     parser.add_argument(
         "--install", action="store_true", help="write over the shipped checkpoints in models/checkpoints/"
     )
+
+
+def _train(argv: list[str] | None) -> None:
+    parser = _parser()
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if (args.agent is None) == (args.from_sidecar is None):
         parser.error("give an agent to train or --from-sidecar NAME|FILE, not both")
     refuse_input_as_output("acpc-train", {"--out": args.out}, [args.data, args.from_sidecar])
     if args.seed is None:
         args.seed = Q_SEED.get(args.agent, 1)
-    OUT_DIR = None if args.install else args.out_dir
-    redirected = OUT_DIR is not None and args.out is None
+    out_dir = None if args.install else args.out_dir
+    redirected = out_dir is not None and args.out is None
     if args.from_sidecar is not None:
-        train_from_sidecar(args.from_sidecar, args.out, redirected)
+        train_from_sidecar(args, out_dir)
         return
     if args.agent == "ensemble" and redirected:
-        args.out = str(OUT_DIR)
-    if args.agent == "cfr":
-        train_cfr(args.iterations or 8000, args.deals or 64, args.ehs2_iterations, args.only, args.pcs_iterations)
-    elif args.agent == "cfr-nl":
-        train_cfr_nl(args.iterations or NL_ITERATIONS, args.deals or 256)
-    elif args.agent == "nfq":
-        train_nfq(args)
-    elif args.agent == "poker_cnn":
-        train_poker_cnn(args.data, args.epochs, args.records, args.test_records, args.seed, args.out)
-    elif args.agent == "ensemble":
-        train_ensemble(args)
+        args.out = str(out_dir)
+    if args.agent in ("cfr", "cfr-nl"):
+        run_cfr(args, out_dir)
     else:
-        train_q(
-            args.agent, args.preset, args.hands, args.reward, args.out, args.seed, args.pool, args.threads,
-            args.strength_weight, args.double, args.mc_mix, args.replay_hands,
-        )  # fmt: skip
+        run_network(args, out_dir)
     if redirected:
         print(
-            f"the shipped checkpoints are unchanged; to use these, copy them from {OUT_DIR}/ into "
+            f"the shipped checkpoints are unchanged; to use these, copy them from {out_dir}/ into "
             f"{checkpoints.FOLDER}/ or train again with --install (make train AGENT={args.agent} INSTALL=1)"
+        )
+
+
+Rebuild = tuple[dict[str, Any], Path, Path]
+"""What ``--from-sidecar`` trains again: the sidecar's record, the sidecar's path, the checkpoint to write."""
+
+
+def run_cfr(args: argparse.Namespace, out_dir: Path | None, rebuild: Rebuild | None = None) -> Path | None:
+    """``acpc-train cfr|cfr-nl``, or the CFR run a sidecar recorded (``rebuild``: returns its checkpoint)."""
+    from acpc_arena.models.training import cfr  # numpy and the solvers: not for acpc-train --help
+
+    if rebuild is not None:
+        recorded, _, target = rebuild
+        return cfr.train(out=target, **cfr_arguments(recorded))[0]
+    if args.agent == "cfr":
+        iterations, deals = args.iterations or 8000, args.deals or 64
+        cfr.train_shipped_limit(iterations, deals, args.ehs2_iterations, args.only, args.pcs_iterations, out_dir)
+    else:
+        cfr.train_shipped_nolimit(args.iterations or NL_ITERATIONS, args.deals or 256, out_dir)
+    return None
+
+
+def run_network(args: argparse.Namespace, out_dir: Path | None, rebuild: Rebuild | None = None) -> Path | None:
+    """``acpc-train`` of a network, or the network run a sidecar recorded (``rebuild``: returns its checkpoint)."""
+    from acpc_arena.models.training import network_runs  # torch: not for acpc-train --help
+
+    if rebuild is not None:
+        return network_runs.rebuild_network(*rebuild)
+    network_runs.train_network(args, out_dir)
+    return None
+
+
+def train_from_sidecar(args: argparse.Namespace, out_dir: Path | None) -> None:
+    """``acpc-train --from-sidecar NAME|FILE``: the run a checkpoint's sidecar recorded, into ``--out`` or
+    ``out_dir``."""
+    sidecar = sidecar_of(args.from_sidecar)
+    try:
+        recorded = read_recorded(sidecar)
+        if recorded.get("kind") == "cfr-average-strategy":
+            target = Path(args.out) if args.out else checkpoint_path(sidecar.stem, out_dir)
+            path = run_cfr(args, out_dir, (recorded, sidecar, target))
+        else:
+            target = Path(args.out) if args.out else checkpoint_path(sidecar.stem, out_dir).with_suffix(".pt")
+            path = run_network(args, out_dir, (recorded, sidecar, target))
+    except ValueError as exc:
+        usage_error(f"acpc-train: error: {exc}")
+    print(f"saved {path}")
+    if out_dir is not None and args.out is None:
+        print(
+            f"the shipped checkpoints are unchanged; to use it, pass --checkpoint {path}, copy it (and its .json) into "
+            f"{checkpoints.FOLDER}/ or train again with --install"
         )
 
 

@@ -40,7 +40,7 @@ reward discounted to that decision, gamma^(T - t) R. The reward is what the lear
 included) earned, so it has none of the max's overstatement, and it reaches the early decisions in one step.
 
 Rewards, in big blinds: ``chips`` is the hand's result R; ``mcts`` is R - V(S),
-V(S) the UCT estimate from the hand's start state (``models.mcts``).
+V(S) the UCT estimate from the hand's start state (``models.search.mcts``).
 
 Two presets (``--preset``): ``faithful`` keeps the seed's numbers (learning rate
 1e-6, the target computed with the same weights, a step every hand); ``tuned``
@@ -64,18 +64,24 @@ from torch import nn
 from tqdm import tqdm
 
 from acpc_arena.agents.base import Agent, pot_size_raise_to
-from acpc_arena.models.encoding import IMAGE_SIZE, images, num_planes, observe
-from acpc_arena.models.mcts import hand_class, value_table
-from acpc_arena.models.networks import HIDDEN, LSTMDQN, NETWORKS, NUM_ACTIONS, QNetwork
-from acpc_arena.models.q_checkpoint import save_network
+from acpc_arena.agents.registry import agent_class
+from acpc_arena.models.q_networks.checkpoint import save_network
+from acpc_arena.models.q_networks.encoding import IMAGE_SIZE, images, num_planes, observe
+from acpc_arena.models.q_networks.networks import HIDDEN, LSTMDQN, NETWORKS, QNetwork
+from acpc_arena.models.search.mcts import hand_class, value_table
+from acpc_arena.models.training.dqn_replay import (
+    EpisodeReplay,
+    bootstrap_values,
+    legal_mask,
+    masked_argmax,
+    mix_monte_carlo,
+)
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.equity import showdown_strengths
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.state import CALL_ACTION, RAISE, Action, ActionKind, State
 from acpc_arena.protocol.wire import MatchState
-
-MAX_STEPS = 16
 
 OPPONENTS: dict[str, tuple[str, dict[str, Any]]] = {
     "rule": ("rule", {"samples": 100}),
@@ -171,8 +177,6 @@ def config_for(network: str, preset: str, pool: str = "sound", **overrides: Any)
 def build_opponents(game: Game, entries: Sequence[tuple[str, float]], seed: int) -> dict[str, Agent]:
     """The agents of a pool's entries by name (``OPPONENTS``; ``self`` is left to the trainer); one that
     cannot be built for ``game`` (e.g. no CFR checkpoint) is left out with a message."""
-    from acpc_arena.agents.registry import agent_class
-
     agents: dict[str, Agent] = {}
     for name, _ in entries:
         if name == "self":
@@ -197,72 +201,6 @@ def advance(state: State, learner: int, opponent: Agent | None) -> str:
         action = opponent.act(MatchState(player, state))
         state.apply(state.validate_action(action, try_fixing=True) or CALL_ACTION)
     return "done"
-
-
-class EpisodeReplay:
-    """Whole hands of the learner: observations, actions, legal moves and the final reward."""
-
-    def __init__(self, capacity: int, fields: int) -> None:
-        self.capacity = capacity
-        self.observations = np.zeros((capacity, MAX_STEPS, fields), dtype=np.int16)
-        self.actions = np.zeros((capacity, MAX_STEPS), dtype=np.int64)
-        self.legal = np.zeros((capacity, MAX_STEPS, NUM_ACTIONS), dtype=bool)
-        self.steps = np.zeros(capacity, dtype=np.int64)
-        self.reward = np.zeros(capacity, dtype=np.float32)
-        self.strength = np.zeros(capacity, dtype=np.float32)
-        self.size = 0
-        self.next = 0
-
-    def add(
-        self,
-        observations: list[np.ndarray],
-        actions: list[int],
-        legal: list[np.ndarray],
-        reward: float,
-        strength: float = 0.0,
-    ) -> None:
-        steps = min(len(actions), MAX_STEPS)
-        slot = self.next
-        self.observations[slot, :steps] = np.stack(observations[:steps])
-        self.actions[slot, :steps] = actions[:steps]
-        self.legal[slot] = False
-        self.legal[slot, :steps] = np.stack(legal[:steps])
-        self.steps[slot] = steps
-        self.reward[slot] = reward
-        self.strength[slot] = strength
-        self.next = (slot + 1) % self.capacity
-        self.size = min(self.size + 1, self.capacity)
-
-    def sample(self, count: int, rng: np.random.Generator) -> np.ndarray:
-        return rng.integers(0, self.size, size=count)
-
-
-def legal_mask(state: State) -> np.ndarray:
-    legal = state.legal_actions()
-    return np.array([legal.can_fold, True, legal.can_raise])
-
-
-def masked_argmax(q: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
-    return torch.where(legal, q, torch.tensor(-1e9, dtype=q.dtype, device=q.device)).argmax(dim=-1)
-
-
-def bootstrap_values(next_q: torch.Tensor, legal: torch.Tensor, chooser: torch.Tensor | None = None) -> torch.Tensor:
-    """The value of each next decision: ``next_q`` at its best legal action, the best by ``chooser`` when
-    given (double DQN: the online network chooses, the target network values) and by ``next_q`` itself
-    otherwise (the seed's max)."""
-    best = masked_argmax(next_q if chooser is None else chooser, legal)
-    return next_q.gather(-1, best[..., None])[..., 0]
-
-
-def mix_monte_carlo(
-    target: torch.Tensor, reward: torch.Tensor, last: torch.Tensor, gamma: float, mix: float
-) -> torch.Tensor:
-    """Mixed Monte Carlo targets: at each decision t before its hand's ``last`` (index), (1 - mix) times ``target``
-    plus mix times the hand's ``reward`` discounted to t, gamma^(last - t) reward; the other entries as they are."""
-    t = torch.arange(target.shape[1])[None, :]
-    before_last = t < last[:, None]
-    discounted = reward[:, None] * gamma ** (last[:, None] - t).clamp(min=0).float()
-    return torch.where(before_last, (1 - mix) * target + mix * discounted, target)
 
 
 @dataclass

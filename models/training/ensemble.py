@@ -49,10 +49,12 @@ import torch
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.registry import agent_class
+from acpc_arena.dealer.arena.fanout import fan_out
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.ensemble.checkpoint import CLONE, NETWORKS, STYLE_NAMES, save_library, save_networks
 from acpc_arena.models.ensemble.network import SHIPPED, NetConfig, Params, init_population
 from acpc_arena.models.ensemble.opponent_model import OpponentModel
+from acpc_arena.models.training.curves import plot_fitness_curves
 from acpc_arena.models.training.ensemble_evolution import RATE, STRENGTH, fitness, mutate, next_generation
 from acpc_arena.models.training.ensemble_imitation import Records, fit, teacher_records
 from acpc_arena.models.training.ensemble_play import duplicate_deals, play
@@ -214,8 +216,6 @@ def starting_network(
     config: EvolutionConfig, net: NetConfig, workers: int, ray_address: str | None
 ) -> tuple[Params | None, dict[str, float]]:
     """The cloned teacher (or None for random starts) and its figures."""
-    from acpc_arena.dealer.arena.fanout import fan_out
-
     if config.teacher_hands <= 0:
         return None, {}
     jobs = [(style, config.teacher_hands, config.seed * 1000 + i) for i, style in enumerate(STYLE_NAMES)]
@@ -258,29 +258,6 @@ def train_clone(
     return save_clone(out, clone, net, config, figures)
 
 
-def plot_curves(curves: dict[str, list[dict[str, float]]], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(3, 3, figsize=(12, 9), sharex=True)
-    for ax, name in zip(axes.flat, NETWORKS, strict=True):
-        points = curves.get(name, [])
-        ax.plot([p["generation"] for p in points], [p["best"] for p in points], label="best")
-        ax.plot([p["generation"] for p in points], [p["mean"] for p in points], label="mean")
-        ax.set_title(f"A_tar {name.upper()}" if name != "base" else "A_base (curriculum)")
-        ax.grid(alpha=0.3)
-    axes.flat[0].legend()
-    for ax in axes[-1]:
-        ax.set_xlabel("generation")
-    for ax in axes[:, 0]:
-        ax.set_ylabel("fitness f(i)")
-    figure.tight_layout()
-    figure.savefig(path, dpi=80)
-    plt.close(figure)
-
-
 def train(
     config: EvolutionConfig = DEFAULTS,
     net: NetConfig = SHIPPED,
@@ -289,8 +266,6 @@ def train(
     ray_address: str | None = None,
 ) -> dict[str, Any]:
     """Evolve all nine networks, build the library, save checkpoint, sidecar, library and fitness plot in ``out``."""
-    from acpc_arena.dealer.arena.fanout import fan_out
-
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(1)
     log = out / "ensemble-training.log"
@@ -325,7 +300,7 @@ def train(
     }
     save_networks(out / "ensemble-networks.pt", params, net, meta)
     save_library(out / "ensemble-library.json", library, {"game": GAME, "hands_per_style": config.library_hands})
-    plot_curves(curves, out / "ensemble-fitness.png")
+    plot_fitness_curves(curves, out / "ensemble-fitness.png")
     with log.open("a") as f:
         f.write(f"saved in {out}: {hands} hands in {wall:.0f} s\n")
     return meta

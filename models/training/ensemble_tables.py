@@ -30,8 +30,14 @@ from typing import Any
 
 import numpy as np
 
+from acpc_arena.agents.ensemble import EnsembleAgent
+from acpc_arena.agents.registry import agent_class
 from acpc_arena.dealer.arena.fanout import fan_out
 from acpc_arena.models.ensemble.checkpoint import STYLE_NAMES
+from acpc_arena.protocol.dealing import deal_hands
+from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.state import CALL_ACTION, State
+from acpc_arena.protocol.wire import MatchState
 
 GAME = "holdem.nolimit.2p.reverse_blinds"
 ROWS = ("a_tar", "a_base", "a_ave", "a_int", "a_star", "clone")
@@ -67,13 +73,6 @@ def through_dealer(args: str, column: str, seeds: list[int], hands: int, out: Pa
 
 
 def in_process(args: str, column: str, seeds: list[int], hands: int) -> dict[str, Any]:
-    from acpc_arena.agents.ensemble import EnsembleAgent
-    from acpc_arena.agents.registry import agent_class
-    from acpc_arena.protocol.dealing import deal_hands
-    from acpc_arena.protocol.game import load_game
-    from acpc_arena.protocol.state import CALL_ACTION, State
-    from acpc_arena.protocol.wire import MatchState
-
     game = load_game(GAME)
     words = args.split()
     options = {words[i].lstrip("-").replace("-", "_"): words[i + 1] for i in range(0, len(words), 2)}

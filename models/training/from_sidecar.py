@@ -2,8 +2,8 @@
 
 The sidecar beside each checkpoint holds the settings and the seed of the run that
 made it. This reads them: ``cfr_arguments`` gives a CFR checkpoint's (``acpc-cfr``'s
-solvers, any game; ``acpc-train`` runs them) and ``rebuild_network`` trains the
-Q-networks ``lstm_dqn``, ``dqn`` and ``nfq`` again. A setting
+solvers, any game; ``acpc-train`` runs them) and ``recorded_config`` a network's
+(``network_runs.rebuild_network`` trains ``lstm_dqn``, ``dqn`` and ``nfq`` again). A setting
 the sidecar does not record takes the value that meant "off" when it was added (no
 strength loss, no double targets, no Monte Carlo mix), as the code of that run had it.
 On the same code and the same number of threads the rebuilt weights equal the shipped
@@ -46,7 +46,7 @@ def read_recorded(path: Path) -> dict[str, Any]:
 
 
 def cfr_arguments(recorded: dict[str, Any]) -> dict[str, Any]:
-    """``models.cfr.cli.train``'s keyword arguments (without ``out``) of the run ``recorded`` describes."""
+    """``models.training.cfr.train``'s keyword arguments (without ``out``) of the run ``recorded`` describes."""
     algorithm = recorded["algorithm"]
     history = recorded.get("exploitability_history") or recorded.get("sampled_exploitability_history") or []
     betting = recorded.get("betting")
@@ -69,7 +69,9 @@ def cfr_arguments(recorded: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _config(cls: Any, recorded: dict[str, Any], pools: dict[str, tuple[tuple[str, float], ...]], where: Path) -> Any:
+def recorded_config(
+    cls: Any, recorded: dict[str, Any], pools: dict[str, tuple[tuple[str, float], ...]], where: Path
+) -> Any:
     """``cls`` (a frozen training dataclass) with the recorded settings; the pool named after its opponents."""
     known = {f.name for f in fields(cls)}
     unknown = sorted(set(recorded) - known)
@@ -83,31 +85,3 @@ def _config(cls: Any, recorded: dict[str, Any], pools: dict[str, tuple[tuple[str
             settings["pool"] = next((name for name, pool in pools.items() if pool == opponents), "custom")
     defaults = {name: value for name, value in ABSENT_MEANS.items() if name in known}
     return replace(cls(), **{**defaults, **settings})
-
-
-def dqn_pools() -> dict[str, tuple[tuple[str, float], ...]]:
-    """The named opponent pools (``models/training/dqn.py``'s, which NFQ shares)."""
-    from acpc_arena.models.training.dqn import POOLS
-
-    return POOLS
-
-
-def rebuild_network(recorded: dict[str, Any], path: Path, target: Path) -> Path:
-    """Train the Q-network the sidecar ``recorded`` (read from ``path``) describes into ``target``; ``ValueError``
-    (one line naming ``path``) for a kind ``--from-sidecar`` does not rebuild. Returns the checkpoint's path."""
-    kind, network, config = recorded.get("kind"), recorded.get("network"), recorded.get("config")
-    if kind == "q-network" and network in ("lstm_dqn", "dqn") and isinstance(config, dict):
-        from acpc_arena.models.training import dqn
-
-        saved, _ = dqn.train(_config(dqn.TrainConfig, config, dqn_pools(), path), target, save_every=5000)
-        return saved
-    if kind == "q-network" and network == "nfq" and isinstance(config, dict):
-        from acpc_arena.models.training import nfq
-
-        saved, _ = nfq.train(_config(nfq.NFQConfig, config, dqn_pools(), path), target, save_every=2000)
-        return saved
-    what = f"{kind} ({network})" if network else str(kind)
-    raise ValueError(
-        f"{path}: --from-sidecar rebuilds CFR, lstm_dqn, dqn and nfq checkpoints, not a {what} "
-        "(acpc-train poker_cnn and acpc-train ensemble rebuild those)"
-    )

@@ -50,8 +50,9 @@ import torch
 from acpc_arena.agents.base import Agent
 from acpc_arena.models.nfq.features import FEATURES, check_game, hand_strength, max_loss, observation, window
 from acpc_arena.models.nfq.network import EligibilityTraces, NFQNetwork, q_gradients
-from acpc_arena.models.q_checkpoint import save_network
-from acpc_arena.models.training.dqn import OPPONENTS, POOLS, advance, build_opponents, legal_mask
+from acpc_arena.models.q_networks.checkpoint import save_network
+from acpc_arena.models.training.dqn import OPPONENTS, POOLS, advance, build_opponents
+from acpc_arena.models.training.dqn_replay import legal_mask
 from acpc_arena.models.training.nfq_uct import action_values
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.game import Game, load_game

@@ -6,7 +6,7 @@ hand: the cards the player does not see (the opponent's hole cards, the board st
 come) are drawn from the unseen cards, uniformly. It then descends the tree of betting
 from ``state``: at the player's own nodes, a 3-armed bandit (one arm per legal action)
 picks ``ucb_choice``; at the opponent's, an action is drawn from the ACPC example
-player's probabilities (``models.mcts``, as seed 000's search). The first node not yet
+player's probabilities (``models.search.mcts``, as seed 000's search). The first node not yet
 in the tree is added, the hand is played out (the opponent as before, the player checking
 and calling: with the example player's 6% folds and 47% raises in its own seat as well,
 as in seed 000's rollouts, every arm but fold came out below its worth and the first
@@ -23,8 +23,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from acpc_arena.models.example_player import EXAMPLE_PLAYER_PROBABILITIES
-from acpc_arena.models.mcts import Node
+from acpc_arena.models.search.example_player import EXAMPLE_PLAYER_PROBABILITIES
+from acpc_arena.models.search.mcts import Node
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, ActionKind, State
 
 NUM_ARMS = len(ActionKind)
@@ -33,7 +33,7 @@ _ACTIONS = [Action(kind) for kind in ActionKind]
 
 def example_kind(state: State, u: float) -> ActionKind:
     """The example player's action at ``state`` for a uniform draw ``u`` in [0, 1): fold, call, raise
-    with probabilities 0.06, 0.47, 0.47 over the valid ones (``models.mcts`` draws the same, slower)."""
+    with probabilities 0.06, 0.47, 0.47 over the valid ones (``models.search.mcts`` draws the same, slower)."""
     fold = EXAMPLE_PLAYER_PROBABILITIES[FOLD] if state.can_fold() else 0.0
     raise_ = EXAMPLE_PLAYER_PROBABILITIES[RAISE] if state.raise_range() is not None else 0.0
     x = u * (fold + EXAMPLE_PLAYER_PROBABILITIES[CALL] + raise_)

@@ -23,13 +23,15 @@ on the other three and is scored on fold k (held out) and on the test set; the
 shipped network is the fold network with the best held-out accuracy. Accuracy is
 argmax(output) == recorded action, given per betting round beside the accuracy
 of always predicting the most common action (of that round, in the training
-folds). Adagrad, Kaiming initial weights (``models.networks.PokerCNN``).
+folds). Adagrad, Kaiming initial weights (``models.q_networks.networks.PokerCNN``).
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -37,9 +39,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from acpc_arena.models.encoding import images, num_planes
-from acpc_arena.models.networks import PokerCNN
-from acpc_arena.models.q_checkpoint import default_device, save_network
+from acpc_arena.models.q_networks.checkpoint import default_device, save_network
+from acpc_arena.models.q_networks.encoding import images, num_planes
+from acpc_arena.models.q_networks.networks import PokerCNN
 from acpc_arena.models.training.poker_cnn_data import GAME, Records
 from acpc_arena.protocol.game import Game, load_game
 
@@ -133,7 +135,7 @@ class Trainer:
         self.game: Game = load_game(config.game)
         every = Records.load(config.data)
         self.records = every.subset(whole_hands(every, config.records, config.seed + 1000))
-        width = self.game.num_hole_cards + self.game.total_board_cards + 3  # models.encoding.observe's fields
+        width = self.game.num_hole_cards + self.game.total_board_cards + 3  # q_networks.encoding.observe's fields
         if self.records.observations.shape[1] != width:
             raise ValueError(
                 f"{config.data}: records of {self.records.observations.shape[1]} fields, {config.game} has {width}"
@@ -208,9 +210,6 @@ def _train_fold(config: Config, k: int) -> tuple[dict[str, torch.Tensor], dict[s
 
 def cross_validate(config: Config) -> tuple[PokerCNN, dict[str, Any]]:
     """One network per fold, ``config.jobs`` at once; the best on its held-out fold, and every fold's figures."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     # Fresh interpreters, not forks: a fork of a process that has run autograd on a GPU cannot run it.
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=config.jobs, mp_context=context) as pool:

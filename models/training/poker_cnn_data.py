@@ -14,7 +14,7 @@ the other pairings play both seatings. A stopped run picks up at the first match
 without its ``SCORE`` line.
 
 Every decision of an imitated player becomes one record: the view it decided on
-(``models.encoding.observe``: cards, round, pot, the opponent's last raise), the
+(``models.q_networks.encoding.observe``: cards, round, pot, the opponent's last raise), the
 action it took, the hand it belongs to, how many more decisions it made in that
 hand, and whether it won the hand. ``records.npz`` holds them and
 ``manifest.json`` says where they came from (teacher, opponents, logs, counts).
@@ -24,22 +24,29 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 
-from acpc_arena.dealer.arena.logreading import read_log
+from acpc_arena.agents.registry import agent_class
+from acpc_arena.dealer.server.logfiles import MatchLog
+from acpc_arena.dealer.server.match import MatchConfig
 from acpc_arena.models.checkpoints import git_commit
-from acpc_arena.models.encoding import observe
+from acpc_arena.models.q_networks.encoding import observe
+from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.game import Game, load_game
+from acpc_arena.protocol.match_log import read_log
 from acpc_arena.protocol.state import CALL_ACTION, ActionKind, State
-from acpc_arena.protocol.wire import LogHand
+from acpc_arena.protocol.wire import LogHand, format_log_line, format_match_state, format_score_line, parse_match_state
 
 DEFAULT_OUT = Path("runs/poker_cnn")
 GAME = "holdem.limit.2p.reverse_blinds"
@@ -63,7 +70,7 @@ class Records:
     """One row per decision of an imitated player."""
 
     observations: np.ndarray
-    """(N, fields) int16, ``models.encoding.observe`` of the view the player decided on."""
+    """(N, fields) int16, ``models.q_networks.encoding.observe`` of the view the player decided on."""
     actions: np.ndarray
     """(N,) int8 ``ActionKind``: 0 fold, 1 call (or check), 2 raise."""
     rounds: np.ndarray
@@ -180,15 +187,6 @@ def play_in_process(
     the states they would over TCP (each view is printed and read back as the
     dealer's ``MATCHSTATE`` line), and are called in the same order.
     """
-    import shlex
-
-    from acpc_arena.agents.registry import agent_class
-    from acpc_arena.dealer.server.logfiles import MatchLog
-    from acpc_arena.dealer.server.match import MatchConfig
-    from acpc_arena.protocol.dealing import deal_hands
-    from acpc_arena.protocol.game import load_game
-    from acpc_arena.protocol.wire import format_log_line, format_match_state, format_score_line, parse_match_state
-
     game = load_game(game_file)
     sides = {"a": a, "b": b}
     labels = ("a", "b") if a_seat == 1 else ("b", "a")
@@ -230,8 +228,6 @@ def play_in_process(
 
 
 def _play_match(job: tuple[Path, str, int, int, int, tuple[str, str], tuple[str, str]]) -> Path:
-    import torch
-
     torch.set_num_threads(1)
     return play_in_process(*job)
 
@@ -240,8 +236,6 @@ def play_pairings(
     out: Path, teacher: tuple[str, str], pairings_: Sequence[Pairing], game_file: str, jobs: int
 ) -> list[Path]:
     """Play every match of ``pairings_`` not played yet (``jobs`` at once); all their logs."""
-    from concurrent.futures import ProcessPoolExecutor
-
     todo, logs = [], []
     for pairing in pairings_:
         folder = out / "logs" / f"{teacher[0]}-vs-{pairing.opponent}"

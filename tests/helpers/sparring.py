@@ -12,7 +12,7 @@ from functools import cache
 import pytest
 
 from acpc_arena.agents.base import Agent
-from acpc_arena.models.preflop import percentile
+from acpc_arena.models.hand_strength.preflop import percentile
 from acpc_arena.protocol.cards import CARD_STRINGS
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import CALL, RAISE, Action, State

@@ -1,7 +1,7 @@
 """A hold'em hand's strength after the flop: the share of the opponent's possible hole cards it beats.
 
 The styles (``agents.styles``) and the ensemble's features (``models.ensemble``) measure hand
-strength as a percentile: before the flop ``models.preflop.percentile``, after it
+strength as a percentile: before the flop ``models.hand_strength.preflop.percentile``, after it
 ``postflop_strength``, exact over every holding of the unseen cards, ranked with the evaluator.
 """
 

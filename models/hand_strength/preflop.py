@@ -5,7 +5,7 @@ The 1,326 two-card starting hands fall into 169 classes (13 pairs, 78 suited and
 against one random hand (the share of the pot it wins at a showdown on a random
 board, ties split), estimated with ``protocol.equity.equity_vs_random`` and the
 project's evaluator. ``EQUITY`` is that table, made by
-``python -m acpc_arena.models.preflop`` (200,000 samples per class, seed 2022:
+``python -m acpc_arena.models.hand_strength.preflop`` (200,000 samples per class, seed 2022:
 standard error under 0.11 points); it starts 85.2 for AA and ends 32.3 for 32o,
 the figures the usual equity calculators give.
 
@@ -23,6 +23,8 @@ from functools import cache
 import numpy as np
 
 from acpc_arena.protocol.cards import MAX_RANKS, RANK_CHARS, make_card, rank_of, suit_of
+from acpc_arena.protocol.equity import equity_vs_random
+from acpc_arena.protocol.game import load_game
 
 NUM_STARTING_HANDS = 1326
 
@@ -102,9 +104,6 @@ def percentile(hole: Sequence[int]) -> float:
 
 def compute_equity_table(samples: int = 200_000, seed: int = 2022) -> list[list[float]]:
     """``EQUITY`` computed afresh: every class's equity against a random hand (Monte Carlo)."""
-    from acpc_arena.protocol.equity import equity_vs_random
-    from acpc_arena.protocol.game import load_game
-
     game = load_game("holdem.nolimit.2p.reverse_blinds")
     rng = np.random.default_rng(seed)
     table = [[0.0] * MAX_RANKS for _ in range(MAX_RANKS)]

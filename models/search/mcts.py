@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 import acpc_arena.protocol.evaluator
-from acpc_arena.models.example_player import EXAMPLE_PLAYER_PROBABILITIES
+from acpc_arena.models.search.example_player import EXAMPLE_PLAYER_PROBABILITIES
 from acpc_arena.protocol import native
 from acpc_arena.protocol.cards import MAX_RANKS, make_card, rank_of, suit_of
 from acpc_arena.protocol.disk_cache import cached_array, source_digest

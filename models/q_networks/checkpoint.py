@@ -24,7 +24,7 @@ import torch
 from torch import nn
 
 from acpc_arena.models.checkpoints import CheckpointError, git_commit, read_sidecar, weights_size
-from acpc_arena.models.networks import NETWORKS, QNetwork
+from acpc_arena.models.q_networks.networks import NETWORKS, QNetwork
 
 FORMAT = 1
 M = TypeVar("M", bound=nn.Module)

@@ -9,7 +9,7 @@ pass of 4 or more, and rows then differ in the last bit (measured with the
 shipped Q-networks: 1e-6 apart). Passes of ``MIN_ROWS`` to ``MAX_ROWS`` rows agree
 row by row there. On an H100 a plain matrix product (``@``) and cuDNN's TF32
 convolutions depend on the batch at any size; ``F.linear`` and float32
-convolutions did not (``models.networks``, ``agents.dqn``).
+convolutions did not (``models.q_networks.networks``, ``agents.dqn``).
 
 ``forward_rows`` makes every pass such a pass (fewer rows are padded with copies
 of the first, more are split); ``rows_independent`` checks, on this machine and

@@ -1,7 +1,7 @@
 """The ACPC example player's way of acting: fold, call and raise with fixed probabilities.
 
 The ``random`` agent (``agents.baselines``) plays it; the rollouts of the MCTS values
-(``models.mcts``) and NFQ's UCT reward model their opponent by it.
+(``models.search.mcts``) and NFQ's UCT reward model their opponent by it.
 """
 
 FOLD_PROBABILITY = 0.06

@@ -1,0 +1,124 @@
+"""``acpc-train``'s runs of the networks (``lstm_dqn``, ``dqn``, ``nfq``, ``poker_cnn``, ``ensemble``): the
+shipped checkpoint's settings (``shipped``) overridden by the options, and a network rebuilt from its sidecar.
+
+Each run is called through its trainer's module (``dqn.train``), so that a test may replace the trainer.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from acpc_arena.models.training import dqn, ensemble, nfq, poker_cnn
+from acpc_arena.models.training.from_sidecar import recorded_config
+from acpc_arena.models.training.shipped import (
+    NFQ_HANDS,
+    Q_DOUBLE,
+    Q_HANDS,
+    Q_MC_MIX,
+    Q_REPLAY_HANDS,
+    Q_STRENGTH_WEIGHT,
+    checkpoint_path,
+)
+from acpc_arena.protocol.commands import usage_error
+
+
+def train_q(args: argparse.Namespace, out_dir: Path | None) -> None:
+    """``acpc-train lstm_dqn|dqn``: seed 000's Q-network ``args.agent``."""
+    network = args.agent
+    overrides = {
+        "reward": args.reward,
+        "seed": args.seed,
+        "hands": args.hands or Q_HANDS[network],
+        "threads": args.threads,
+        "strength_weight": Q_STRENGTH_WEIGHT[network] if args.strength_weight is None else args.strength_weight,
+        "double": Q_DOUBLE[network] if args.double is None else args.double,
+        "monte_carlo_mix": Q_MC_MIX[network] if args.mc_mix is None else args.mc_mix,
+        "replay_capacity": Q_REPLAY_HANDS[network] if args.replay_hands is None else args.replay_hands,
+    }
+    try:
+        config = dqn.config_for(network, args.preset, args.pool, **overrides)
+    except ValueError as exc:
+        usage_error(f"acpc-train: error: {exc}")
+    out = args.out or checkpoint_path(network, out_dir).with_suffix(".pt")
+    path, stats = dqn.train(config, out, save_every=5000)
+    print(f"saved {path}: {stats}")
+
+
+def train_nfq(args: argparse.Namespace, out_dir: Path | None) -> None:
+    """``acpc-train nfq``: seed 003's NFQ agent."""
+    overrides = {
+        "hands": args.hands or NFQ_HANDS,
+        "reward": "chips" if args.reward == "chips" else "uct",
+        "seed": args.seed,
+        **({"lam": args.lam} if args.lam is not None else {}),
+        **({"window": args.window} if args.window is not None else {}),
+    }
+    try:
+        config = nfq.config_for(args.pool, **overrides)
+    except ValueError as exc:
+        usage_error(f"acpc-train: error: {exc}")
+    path, stats = nfq.train(config, args.out or checkpoint_path("nfq", out_dir).with_suffix(".pt"), save_every=2000)
+    print(f"saved {path}: {stats}")
+
+
+def train_poker_cnn(args: argparse.Namespace, out_dir: Path | None) -> None:
+    """``acpc-train poker_cnn``: seed 004's Poker-CNN on the records of ``make data``."""
+    config = poker_cnn.Config(seed=args.seed)
+    config.data = args.data or config.data
+    config.epochs = args.epochs or config.epochs
+    config.records = config.records if args.records is None else args.records
+    config.test_records = args.test_records or config.test_records
+    try:
+        path, summary = poker_cnn.train(config, args.out or checkpoint_path("poker_cnn", out_dir).with_suffix(".pt"))
+    except ValueError as exc:
+        usage_error(f"acpc-train: error: {exc}")
+    print(f"saved {path}: mean held-out accuracy {summary['mean_held_out_accuracy']:.3f}")
+
+
+def train_ensemble(args: argparse.Namespace) -> None:
+    """``acpc-train ensemble``: seed 001's networks and library, by evolution."""
+    defaults = ensemble.DEFAULTS
+    config = ensemble.EvolutionConfig(
+        population=args.population or defaults.population,
+        generations=args.generations or defaults.generations,
+        deals=args.deals or defaults.deals,
+        base_deals=args.base_deals or defaults.base_deals,
+        library_hands=args.library_hands or defaults.library_hands,
+        seed=args.seed,
+        teacher_hands=defaults.teacher_hands if args.teacher_hands is None else args.teacher_hands,
+    )
+    try:
+        ensemble.main_options(config, args.out, args.concurrency, args.ray, args.clone_only)
+    except ValueError as exc:
+        usage_error(f"acpc-train: error: {exc}")
+
+
+def train_network(args: argparse.Namespace, out_dir: Path | None) -> None:
+    """``acpc-train AGENT`` for a network ``args.agent``."""
+    if args.agent == "nfq":
+        train_nfq(args, out_dir)
+    elif args.agent == "poker_cnn":
+        train_poker_cnn(args, out_dir)
+    elif args.agent == "ensemble":
+        train_ensemble(args)
+    else:
+        train_q(args, out_dir)
+
+
+def rebuild_network(recorded: dict[str, Any], path: Path, target: Path) -> Path:
+    """Train the Q-network the sidecar ``recorded`` (read from ``path``) describes into ``target``; ``ValueError``
+    (one line naming ``path``) for a kind ``--from-sidecar`` does not rebuild. Returns the checkpoint's path."""
+    kind, network, config = recorded.get("kind"), recorded.get("network"), recorded.get("config")
+    if kind == "q-network" and network in ("lstm_dqn", "dqn") and isinstance(config, dict):
+        saved, _ = dqn.train(recorded_config(dqn.TrainConfig, config, dqn.POOLS, path), target, save_every=5000)
+        return saved
+    if kind == "q-network" and network == "nfq" and isinstance(config, dict):
+        saved, _ = nfq.train(recorded_config(nfq.NFQConfig, config, dqn.POOLS, path), target, save_every=2000)
+        return saved
+    what = f"{kind} ({network})" if network else str(kind)
+    raise ValueError(
+        f"{path}: --from-sidecar rebuilds CFR, lstm_dqn, dqn and nfq checkpoints, not a {what} "
+        "(acpc-train poker_cnn and acpc-train ensemble rebuild those)"
+    )

@@ -1,0 +1,72 @@
+"""What each shipped checkpoint was trained with: the settings ``acpc-train`` runs by default, and where
+it writes what it trains.
+
+Nothing here needs numpy or torch: ``acpc-train --help`` shows these defaults.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from acpc_arena.models import checkpoints
+
+OUT_DIR = Path("runs/train")
+"""Where training writes its checkpoints by default (``--out-dir``; ``--install``: over the shipped ones)."""
+
+HOLDEM = "holdem.limit.2p.reverse_blinds"
+EHS2_ITERATIONS = 8000
+PCS_ITERATIONS = 1450
+PCS_ABSTRACTION = "ehs2-exact-200-150-100"
+CFR_CHECKPOINTS = (
+    "cfr-ehs2-exact",
+    "cfr-ehs2",
+    "cfr-improved",
+    "cfr-traditional",
+    "cfr-kuhn",
+    "cfr-kuhn3p",
+    "cfr-leduc",
+)
+CFR_GAMES = (("cfr-kuhn", "kuhn", 2000), ("cfr-kuhn3p", "kuhn.limit.3p", 2000), ("cfr-leduc", "leduc", 3000))
+"""(checkpoint, game, iterations) of the exact CFR+ checkpoints."""
+NOLIMIT = "holdem.nolimit.2p.reverse_blinds"
+NL_BETS = "1,3/1/1/1"
+NL_RAISE_CAP = 2
+NL_ABSTRACTION = "ehs2-50-50-50"
+NL_POOL = 20000
+NL_ITERATIONS = 12000
+
+Q_HANDS = {"lstm_dqn": 120_000, "dqn": 200_000}
+"""Training hands of each shipped Q-network against the ``sound`` pool (``--hands`` overrides; a checkpoint
+is saved every 5,000)."""
+
+Q_SEED = {"lstm_dqn": 3, "dqn": 2}
+"""Training seed of each shipped Q-network (``--seed`` overrides; every other training's default is 1)."""
+
+Q_STRENGTH_WEIGHT = {"lstm_dqn": 50.0, "dqn": 50.0}
+"""Default weight of the auxiliary hand-strength loss (``models/training/dqn.py``) for each Q-network: the
+shipped checkpoints' (``--strength-weight 0`` is the seed's loss alone, as the ``v1`` checkpoints)."""
+
+Q_DOUBLE = {"lstm_dqn": False, "dqn": True}
+"""Whether each shipped Q-network was trained with double DQN targets (``--double``/``--no-double`` override)."""
+
+Q_MC_MIX = {"lstm_dqn": 0.0, "dqn": 0.5}
+"""beta of the mixed Monte Carlo targets (``models/training/dqn.py``) each shipped Q-network was trained with
+(``--mc-mix`` overrides; 0: the seed's Q-learning targets). The DQN's go with the short replay memory below."""
+
+Q_REPLAY_HANDS = {"lstm_dqn": 500_000, "dqn": 50_000}
+"""Hands the replay memory of each shipped Q-network kept, the latest (``--replay-hands`` overrides): the LSTM
+its whole run, the DQN its last 50,000 hands, so that the returns mixed into its targets come from play close
+to its own."""
+
+NFQ_HANDS = 200_000
+"""NFQ's training hands (``--hands`` overrides)."""
+
+
+def checkpoint_path(name: str, out_dir: Path | None) -> Path:
+    """Where training writes checkpoint ``name`` (``.npz``; the networks change the suffix): in ``out_dir``, or
+    over the shipped one where ``out_dir`` is None (``--install``)."""
+    shipped = checkpoints.checkpoint_path(name)
+    if out_dir is None:
+        return shipped
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return out_dir / shipped.name
