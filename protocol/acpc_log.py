@@ -5,7 +5,7 @@ Its pieces: ``log_lines`` (a log's lines, bounded and streamed), ``read_header``
 names), ``parse_hand_line`` and ``parse_score`` (a line of any ACPC log), ``hand_on_line``
 (one hand again from its line), ``log_stamp`` (whether the file changed since it was
 read) and ``AcpcLogReader``, the lenient reader below.
-``arena.logreading.read_log`` checks a match's log on the same pieces, for the reports.
+``match_log.read_log`` checks a match's log on the same pieces, for the reports.
 
 ``AcpcLogReader`` reads ACPC logs as the competitions published them, one hand at a time.
 Any dealer's log reads here, this project's or the University of Alberta one's, and

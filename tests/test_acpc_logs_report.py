@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.dealer.arena.reports import build_report
 from acpc_arena.dealer.commands import report as report_cli
+from acpc_arena.protocol.match_log import read_log
 
 DATA = Path(__file__).parent / "data"
 MATCH = DATA / "acpc_match_nolimit"

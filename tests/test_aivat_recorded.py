@@ -17,13 +17,13 @@ from acpc_arena.dealer.arena.aivat import Settings, aivat_estimates, shipped_age
 from acpc_arena.dealer.arena.aivat.logs import AgentSource
 from acpc_arena.dealer.arena.aivat.recorded import RecordedAgent
 from acpc_arena.dealer.arena.aivat.reporting import DEFAULT_DECOYS, add_to_run
-from acpc_arena.dealer.arena.logreading import LoggedMatch
+from acpc_arena.dealer.arena.contestants import Contestant
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
 from acpc_arena.dealer.arena.reports import Report
-from acpc_arena.dealer.arena.contestants import Contestant
 from acpc_arena.dealer.arena.runner import RunSpec, run_matches
 from acpc_arena.dealer.arena.scoring import score_run
 from acpc_arena.protocol.game import load_game, resolve_game_path
+from acpc_arena.protocol.match_log import LoggedMatch
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, State
 from acpc_arena.protocol.views import range_views
 from acpc_arena.protocol.wire import MatchState

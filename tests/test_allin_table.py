@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.equity import (
     SHIPPED_TABLES,
@@ -24,6 +23,7 @@ from acpc_arena.protocol.equity import (
 )
 from acpc_arena.protocol.evaluator import rank_hands_of_players
 from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.match_log import read_log
 from acpc_arena.protocol.preflop_table import class_hands, hands, sign_sums
 from tests.helpers.processes import play
 

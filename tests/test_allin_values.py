@@ -11,9 +11,9 @@ import pytest
 
 from acpc_arena.dealer.arena import allin
 from acpc_arena.dealer.arena.allin import AllinValues
-from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.dealer.arena.reports import build_report
 from acpc_arena.protocol.equity import allin_expected_values, ended_all_in_early
+from acpc_arena.protocol.match_log import read_log
 from acpc_arena.protocol.state import State
 from acpc_arena.protocol.wire import LogHand
 

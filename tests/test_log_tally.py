@@ -18,14 +18,15 @@ import trio
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.dealer.arena import runner
-from acpc_arena.dealer.arena.logreading import LoggedMatch, LogTally, read_log
-from acpc_arena.dealer.arena.reports import build_report
 from acpc_arena.dealer.arena.contestants import Contestant
+from acpc_arena.dealer.arena.log_tally import LogTally
+from acpc_arena.dealer.arena.reports import build_report
 from acpc_arena.dealer.arena.runner import MatchOutcome, RunSpec, run_matches
 from acpc_arena.dealer.arena.scoring import score_run
 from acpc_arena.dealer.server.match import DEFAULT_T_RESPONSE_MS, MatchConfig
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path
+from acpc_arena.protocol.match_log import LoggedMatch, read_log
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.wire import parse_log_line
 from tests.helpers.agents import SlowOnFifthDecision

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from matplotlib.collections import PolyCollection
 
-from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.dealer.arena.plots import cell_colours, crosstable_figure, overview_figure, seed_figure
 from acpc_arena.dealer.arena.reports import build_report
 from acpc_arena.dealer.arena.tournament import Cell, Crosstable
+from acpc_arena.protocol.match_log import read_log
 from tests.helpers.matches import run_match, values_of
 
 BIG_BLIND = 100  # holdem.nolimit.2p.reverse_blinds

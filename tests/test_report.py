@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from acpc_arena.dealer.arena.estimates import Z95, estimate
-from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.dealer.arena.reports import build_report, verdict
 from acpc_arena.dealer.commands import report as report_cli
 from acpc_arena.protocol.cards import parse_cards
@@ -20,6 +19,7 @@ from acpc_arena.protocol.equity import allin_expected_values, ended_all_in_early
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.evaluator import rank_hand
 from acpc_arena.protocol.game import Game, load_game
+from acpc_arena.protocol.match_log import read_log
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
 from acpc_arena.protocol.wire import format_log_line, format_score_line
 

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from acpc_arena.dealer.arena import estimates
-from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.dealer.commands import report as report_cli
 from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.match_log import read_log
 from tests.helpers.processes import program
 
 BIG_BLIND = 10  # holdem.limit.2p.reverse_blinds

@@ -15,8 +15,8 @@ from typing import NoReturn
 import numpy as np
 from tqdm import tqdm
 
-from acpc_arena.dealer.arena.logreading import LoggedMatch
 from acpc_arena.protocol.equity import allin_expected_values
+from acpc_arena.protocol.match_log import LoggedMatch
 from acpc_arena.protocol.wire import LogHand
 
 DEFAULT_HANDS = 50_000

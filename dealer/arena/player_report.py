@@ -2,7 +2,7 @@
 --player``): by log, by opponent and in all, duplicate where two-player logs of one seed pair up.
 
 The logs are read by ``AcpcLogReader`` in constant memory but for the results, a bad
-line skipped and told (unlike ``logreading.read_log``, which refuses a damaged log).
+line skipped and told (unlike ``match_log.read_log``, which refuses a damaged log).
 """
 
 from __future__ import annotations

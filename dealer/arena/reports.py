@@ -31,9 +31,9 @@ from acpc_arena.dealer.arena.estimates import (
     excludes_zero,
     signed,
 )
-from acpc_arena.dealer.arena.logreading import LoggedMatch
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.match_log import LoggedMatch
 
 
 @dataclass

@@ -4,11 +4,11 @@ scored from what its ``LogTally`` kept as it wrote the log (what ``read_log`` wo
 
 from __future__ import annotations
 
-from acpc_arena.dealer.arena.logreading import LoggedMatch, read_log
 from acpc_arena.dealer.arena.reports import MultiReport, Report, build_multi_report, build_report
 from acpc_arena.dealer.arena.runner import ChangedActions, MatchOutcome, RunSpec
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.match_log import LoggedMatch, read_log
 
 
 def score_run(

@@ -16,7 +16,7 @@ Before a run resumes, every path it would read or write is checked, in two kinds
   hand and the ``SCORE`` line but is not that match's record is moved aside to
   ``<match>.log.rejected-N`` and the match is played again, one line saying so. Its
   faults (``log_problem``): it does not read as an ACPC log whose values follow from
-  its cards and betting and whose ``SCORE`` line sums its hands (``logreading.read_log``),
+  its cards and betting and whose ``SCORE`` line sums its hands (``match_log.read_log``),
   its header names another match, game, number of hands or seed, its players are not
   the pair's in the seats the match gives them (the match's seed and half of the
   duplicate pair, ``MatchSpec.seating``; hand by hand, as the seats rotate), or its
@@ -35,12 +35,12 @@ import os
 import stat
 from pathlib import Path
 
-from acpc_arena.dealer.arena.logreading import LoggedMatch, read_log
 from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec
 from acpc_arena.dealer.arena.tournament import Entrant, Tournament, match_finished
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import InputError
+from acpc_arena.protocol.match_log import LoggedMatch, read_log
 from acpc_arena.protocol.rng import MT19937
 
 LOCK = "tournament.lock"
@@ -138,7 +138,7 @@ def refusal(tournament: Tournament) -> str | None:
 
 
 def log_problem(log: LoggedMatch, spec: RunSpec, match: MatchSpec) -> str | None:
-    """What makes ``log`` (read by ``logreading.read_log``) not a record of ``match`` of ``spec``, or None.
+    """What makes ``log`` (read by ``match_log.read_log``) not a record of ``match`` of ``spec``, or None.
 
     Its header must name the match, the game, the hands and the seed; its players, by
     seat, the pair's as the match seats them, in every hand's positions as the seats
@@ -194,7 +194,7 @@ def set_aside(path: Path) -> Path:
 def resume(tournament: Tournament) -> tuple[list[tuple[Entrant, Entrant, MatchSpec]], list[str]]:
     """The matches to play (pair by pair) and a line for each log set aside to be played again.
 
-    Checks every finished-looking log (``log_problem`` and ``logreading.read_log``); moves a
+    Checks every finished-looking log (``log_problem`` and ``match_log.read_log``); moves a
     failing one aside (``set_aside``). Run ``refusal`` first: this trusts the paths' kinds.
     Raises ValueError (one line) if a log cannot be moved aside.
     """

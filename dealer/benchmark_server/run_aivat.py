@@ -26,10 +26,10 @@ import numpy as np
 from acpc_arena.dealer.arena.aivat import AivatUnavailable, aivat_estimates
 from acpc_arena.dealer.arena.aivat.logs import run_agent
 from acpc_arena.dealer.arena.aivat.reporting import default_settings
-from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.dealer.arena.contestants import Contestant
 from acpc_arena.dealer.benchmark_server.aivat_cache import RunAivat, Task, save_cache
 from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.match_log import read_log
 
 
 def _one_line(exc: BaseException) -> str:

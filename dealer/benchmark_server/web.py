@@ -35,7 +35,6 @@ import numpy as np
 import trio
 
 from acpc_arena.dealer.arena.estimates import Running
-from acpc_arena.dealer.arena.logreading import read_log
 from acpc_arena.dealer.benchmark_server.aivat_cache import Task
 from acpc_arena.dealer.benchmark_server.aivat_worker import AivatWorker
 from acpc_arena.dealer.benchmark_server.config import LOCAL, BmConfig
@@ -45,6 +44,7 @@ from acpc_arena.dealer.benchmark_server.store import RunRow, Store
 from acpc_arena.dealer.observers.page_process import SideServer, bind, start_page_process
 from acpc_arena.dealer.web.http import Guard, HttpError, Request, Response, guard_for, serve
 from acpc_arena.dealer.web.side import METRICS_CONTENT_TYPE, READY, MetricsPage, read_feed
+from acpc_arena.protocol.match_log import read_log
 
 DB_VARIABLE = "ACPC_BM_DB"
 """The environment variable that gives the page process its database (a URL may hold a password)."""

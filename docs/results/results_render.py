@@ -40,7 +40,7 @@ from results_sections import (
 )
 
 from acpc_arena.dealer.arena.estimates import estimate
-from acpc_arena.dealer.arena.logreading import read_log
+from acpc_arena.protocol.match_log import read_log
 
 # --- writing -------------------------------------------------------------------------------
 

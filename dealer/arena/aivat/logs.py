@@ -21,8 +21,8 @@ from acpc_arena.agents.base import Agent
 from acpc_arena.dealer.arena.aivat.estimator import AivatUnavailable, HandEstimator, Settings
 from acpc_arena.dealer.arena.contestants import Contestant, build_agent
 from acpc_arena.dealer.arena.estimates import DuplicateOrPerHand, Estimate, duplicate_pair, estimate
-from acpc_arena.dealer.arena.logreading import LoggedMatch, read_log
 from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.protocol.match_log import LoggedMatch, read_log
 
 AgentSource = Agent | Callable[[LoggedMatch], Agent]
 """A known player's agent, or what builds it for a log."""

@@ -21,12 +21,12 @@ from acpc_arena.dealer.arena.aivat.estimator import AivatUnavailable, Settings
 from acpc_arena.dealer.arena.aivat.logs import AgentSource, aivat_estimates, run_agent, shipped_agent
 from acpc_arena.dealer.arena.aivat.recorded import RecordedAgent
 from acpc_arena.dealer.arena.aivat.values import holdings_of
+from acpc_arena.dealer.arena.contestants import Contestant
 from acpc_arena.dealer.arena.estimates import signed
-from acpc_arena.dealer.arena.logreading import LoggedMatch
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
 from acpc_arena.dealer.arena.reports import Report
-from acpc_arena.dealer.arena.contestants import Contestant
 from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.match_log import LoggedMatch
 
 DEFAULT_DECOYS = 40
 """Holdings besides the dealt one in a known player's range in a large game (chosen on selection seeds: see

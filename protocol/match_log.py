@@ -1,14 +1,17 @@
-"""Reading an ACPC log checked, line by line (``read_log``): its header, its players' results in every
-hand and its ``SCORE`` line.
+"""A match's log read back checked, line by line (``read_log``): its header, its players' results in every
+hand and its ``SCORE`` line; the reports, tournaments, AIVAT and the benchmark server read logs so.
 
 Works on any ACPC ``.log`` (ours or the C dealer's): every hand must be the next one,
 name the match's players and carry the values its cards and betting give, and the
 ``SCORE`` line must sum them. A last line cut while the log was being written is
-left out and counted; any other damage is an error naming the file and line.
+left out and counted; any other damage is an error naming the file and line. The lines
+come from ``acpc_log``'s reader (``log_lines``: bounded, streamed, plain or compressed)
+and read as the dealer writes them (``wire.parse_log_line``, the compiled parser).
 
 The log is read once, in constant memory but for each seat's result in every hand (8 bytes
 a hand and seat); its hands themselves are read again from the file where they are wanted
-(``LoggedHands``), never held.
+(``LoggedHands``), never held. ``tallied_match`` makes the same ``LoggedMatch`` of a log whose
+hands were kept as it was written (``arena.log_tally.LogTally``).
 """
 
 from __future__ import annotations
@@ -22,14 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-from acpc_arena.dealer.server.match import MatchObserver, MatchResult
-from acpc_arena.dealer.server.match_config import MatchConfig
 from acpc_arena.protocol.acpc_log import NOT_HEADER, LogHeader, header_game, log_lines, log_stamp, read_header
 from acpc_arena.protocol.equity import ended_all_in_early
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
-from acpc_arena.protocol.state import State
-from acpc_arena.protocol.wire import LogHand, Score, format_value, parse_log_line, parse_score_line
+from acpc_arena.protocol.wire import LogHand, Score, parse_log_line, parse_score_line
 
 
 class LoggedHands:
@@ -283,61 +283,6 @@ def read_log(path: str | Path, game: Game | None = None) -> LoggedMatch:
     )
 
 
-class LogTally(MatchObserver):
-    """What ``read_log`` keeps of a match's log, kept as the match is played (an observer of it), so that
-    a run the runner plays itself is scored without reading its logs back.
-
-    ``logged`` gives the ``LoggedMatch`` that ``read_log`` makes of the finished log: the same header
-    fields, players, score, all-in hands and values to the bit (each value as the log's text gives it
-    back). A match that did not play all its hands is left to ``read_log``.
-    """
-
-    def __init__(self, config: MatchConfig) -> None:
-        self.config = config
-        n = config.game.num_players
-        self._names = [[config.players[config.seat_of_player(hand, p)] for p in range(n)] for hand in range(n)]
-        """The players by position, by hand number modulo the players (as the log's lines name them)."""
-        self.columns: dict[str, array[float]] = {name: array("d") for name in config.players}
-        self.allin: array[int] = array("q")
-        self.count = 0
-        self.totals: tuple[float, ...] | None = None
-        """The totals of the ``SCORE`` line by seat, once the match has played all its hands."""
-
-    def hand_finished(self, config: MatchConfig, state: State, values: list[float], totals: list[float]) -> None:
-        if state.hand_id != self.count:  # a hand not told in order: the log is read back instead
-            self.count = -1
-            return
-        for name, value in zip(self._names[state.hand_id % len(self._names)], values, strict=True):
-            self.columns[name].append(_as_written(value))
-        if ended_all_in_early(state):
-            self.allin.append(self.count)
-        self.count += 1
-
-    def match_finished(self, config: MatchConfig, result: MatchResult, stamp: float) -> None:
-        if result.error is None and self.count == result.hands_played == config.hands:
-            self.totals = tuple(_as_written(total) for total in result.totals)
-
-    def logged(self, path: Path) -> LoggedMatch | None:
-        """The ``LoggedMatch`` of the log ``path`` the match wrote (closed), or None when it did not play
-        all its hands (``read_log`` it); ``ProtocolError`` where ``read_log`` refuses the log's header or
-        players."""
-        if self.totals is None:
-            return None
-        config = self.config
-        name, game_file, planned, seed = _parse_header(path, config.header().partition("\n")[0])
-        score = Score(self.totals, tuple(config.players))
-        seat_names = _seat_names(path, None, score)
-        hands = LoggedHands(path, config.game, self.count, _stamp(path))
-        values = tuple(_read_only(self.columns[seat_name]) for seat_name in seat_names)
-        allin = np.frombuffer(self.allin, dtype=np.int64)
-        return LoggedMatch(path, name, game_file, config.game, planned, seed, seat_names, hands, score, values, allin)
-
-
-def _as_written(value: float) -> float:
-    """``value`` as a log's line gives it back (``format_value``, then read): a whole number is itself."""
-    return value if value.is_integer() else float(format_value(value))
-
-
 def _line_of_hand(path: Path, index: int) -> int:
     """The line number of the ``index``-th hand line of the log (read again: told only for an error)."""
     hand_lines = (number for number, line, _ in _log_lines(path, b"#") if line.startswith("STATE"))
@@ -386,3 +331,29 @@ def _seat_names(path: Path, first: LogHand | None, score: Score | None) -> tuple
     if len(set(names)) != len(names):
         raise ProtocolError(f"{path}: two seats have the same name ({'|'.join(names)!r}): cannot tell them apart")
     return tuple(names)
+
+
+def tallied_match(
+    path: Path, header: str, game: Game, score: Score, count: int, columns: dict[str, array[float]], allin: array[int]
+) -> LoggedMatch:
+    """The ``LoggedMatch`` that ``read_log`` makes of the finished log ``path`` whose header line is ``header``,
+    its ``count`` hands kept as they were written: each player's results (``columns``, by name), the all-in
+    hands (``allin``) and the ``SCORE`` line (``score``); ``ProtocolError`` where ``read_log`` refuses the
+    log's header or players."""
+    name, game_file, planned, seed = _parse_header(path, header)
+    seat_names = _seat_names(path, None, score)
+    hands = LoggedHands(path, game, count, _stamp(path))
+    values = tuple(_read_only(columns[seat_name]) for seat_name in seat_names)
+    return LoggedMatch(
+        path,
+        name,
+        game_file,
+        game,
+        planned,
+        seed,
+        seat_names,
+        hands,
+        score,
+        values,
+        np.frombuffer(allin, dtype=np.int64),
+    )
