@@ -103,7 +103,7 @@ class AgentChannel(SeatChannel):
             self._replies += 1
             if self._replies % self.CHECKPOINT_EVERY == 0:
                 await trio.lowlevel.checkpoint()
-            reply = self._follow() if self.batcher is None else await self._follow_batched()
+            reply = await self._answer()
             if reply is None:  # asked nothing: nothing will come, as from a process
                 await trio.sleep_until(deadline)
                 raise self.timed_out()
@@ -112,30 +112,27 @@ class AgentChannel(SeatChannel):
             raise self.timed_out()
         return line
 
-    def _follow(self) -> str | None:
-        """Have the agent read the lines sent since the last reply; its reply to the last, if asked."""
+    def _follow(self) -> tuple[list[str], MatchState | None]:
+        """Have the agent read the lines sent since the last reply: the lines, and the view of the last if it
+        asks for an action (raises what the agent raises)."""
         lines, self._lines = self._lines, []
-        try:
-            view = self.session.follow(lines)
-            if view is None:
-                return None
+        view = self.session.follow(lines)
+        if view is not None:
             self._record(view)
-            return self.session.reply(lines[-1], view)
-        except Exception as exc:  # the agent's own failure: the seat is lost, as a crashed process's
-            raise self._failed(exc) from None
+        return lines, view
 
-    async def _follow_batched(self) -> str | None:
-        """``_follow``, the agent's action decided by the batcher with other matches' views."""
-        assert self.batcher is not None
-        lines, self._lines = self._lines, []
+    async def _answer(self) -> str | None:
+        """The agent's reply to the lines sent since its last (None: it is asked nothing); its action decided
+        alone, or by the batcher with other matches' views."""
         try:
-            view = self.session.follow(lines)
+            lines, view = self._follow()
             if view is None:
                 return None
-            self._record(view)
+            if self.batcher is None:
+                return self.session.reply(lines[-1], view)
             action = await self.batcher.decide(self.session.agent, view, self.batch_key)
             return self.session.respond(lines[-1], view, action)
-        except Exception as exc:
+        except Exception as exc:  # the agent's own failure: the seat is lost, as a crashed process's
             raise self._failed(exc) from None
 
     def _record(self, view: MatchState) -> None:
@@ -154,7 +151,10 @@ class AgentChannel(SeatChannel):
     async def aclose(self) -> None:
         """Let the agent read the last lines (the end of the last hand), as a process would before the hang-up."""
         with contextlib.suppress(SeatError):
-            self._follow()
+            try:
+                self._follow()
+            except Exception as exc:
+                raise self._failed(exc) from None
         self.log.close()
         await trio.lowlevel.checkpoint()
 

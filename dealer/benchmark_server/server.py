@@ -56,7 +56,7 @@ from acpc_arena.dealer.benchmark_server.protocol import (
 )
 from acpc_arena.dealer.benchmark_server.store import LEASE_S, RENEW_S, QueuedRun, Store, StoreError
 from acpc_arena.dealer.benchmark_server.wholelines import send_file_lines
-from acpc_arena.dealer.server.seat import plain_address
+from acpc_arena.dealer.server.lines import plain_address
 
 
 @dataclass(frozen=True)

@@ -141,21 +141,39 @@ def open_listener(host: str, port: int = 0) -> socket.socket:
     return sock
 
 
-def accept_sync(listener: socket.socket, deadline: float = math.inf) -> socket.socket | None:
-    """``accept`` without an event loop: ``deadline`` on ``time.monotonic()``, waiting with ``poll(2)``."""
-    waiting = select.poll()
-    waiting.register(listener, select.POLLIN)
+def plain_address(address: str) -> str:
+    """An IPv4 address as written, also when it comes IPv4-mapped on an IPv6 socket (``::ffff:10.0.0.1``)."""
+    return address.removeprefix("::ffff:") if address.startswith("::ffff:") and "." in address else address
+
+
+def accept_waiting(listener: socket.socket, allowed_from: tuple[str, ...] | None = None) -> socket.socket | None:
+    """The next connection waiting on the non-blocking ``listener``, None when none waits.
+
+    A connection that failed before it was accepted is skipped, and so is one from an address not in
+    ``allowed_from`` (closed at once; None: any address); any other error (too many open files, a closed
+    listener) is raised as ``OSError``.
+    """
     while True:
         try:
-            connection, _ = listener.accept()
-            return connection
+            connection, peer = listener.accept()
         except BlockingIOError:
-            pass
+            return None
         except OSError as exc:
             if exc.errno not in IGNORABLE_ACCEPT_ERRNOS:
                 raise
             continue
+        if allowed_from is None or plain_address(str(peer[0])) in allowed_from:
+            return connection
+        connection.close()
+
+
+def accept_sync(listener: socket.socket, deadline: float = math.inf) -> socket.socket | None:
+    """``accept`` without an event loop: ``deadline`` on ``time.monotonic()``, waiting with ``poll(2)``."""
+    waiting = select.poll()
+    waiting.register(listener, select.POLLIN)
+    while (connection := accept_waiting(listener)) is None:
         left = deadline - time.monotonic()
         if left <= 0:
             return None
         waiting.poll(None if left == math.inf else max(1, math.ceil(left * 1000)))
+    return connection

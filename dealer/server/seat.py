@@ -18,9 +18,9 @@ from collections.abc import Callable
 
 import trio
 
-from acpc_arena.dealer.server.lines import IGNORABLE_ACCEPT_ERRNOS, LineChannel, prepare_player_socket
 from acpc_arena.dealer.server.lines import MAX_LINE_BYTES as MAX_LINE_BYTES
 from acpc_arena.dealer.server.lines import RECEIVE_BYTES as _RECEIVE_BYTES
+from acpc_arena.dealer.server.lines import LineChannel, accept_waiting, prepare_player_socket
 from acpc_arena.dealer.server.lines import SeatError as SeatError
 from acpc_arena.dealer.server.lines import SeatFailure as SeatFailure
 from acpc_arena.dealer.server.lines import open_listener as open_listener
@@ -94,14 +94,18 @@ class SocketChannel(SeatChannel):
         super().__init__(seat)
         self.sock = prepare_player_socket(sock)
 
-    async def _send(self, data: bytes) -> None:
+    def _send_some(self, data: bytes) -> memoryview | None:
+        """Send what the socket takes of ``data`` now: None when it took all (the usual case), else the rest."""
         try:
             sent = self.sock.send(data)
         except BlockingIOError:
             sent = 0
-        if sent == len(data):  # the usual case: all of it at once
+        return None if sent == len(data) else memoryview(data)[sent:]
+
+    async def _send(self, data: bytes) -> None:
+        view = self._send_some(data)
+        if view is None:
             return
-        view = memoryview(data)[sent:]  # the rest, waiting for room
         with trio.move_on_after(self.send_timeout):
             while view:
                 try:
@@ -150,13 +154,9 @@ class PollingSocketChannel(SocketChannel):
 
     def _send_polling(self, data: bytes, clock: Callable[[], float]) -> None:
         """Send all of ``data``, waiting with ``poll(2)`` while the socket has no room (``clock``: the deadline's)."""
-        try:
-            sent = self.sock.send(data)
-        except BlockingIOError:
-            sent = 0
-        if sent == len(data):  # the usual case: all of it at once
+        view = self._send_some(data)
+        if view is None:
             return
-        view = memoryview(data)[sent:]
         give_up = clock() + self.send_timeout
         while view:
             try:
@@ -202,34 +202,13 @@ class StreamChannel(SeatChannel):
             await self.stream.aclose()
 
 
-def plain_address(address: str) -> str:
-    """An IPv4 address as written, also when it comes IPv4-mapped on an IPv6 socket (``::ffff:10.0.0.1``)."""
-    return address.removeprefix("::ffff:") if address.startswith("::ffff:") and "." in address else address
-
-
 async def accept(
     listener: socket.socket, deadline: float = math.inf, allowed_from: tuple[str, ...] | None = None
 ) -> socket.socket | None:
-    """The next connection to ``listener``, or None if ``deadline`` (trio clock) passes first.
-
-    A connection that failed before it was accepted is skipped, and so is one from an address not in
-    ``allowed_from`` (closed at once; None: any address); any other error (too many open files, a closed
-    listener) is raised as ``OSError``.
-    """
-    while True:
-        try:
-            connection, peer = listener.accept()
-            if allowed_from is not None and plain_address(str(peer[0])) not in allowed_from:
-                connection.close()
-                continue
-            return connection
-        except BlockingIOError:
-            pass
-        except OSError as exc:
-            if exc.errno not in IGNORABLE_ACCEPT_ERRNOS:
-                raise
-            continue
+    """The next connection to ``listener`` (``accept_waiting``'s), or None if ``deadline`` (trio clock) passes first."""
+    while (connection := accept_waiting(listener, allowed_from)) is None:
         with trio.move_on_at(deadline) as scope:
             await trio.lowlevel.wait_readable(listener)
         if scope.cancelled_caught:
             return None
+    return connection
