@@ -1,11 +1,7 @@
-"""The layers of ``pyproject.toml``'s ``[tool.importlinter]`` contracts (checked by ``make lint``)
-cover every module, no module imports another's private (``_name``) names, and no module of the tests or
-the benchmarks imports a test module.
-
-The layers contract names the modules of ``models/`` and ``dealer/`` outside their own layers
-(``models.training``, ``dealer.arena``, ``dealer.web``) one by one; a module in no layer would be
-checked by nothing, so here every module of the four folders must fall in one. Imports are read
-from the source files, those inside functions included.
+"""The layers of ``pyproject.toml``'s ``[tool.importlinter]`` contracts (checked by ``make lint``) name
+packages only and cover every module, the commands import no module that imports them back, no module
+imports another's private (``_name``) names, and no module of the tests or the benchmarks imports a test
+module. Imports are read from the source files, those inside functions included.
 """
 
 from __future__ import annotations
@@ -45,19 +41,30 @@ def layer_of(module: str) -> int | None:
 
 
 SOURCES = sorted(path for folder in FOLDERS for path in (REPO / folder).rglob("*.py"))
-CONTAINERS = {"acpc_arena.models", "acpc_arena.dealer"}
-"""The packages whose modules the layers list one by one: their own ``__init__`` is in no layer."""
+CONTAINERS = ("dealer", "models")
+"""The folders whose subpackages the layers list (the other two are a layer each)."""
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(REPO)))
-def test_every_module_is_in_a_layer(path: Path) -> None:
-    module = module_name(path)
-    if module in CONTAINERS:
-        # In no layer, so checked by no contract: it must import nothing (a docstring).
-        nodes = ast.walk(ast.parse(path.read_text()))
-        assert not [node for node in nodes if isinstance(node, ast.Import | ast.ImportFrom)]
-    else:
-        assert layer_of(module) is not None, f"{module} is in no layer of [tool.importlinter] in pyproject.toml"
+def package_folder(name: str) -> Path:
+    """The folder of the package ``name`` (``acpc_arena.dealer.server`` -> ``dealer/server``)."""
+    return REPO.joinpath(*name.split(".")[1:])
+
+
+def test_the_layers_name_packages_only() -> None:
+    names = [name for layer in LAYERS for name in layer]
+    assert [name for name in names if not (package_folder(name) / "__init__.py").is_file()] == []
+    assert len(names) == len(set(names))
+
+
+def test_the_layered_folders_hold_packages_only_each_in_a_layer() -> None:
+    """A module of ``dealer/`` or ``models/`` outside the listed packages would be checked by no contract."""
+    for folder in CONTAINERS:
+        loose = [path.name for path in (REPO / folder).glob("*.py") if path.name != "__init__.py"]
+        assert loose == [], f"{folder}/ holds modules outside its packages"
+        packages = [path.parent for path in (REPO / folder).glob("*/__init__.py")]
+        assert [p for p in packages if layer_of(module_name(p / "__init__.py")) is None] == []
+        init = ast.parse((REPO / folder / "__init__.py").read_text())  # in no layer: it imports nothing
+        assert not [node for node in ast.walk(init) if isinstance(node, ast.Import | ast.ImportFrom)]
 
 
 def test_the_layers_read_as_the_architecture_page_says() -> None:
@@ -88,10 +95,14 @@ def test_the_contracts_hold() -> None:
     assert f"Contracts: {len(CONTRACTS)} kept, 0 broken." in done.stdout
 
 
+COMMANDS = "acpc_arena.dealer.commands"
+"""The package of the match server's and the arena's commands (each script's module, and what they share)."""
+
+
 def is_command(module: str) -> bool:
-    """Whether ``module`` holds a command line (``dealer.commands``, ``cli``, ``*_cli``: the scripts' modules)."""
+    """Whether ``module`` holds a command line: a module of ``dealer.commands``, or a ``cli``/``*_cli`` module."""
     last = module.rsplit(".", 1)[-1]
-    return module.startswith("acpc_arena.dealer.commands.") or last == "cli" or last.endswith("_cli")
+    return module.startswith(COMMANDS + ".") or last == "cli" or last.endswith("_cli")
 
 
 def imported_modules(source: str) -> set[str]:
@@ -107,15 +118,22 @@ def imported_modules(source: str) -> set[str]:
 
 
 def test_the_commands_are_the_scripts_modules() -> None:
+    """Every script's module holds a command line; outside ``dealer.commands`` a command module is a script's."""
     scripts = {target.split(":")[0] for target in PYPROJECT["project"]["scripts"].values()}
     commands = {module_name(path) for path in SOURCES if is_command(module_name(path))}
-    assert commands == scripts
+    assert scripts <= commands
+    assert {module for module in commands - scripts if not module.startswith(COMMANDS + ".")} == set()
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(REPO)))
 def test_no_module_imports_a_command(path: Path) -> None:
-    """A match runs command -> arena -> dealer -> seats, never back into a command module."""
-    assert {module for module in imported_modules(path.read_text()) if is_command(module)} == set()
+    """A match runs command -> arena -> dealer -> seats, never back into a command module; the commands of
+    ``dealer.commands`` share their modules among themselves."""
+    importer = module_name(path)
+    commands = {module for module in imported_modules(path.read_text()) if is_command(module)}
+    if importer.startswith(COMMANDS + "."):
+        commands = {module for module in commands if not module.startswith(COMMANDS + ".")}
+    assert commands == set()
 
 
 def private_imports(source: str) -> list[str]:
