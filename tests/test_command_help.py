@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import re
+import subprocess
+import sys
 import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -210,3 +212,22 @@ def test_a_seed_list_may_have_spaces(
     """``--seeds "1, 234"`` (as a person writes a list) is the seeds 1 and 234."""
     (parser,) = _parsers(script, monkeypatch, capsys)
     assert parser.parse_args([*argv, "--seeds", "1, 234"]).seeds == (1, 234)
+
+
+HEAVY = ("numpy", "trio", "prometheus_client", "matplotlib", "pokerkit", "torch")
+"""What a command's --help goes without (make bench SECTIONS=startup)."""
+
+
+@pytest.mark.parametrize("script", ["acpc-match", "acpc-tournament", "acpc-report", "acpc-dealer"])
+def test_help_starts_without_the_heavy_dependencies(script: str) -> None:
+    """``--help`` imports none of ``HEAVY``: they come with the library call a run makes."""
+    module = SCRIPTS[script].split(":")[0]
+    probe = (
+        "import contextlib, io, sys\n"
+        f"from {module} import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main(['--help'])\n"
+        f"print(sorted(name for name in {HEAVY!r} if name in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
