@@ -18,7 +18,7 @@ import trio
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.dealer.arena import runner
-from acpc_arena.dealer.arena.contestants import Contestant
+from acpc_arena.dealer.arena.contestants import Contestant, build_agent
 from acpc_arena.dealer.arena.log_tally import LogTally
 from acpc_arena.dealer.arena.reports import build_report
 from acpc_arena.dealer.arena.runner import MatchOutcome, RunSpec, run_matches
@@ -94,7 +94,7 @@ def test_what_the_tally_kept_is_what_read_log_reads(
 
 def test_a_match_cut_short_is_read_back_from_its_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A seat that runs out of time ends its match early: the tally gives nothing, the log is scored as written."""
-    built = runner.build_agent
+    built = build_agent
 
     def slow_caller(contestant: Contestant, game: Game, seed: int) -> Agent:
         return SlowOnFifthDecision(game, seed) if contestant.agent == "call" else built(contestant, game, seed)
