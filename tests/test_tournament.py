@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from acpc_arena.dealer.arena.fanout import MatchJob, job_groups
 from acpc_arena.dealer.arena.contestants import Contestant
+from acpc_arena.dealer.arena.fanout import MatchJob, job_groups
 from acpc_arena.dealer.arena.runner import RunSpec
 from acpc_arena.dealer.arena.tournament import Entrant, Tournament, match_finished
 from acpc_arena.protocol.game import load_game, resolve_game_path

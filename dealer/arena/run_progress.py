@@ -8,8 +8,8 @@ import sys
 
 from tqdm import tqdm
 
-from acpc_arena.dealer.arena.estimates import Estimate, Running
 from acpc_arena.dealer.arena.contestants import Contestant
+from acpc_arena.dealer.arena.estimates import Estimate, Running
 from acpc_arena.dealer.arena.runner import MatchOutcome, MatchSpec, RunObserver, RunSpec
 from acpc_arena.dealer.observers.feed import Feed
 from acpc_arena.dealer.observers.metrics import MetricsObserver, RunMetrics

@@ -33,10 +33,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from acpc_arena.dealer.arena.contestants import Contestant
 from acpc_arena.dealer.arena.estimates import Estimate, signed
 from acpc_arena.dealer.arena.options import check_command
 from acpc_arena.dealer.arena.reports import Report
-from acpc_arena.dealer.arena.contestants import Contestant
 from acpc_arena.dealer.arena.runner import RunSpec
 from acpc_arena.dealer.server.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
 from acpc_arena.protocol.files import LOG_BYTES, InputError, read_bounded, read_json, write_atomic
