@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from acpc_arena.dealer.server.engine import MatchEngine, Message
+from acpc_arena.dealer.server.engine import MatchEngine
 from acpc_arena.dealer.server.lines import SeatError, SeatFailure
 from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, WarningKind
 from acpc_arena.protocol.game import load_game
@@ -59,19 +59,19 @@ def started(config: MatchConfig, observer: MatchObserver | None = None, log: Lis
     return engine
 
 
-def ask(engine: MatchEngine, at: float) -> tuple[Message, int, float]:
+def ask(engine: MatchEngine, at: float) -> tuple[bytes, int, float]:
     """Send the current messages at clock ``at``; the acting seat's message, its seat and deadline."""
     messages = engine.messages()
-    for message in messages:
-        if message.noted:
-            engine.sent(message, at, 1000.0 + at)
+    for seat, _, _, noted in messages:
+        if noted:
+            engine.sent(seat, at, 1000.0 + at)
     asked = engine.next_reply()
     assert asked is not None
-    return next(m for m in messages if m.seat == asked[0]), asked[0], asked[1]
+    return next(data for seat, data, _, _ in messages if seat == asked[0]), asked[0], asked[1]
 
 
-def reply(message: Message, action: str) -> bytes:
-    return message.data.rstrip(b"\r\n") + b":" + action.encode() + b"\r\n"
+def reply(message: bytes, action: str) -> bytes:
+    return message.rstrip(b"\r\n") + b":" + action.encode() + b"\r\n"
 
 
 def test_the_handshake_skips_comments_takes_a_minor_version_and_refuses_another_major() -> None:
@@ -90,9 +90,9 @@ def test_the_first_message_goes_to_the_acting_seat_first_and_only_it_is_noted() 
     engine = started(kuhn())
     messages = engine.messages()
     # Kuhn: the first hand's first player (position 0) is seat 0 (seats rotate from hand 0)
-    assert [(m.seat, m.noted, m.held) for m in messages] == [(0, True, False), (1, False, False)]
-    assert re.fullmatch(rb"MATCHSTATE:0:0::[2-9TJQKA][shdc]\|\r\n", messages[0].data)
-    assert re.fullmatch(rb"MATCHSTATE:1:0::\|[2-9TJQKA][shdc]\r\n", messages[1].data)
+    assert [(seat, noted, held) for seat, _, held, noted in messages] == [(0, True, False), (1, False, False)]
+    assert re.fullmatch(rb"MATCHSTATE:0:0::[2-9TJQKA][shdc]\|\r\n", messages[0][1])
+    assert re.fullmatch(rb"MATCHSTATE:1:0::\|[2-9TJQKA][shdc]\r\n", messages[1][1])
 
 
 def test_the_deadline_is_the_least_of_the_response_hand_and_match_budgets() -> None:
@@ -122,8 +122,8 @@ def test_ignored_lines_and_invalid_actions_are_counted_as_the_c_dealer_counts_th
     engine = started(kuhn(max_invalid_actions=1), observer)
     message, seat, _ = ask(engine, at=0.0)
     assert not engine.receive(b"# thinking\r\n", 0.1, 0.1)
-    other_hand = message.data.replace(b":0:0:", b":0:5:", 1)
-    assert not engine.receive(reply(Message(0, other_hand, False, True), "c"), 0.1, 0.1)  # another state: ignored
+    other_hand = message.replace(b":0:0:", b":0:5:", 1)
+    assert not engine.receive(reply(other_hand, "c"), 0.1, 0.1)  # another state: ignored
     assert engine.receive(reply(message, "x"), 0.2, 0.2)  # unreadable: a call, counted
     assert observer.warnings == [(0, WarningKind.UNREQUESTED), (0, WarningKind.BAD_ACTION)]
     assert engine.result.invalid_actions == [1, 0]
@@ -148,7 +148,7 @@ def test_a_hand_ends_logged_with_its_values_and_the_seats_rotate() -> None:
     assert seat == 0
     assert engine.receive(reply(message, "f"), 2.1, 2.1)  # seat 0 folds its ante of 1
     assert engine.next_reply() is None  # the hand is over: its last states to send, then the next hand
-    assert [m.seat for m in engine.messages()] == [0, 1]
+    assert [seat for seat, _, _, _ in engine.messages()] == [0, 1]
     assert len(log.lines) == 1 and log.lines[0].endswith(":-1|1:a|b")
     engine.next_hand()
     _, seat, _ = ask(engine, at=1.0)

@@ -32,11 +32,11 @@ too many invalid actions, time run out) ends the match; every finished hand is i
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from acpc_arena.dealer.server.lines import SeatError, SeatFailure, timed_out
 from acpc_arena.dealer.server.logfiles import TransactionRecord
-from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult, WarningKind
+from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult, WarningKind, reads_actions
 from acpc_arena.dealer.server.match_config import VERSION_MAJOR, VERSION_MINOR
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.errors import ProtocolError
@@ -72,25 +72,14 @@ class TransactionSink(Protocol):
     def record(self, action: str, hand_id: int, sent: float, received: float) -> None: ...
 
 
-class Message(NamedTuple):
-    """A line for one seat: send it (or, ``held``, queue it for the seat's next send), then, if ``noted``,
-    tell the engine when it went (``MatchEngine.sent``)."""
+Message = tuple[int, bytes, bool, bool]
+"""A line for one seat, ``(seat, data, held, noted)``: send ``data`` (or, ``held``, queue it for the seat's
+next send), then, if ``noted``, tell the engine when it went (``MatchEngine.sent``). A plain tuple: a
+state's messages are made for every action."""
 
-    seat: int
-    data: bytes
-    held: bool
-    noted: bool
-
-
-class _Noted(NamedTuple):
-    """An action played, for its transaction line and the observer's ``action_taken``."""
-
-    seat: int
-    action: Action
-    seconds: float
-    hand_id: int
-    asked_wall: float
-    received_wall: float
+_Noted = tuple[int, Action, float, int, float, float]
+"""An action played, for its transaction line and the observer's ``action_taken``: the seat, the action,
+its seconds, the hand's number, when it was asked and when it came (wall clock)."""
 
 
 class Budget:
@@ -251,6 +240,10 @@ class MatchEngine:
         """The seat the last messages ask to act (-1: none, the hand is over)."""
         self._noted: _Noted | None = None
         """The last action's transaction and observer call, made once the next messages are out."""
+        self._tells_actions = reads_actions(self.observer)
+        """Whether the observer reads ``action_taken`` (called for every action only then)."""
+        self._texts: dict[int, str] = {}
+        """The text of each seat's last message, for an observer that reads them."""
         self._values: list[float] = []
         """The values by position of the hand that ended last."""
 
@@ -302,27 +295,31 @@ class MatchEngine:
         verbose, batch = self.verbose, self.batch
         order = hand.seat_order if verbose or acting < 0 else hand.acting_first[acting]
         self._acting_seat = hand.seat_of[acting] if acting >= 0 else -1
-        out = []
+        out: list[Message] = []
         for seat, viewer in order:
             text = printer.line(viewer, betting)
+            if verbose:
+                self._texts[seat] = text + "\r\n"
             if viewer == acting:
                 self._asked = (0.0, 0.0, text)
-                out.append(Message(seat, (text + "\r\n").encode("ascii"), False, True))
+                out.append((seat, (text + "\r\n").encode("ascii"), False, True))
             else:
-                out.append(Message(seat, (text + "\r\n").encode("ascii"), batch, verbose))
+                out.append((seat, (text + "\r\n").encode("ascii"), batch, verbose))
         return out
 
-    def sent(self, message: Message, clock: float, wall: float) -> None:
-        """A noted message went out at ``clock`` (the driver's clock, which its deadlines use) and ``wall``."""
-        if message.seat == self._acting_seat:
+    def sent(self, seat: int, clock: float, wall: float) -> None:
+        """A noted message to ``seat`` went out at ``clock`` (the driver's clock, which its deadlines use) and
+        ``wall``."""
+        if seat == self._acting_seat:
             self._asked = (clock, wall, self._asked[2])
         if self.verbose:
-            self.observer.message_sent(message.seat, wall, message.data.decode("ascii"))
+            self.observer.message_sent(seat, wall, self._texts[seat])
 
     def next_reply(self) -> tuple[int, float] | None:
         """Once the messages are out: the seat to read a reply from and the deadline (the driver's clock),
         or None when the hand is over (then ``next_hand``)."""
-        self._note()
+        if self._noted is not None:
+            self._note()
         hand = self._hand
         assert hand is not None
         state = hand.state
@@ -393,7 +390,7 @@ class MatchEngine:
         assert hand is not None
         hand_id = hand.state.hand_id
         hand.apply(action)
-        self._noted = _Noted(seat, action, seconds, hand_id, asked_wall, wall)
+        self._noted = (seat, action, seconds, hand_id, asked_wall, wall)
         if hand.state.finished:
             self._note()
             self._end_hand(hand.state)
@@ -404,10 +401,11 @@ class MatchEngine:
         if noted is None:
             return
         self._noted = None
+        seat, action, seconds, hand_id, asked_wall, received_wall = noted
         if self.transactions is not None:
-            action_text = format_action(noted.action, self.config.game)
-            self.transactions.record(action_text, noted.hand_id, noted.asked_wall, noted.received_wall)
-        self.observer.action_taken(noted.seat, noted.action, noted.seconds)
+            self.transactions.record(format_action(action, self.config.game), hand_id, asked_wall, received_wall)
+        if self._tells_actions:
+            self.observer.action_taken(seat, action, seconds)
 
     def _read_reply(self, seat: int, raw: bytes, state: State) -> Action | None:
         """The action in a line the acting seat sent, fixed as the C dealer's ``readPlayerResponse`` fixes

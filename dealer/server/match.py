@@ -84,13 +84,20 @@ class MatchObserver:
     def match_finished(self, config: MatchConfig, result: MatchResult, stamp: float) -> None: ...
 
 
+def reads_actions(observer: MatchObserver) -> bool:
+    """Whether ``observer`` does anything with ``action_taken`` (the base class's does nothing)."""
+    if isinstance(observer, Observers):
+        return bool(observer.acting)
+    return type(observer).action_taken is not MatchObserver.action_taken
+
+
 class Observers(MatchObserver):
     """Several observers as one."""
 
     def __init__(self, observers: Sequence[MatchObserver]) -> None:
         self.observers = list(observers)
         self.wants_messages = any(o.wants_messages for o in self.observers)
-        self._acting = [o for o in self.observers if type(o).action_taken is not MatchObserver.action_taken]
+        self.acting = [o for o in self.observers if reads_actions(o)]
         """The observers that read ``action_taken`` (called once an action: the others' is a no-op)."""
 
     def match_started(self, config: MatchConfig, stamp: float) -> None:
@@ -110,7 +117,7 @@ class Observers(MatchObserver):
             o.warning(seat, kind, text)
 
     def action_taken(self, seat: int, action: Action, seconds: float) -> None:
-        for o in self._acting:
+        for o in self.acting:
             o.action_taken(seat, action, seconds)
 
     def hand_finished(self, config: MatchConfig, state: State, values: list[float], totals: list[float]) -> None:

@@ -31,14 +31,13 @@ def play_match_sync(engine: MatchEngine, channels: Sequence[BlockingChannel]) ->
                 pass
         engine.start(wall())
         while not engine.over:
-            for message in engine.messages():
-                channel = channels[message.seat]
-                if message.held:
-                    channel.queue(message.data)
+            for seat, data, held, noted in engine.messages():
+                if held:
+                    channels[seat].queue(data)
                 else:
-                    channel.send(message.data)
-                if message.noted:
-                    engine.sent(message, monotonic(), wall())
+                    channels[seat].send(data)
+                if noted:
+                    engine.sent(seat, monotonic(), wall())
             asked = engine.next_reply()
             if asked is None:
                 engine.next_hand()

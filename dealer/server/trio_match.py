@@ -32,14 +32,13 @@ async def play_match(engine: MatchEngine, channels: Sequence[SeatChannel]) -> Ma
                 pass
         engine.start(wall())
         while not engine.over:
-            for message in engine.messages():
-                channel = channels[message.seat]
-                if message.held:
-                    channel.queue(message.data)
+            for seat, data, held, noted in engine.messages():
+                if held:
+                    channels[seat].queue(data)
                 else:
-                    await channel.send(message.data)
-                if message.noted:
-                    engine.sent(message, clock(), wall())
+                    await channels[seat].send(data)
+                if noted:
+                    engine.sent(seat, clock(), wall())
             asked = engine.next_reply()
             if asked is None:
                 engine.next_hand()
