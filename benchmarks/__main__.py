@@ -15,6 +15,7 @@ from benchmarks.aivat import bench_aivat
 from benchmarks.bm import bench_bm
 from benchmarks.dealer import bench_dealer, bench_web
 from benchmarks.engine import bench_engine, bench_evaluator
+from benchmarks.eval import bench_eval
 from benchmarks.memory import bench_memory
 from benchmarks.reports import bench_lbr, bench_logs
 from benchmarks.runner import bench_batched, bench_inprocess, bench_runner, bench_tournament
@@ -29,6 +30,7 @@ SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "inprocess": bench_inprocess,
     "batched": bench_batched,
     "tournament": bench_tournament,
+    "eval": bench_eval,
     "cfr": bench_cfr,
     "dqn": bench_dqn,
     "logs": bench_logs,

@@ -1,4 +1,4 @@
-"""Every console script's ``--help`` and its answer to a bad option (the twelve of ``[project.scripts]``):
+"""Every console script's ``--help`` and its answer to a bad option (the thirteen of ``[project.scripts]``):
 plain text with one usage, the defaults shown, one line for an option error with a hint to the help, and
 every option named on the command's page of the docs."""
 
@@ -65,8 +65,8 @@ ARGPARSE_SCRIPTS = [script for script in SCRIPTS if script not in ("acpc-dealer"
 the C ``bm_run_matches``' positional one)."""
 
 
-def test_the_twelve_commands_are_all_here() -> None:
-    assert len(SCRIPTS) == 12
+def test_the_thirteen_commands_are_all_here() -> None:
+    assert len(SCRIPTS) == 13
 
 
 @pytest.mark.parametrize("script", SCRIPTS)

@@ -255,6 +255,7 @@ async function openResult() {
   }
   const data = result.data;
   if (data.crosstable) box.append(crosstable(data));
+  else if (data.card) box.append(reportCard(data));
   else box.append(report(data));
   const folder = id.slice(0, id.lastIndexOf("/") + 1);
   $("results-images").replaceChildren(...files.images.filter((f) => f.id.startsWith(folder) && f.id.slice(folder.length).indexOf("/") < 0)
@@ -275,6 +276,26 @@ function crosstable(data) {
     el("table", { class: "results", id: "crosstable" },
       el("tr", {}, el("th", {}, ""), names.map((n) => el("th", {}, n)), el("th", {}, "average")),
       names.map((row) => el("tr", {}, el("th", {}, row), names.map((col) => (col === row ? el("td", {}, "") : cell(data.crosstable[row][col]))), cell(data.average[row])))));
+}
+
+// acpc-eval's report card: the bot's verdict against each reference, its average, LBR, and how its hands ended.
+function reportCard(data) {
+  const c = data.card;
+  const lines = ["beats " + c.beats + " of " + c.references.length + " references (95% interval above 0; AIVAT where known, else duplicate)"];
+  if (c.worst) lines.push("worst matchup: " + c.worst);
+  if (c.lbr) lines.push("LBR lower bound on exploitability: " + signed(c.lbr.mbb_per_hand, 1) + " \u00b1" + c.lbr.ci95.toFixed(1) + " mbb/h");
+  Object.entries(c.notes || {}).forEach(([what, why]) => lines.push((what === "lbr" ? "no LBR" : what === "aivat" ? "AIVAT" : what) + ": " + why));
+  const main = (m) => (m.aivat && m.aivat.ci95 ? m.aivat : m.duplicate);
+  return el("div", { id: "report-card" },
+    el("p", {}, "report card of " + c.bot + " (" + c.spec + "), " + c.game + ", preset " + c.preset + ", seeds " + c.seeds.join(",") + ", " + c.hands + " hands a match"),
+    lines.map((line) => el("p", {}, line)),
+    el("table", { class: "results", id: "card-matchups" },
+      el("tr", {}, ["reference", "mbb/h, 95% (AIVAT where known)", "duplicate", "verdict"].map((h) => el("th", {}, h))),
+      Object.entries(data.matchups).map(([name, m]) => el("tr", {}, el("th", {}, name), cell(main(m)), cell(m.duplicate), el("td", {}, m.verdict))),
+      el("tr", {}, el("th", {}, "average against the field"), el("td", {}, ""), cell(c.average), el("td", {}, ""))),
+    el("table", { class: "results", id: "card-outcomes" },
+      el("tr", {}, ["how the hand ended", "hands", "mbb/h of all hands"].map((h) => el("th", {}, h))),
+      Object.entries(c.outcomes).map(([kind, o]) => el("tr", {}, el("th", {}, kind), el("td", {}, String(o.hands)), el("td", {}, signed(o.mbb_per_hand, 1))))));
 }
 
 // A match as the report names it (the name in its log's header), else its log's file name.
