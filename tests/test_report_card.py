@@ -2,9 +2,9 @@
 
 A card's figures against a reference are those of ``acpc-match --a BOT --b REFERENCE`` on the
 same seeds and hands (duplicate and AIVAT), its LBR figure that of ``acpc-lbr`` on the same seeds
-with the same agent seed; the bots named as plugins (``module:Class``) give the shipped agents'
-figures. Cards rank as the results pages rank a round robin: by the mean of the duplicate figures
-against the references. A resumed card plays only the matches it misses; a TCP bot's card and a
+with the same agent seed, the bots named as plugins (``module:Class``) in all three commands.
+Cards rank as the results pages rank a round robin: by the mean of the duplicate figures against the
+references. A resumed card plays only the matches it misses; a TCP bot's card and a
 bot without ``policy`` have duplicate results and say why they have no LBR.
 """
 
@@ -60,7 +60,7 @@ def match(out: Path, agent: str, reference: str) -> dict[str, Any]:
 
 def lbr(out: Path, agent: str) -> dict[str, Any]:
     """``acpc-lbr AGENT``'s JSON on the test's seeds, the agent seeded as the card seeds it."""
-    path = out / f"lbr-{agent}.json"
+    path = out / f"lbr-{agent.rpartition(':')[2]}.json"
     done = run(
         program("acpc-lbr"), agent, "--game", GAME, "--seeds", SEEDS, "--hands", LBR_DEALS, "--agent-seed", "1",
         "--json", str(path), "--quiet",
@@ -71,8 +71,8 @@ def lbr(out: Path, agent: str) -> dict[str, Any]:
 
 
 NAMED = ("player", "known", "corrections", "seconds")
-"""What AIVAT's figures say besides numbers: the players' names (the card names a plugin by its class) and
-the time taken."""
+"""What AIVAT's figures say besides numbers: the players' names (a shipped agent's name in a run of the
+shipped agent, a plugin's class in the card) and the time taken."""
 
 
 def check_equal(matchup: dict[str, Any], separate: dict[str, Any]) -> None:
@@ -87,8 +87,10 @@ def check_equal(matchup: dict[str, Any], separate: dict[str, Any]) -> None:
 def test_a_plugins_card_has_the_figures_of_acpc_match_and_acpc_lbr(tmp_path: Path) -> None:
     report = card(tmp_path / "card", PLUGINS["equity"], references="rule")
     assert report["card"]["references"] == ["rule"]
-    check_equal(report["matchups"]["rule"], match(tmp_path / "rule", "equity", "rule"))
-    separate = lbr(tmp_path, "equity")
+    separate_match = match(tmp_path / "rule", PLUGINS["equity"], "rule")
+    check_equal(report["matchups"]["rule"], separate_match)
+    assert report["matchups"]["rule"]["aivat"]["known"] == separate_match["aivat"]["known"]  # both policies
+    separate = lbr(tmp_path, PLUGINS["equity"])
     got = report["card"]["lbr"]
     assert (got["mbb_per_hand"], got["ci95"], got["hands"]) == (
         separate["mbb_per_hand"],
@@ -110,12 +112,12 @@ def test_cards_rank_as_the_separate_runs_rank_their_bots(tmp_path: Path) -> None
         cards[name] = card(tmp_path / f"card-{name}", spec, references=references)
         duplicates = []
         for reference in references.split(","):
-            separate = match(tmp_path / f"{name}-{reference}", name, reference)
+            separate = match(tmp_path / f"{name}-{reference}", spec, reference)
             check_equal(cards[name]["matchups"][reference], separate)
             duplicates.append(separate["duplicate"]["mbb_per_hand"])
         averages[name] = sum(duplicates) / len(duplicates)
         assert cards[name]["card"]["average"]["mbb_per_hand"] == pytest.approx(averages[name])
-        separate_lbr = lbr(tmp_path, name)
+        separate_lbr = lbr(tmp_path, spec)
         assert cards[name]["card"]["lbr"]["mbb_per_hand"] == separate_lbr["mbb_per_hand"]
     assert rank(cards) == sorted(averages, key=lambda name: -averages[name])
     # in Kuhn, against these references, the exploiting heuristic wins most and calling loses

@@ -4,19 +4,12 @@ the logged winnings where AIVAT is unavailable, dashed). Imported only to draw (
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
 
+from acpc_arena.dealer.arena.plots import save_png  # its import sets the backend (Agg) and the settings
 from acpc_arena.dealer.arena.report_card import PLOTS, ReportCard
-from acpc_arena.protocol.files import write_atomic
-
-matplotlib.rcParams["text.parse_math"] = False  # a '$' in a bot's name is no formula
 
 
 def plot_card(card: ReportCard, out_dir: Path) -> list[Path]:
@@ -43,7 +36,7 @@ def _winrates(card: ReportCard, path: Path) -> Path:
     ax.set_xlabel("mbb/hand, 95% interval (AIVAT where known, else duplicate)")
     ax.set_title(f"{card.bot} against the references ({card.game})")
     fig.tight_layout()
-    return _save(fig, path)
+    return save_png(fig, path)
 
 
 def _cumulative(card: ReportCard, path: Path) -> Path:
@@ -62,18 +55,4 @@ def _cumulative(card: ReportCard, path: Path) -> Path:
     if card.pairs:
         ax.legend(fontsize="small", ncol=2)
     fig.tight_layout()
-    return _save(fig, path)
-
-
-def _save(fig: Figure, path: Path) -> Path:
-    """``fig`` as a PNG at ``path``, whole or not at all; an ``OSError`` names ``path``."""
-    image = io.BytesIO()
-    try:
-        fig.savefig(image, format="png")
-    finally:
-        plt.close(fig)
-    try:
-        write_atomic(path, image.getvalue())
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, str(path)) from None
-    return path
+    return save_png(fig, path)

@@ -159,7 +159,7 @@ def multi_figure(report: MultiReport) -> Figure:
     return fig
 
 
-def _save(fig: Figure, path: Path) -> Path:
+def save_png(fig: Figure, path: Path) -> Path:
     """Write ``fig`` as a PNG at ``path``, whole or not at all; an ``OSError`` names ``path``."""
     image = io.BytesIO()
     try:
@@ -177,9 +177,9 @@ def plot_run(report: Report | MultiReport, out_dir: Path) -> list[Path]:
     """One PNG per seed and one overview (one overview for three or more players); returns their paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
     if isinstance(report, MultiReport):
-        return [_save(multi_figure(report), out_dir / "cumulative.png")]
-    paths = [_save(seed_figure(report, seed), out_dir / f"cumulative-seed-{seed}.png") for seed in report.seeds]
-    paths.append(_save(overview_figure(report), out_dir / "cumulative.png"))
+        return [save_png(multi_figure(report), out_dir / "cumulative.png")]
+    paths = [save_png(seed_figure(report, seed), out_dir / f"cumulative-seed-{seed}.png") for seed in report.seeds]
+    paths.append(save_png(overview_figure(report), out_dir / "cumulative.png"))
     return paths
 
 
@@ -243,4 +243,4 @@ def crosstable_figure(table: Crosstable) -> Figure:
 
 def plot_crosstable(table: Crosstable, path: Path) -> Path:
     """Write the heatmap of ``crosstable_figure``; returns its path."""
-    return _save(crosstable_figure(table), path)
+    return save_png(crosstable_figure(table), path)
