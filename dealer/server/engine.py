@@ -12,21 +12,16 @@ transactions replayed, and the observer's calls.
 A driver is a short loop over it, on its own I/O and clock (``sync_match`` blocking sockets and
 ``time.monotonic()``, ``trio_match`` trio, ``arena.in_process`` agents in the same process)::
 
-    engine = MatchEngine(config, observer, log, transactions)
-    for seat in seats: read lines until engine.version_received(seat, line)
-    engine.start(wall_clock())
+    for seat: read lines until engine.version_received(seat, line); then engine.start(wall())
     while not engine.over:
-        for message in engine.messages():           # send (or hold) each; note those flagged
-            ...; if message.noted: engine.sent(message, clock(), wall_clock())
-        asked = engine.next_reply()                 # (seat, deadline), or None: the hand is over
-        if asked is None: engine.next_hand()
-        else: read lines from the seat until engine.receive(line, clock(), wall_clock())
-    ... except SeatError as error: engine.fail(error)
-    result = engine.finish(wall_clock())
+        for seat, data, held, noted in engine.messages(): send or hold data; if noted: engine.sent(seat, ...)
+        asked = engine.next_reply()       # (seat, deadline), or None: the hand is over -> engine.next_hand()
+        read lines from the seat until engine.receive(line, clock(), wall())
+    (a SeatError: engine.fail(error)); result = engine.finish(wall())
 
-An in-process driver, whose agents read no lines, asks ``engine.answer(action, asked, answered)``
-instead of ``messages``/``sent``/``receive``. Every ``SeatError`` the rules raise (a bad version,
-too many invalid actions, time run out) ends the match; every finished hand is in the log by then.
+An in-process driver, whose agents read no lines, calls ``engine.answer(action, asked, answered)``
+instead. A ``SeatError`` the rules raise (a bad version, too many invalid actions, time run out) ends
+the match; every finished hand is in the log by then.
 """
 
 from __future__ import annotations
