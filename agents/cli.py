@@ -1,23 +1,39 @@
 """``acpc-agent AGENT HOST PORT [--game GAME] [--seed N] [--name NAME] [agent options]``.
 
-Connects agent AGENT to an ACPC dealer at HOST:PORT and plays until the dealer
-closes the connection. ``--game`` names a game file or a shipped game (default:
-the agent's own, usually ``holdem.limit.2p.reverse_blinds``); ``--seed`` makes
-the agent's random choices repeatable; ``--name`` labels its messages.
+Connects agent AGENT (a shipped name, package.module:Class, path/file.py:Class or an installed entry
+point) to an ACPC dealer at HOST:PORT and plays until the dealer closes the connection. ``--game`` names
+a game file or a shipped game (default: the agent's own, usually ``holdem.limit.2p.reverse_blinds``);
+``--seed`` makes the agent's random choices repeatable; ``--name`` labels its messages.
 
-Exit status: 2 for a usage error (an unknown agent or game, a bad option, a
-checkpoint that is missing or cannot be used), 1 when it cannot connect or the
-connection is lost, 130 or 143 on Ctrl-C or SIGTERM (``protocol.commands``).
+``acpc-agent --check AGENT [--hands N] [--seed N] [--game GAME] [agent options]`` plays N hands (300) of
+every shipped game the agent claims (or GAME) and checks the promises of the agent API
+(``agents.checking``); ``acpc-agent --list`` prints every name a plain agent name reaches and where it
+comes from.
+
+Exit status: 2 for a usage error (an agent spec that names no agent, an unknown game, a bad option, a
+checkpoint that is missing or cannot be used), 1 when it cannot connect or the connection is lost, or
+when ``--check`` finds a broken promise, 130 or 143 on Ctrl-C or SIGTERM (``protocol.commands``).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 
+from acpc_arena.agents.base import Agent
+from acpc_arena.agents.checking import check_agent
 from acpc_arena.agents.client import ClientError, connect, play
 from acpc_arena.agents.options import parsed_options
-from acpc_arena.agents.registry import AGENTS, add_agent_options
-from acpc_arena.protocol.commands import FAILED, CommandParser, Interrupted, plain, run_command, usage_error
+from acpc_arena.agents.registry import add_agent_options, check_spec, spec_sources
+from acpc_arena.protocol.commands import (
+    FAILED,
+    CommandParser,
+    Interrupted,
+    number,
+    plain,
+    run_command,
+    usage_error,
+)
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import load_game
 
@@ -27,20 +43,61 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def run(argv: list[str]) -> int:
-    """Build the agent, connect and play; returns the exit status (``protocol.commands``)."""
-    parser = CommandParser(prog="acpc-agent", description=plain(__doc__.split("\n\n")[1]))
-    parser.add_argument("agent", choices=sorted(AGENTS), help="which agent plays")
-    parser.add_argument("host")
-    parser.add_argument("port", type=int)
+    """Build the agent and play (or check it, or list the agents); returns the exit status (``protocol.commands``)."""
+    parser = _parser()
+    try:
+        cls = add_agent_options(parser, argv)
+    except ValueError as exc:  # a spec that names no agent, an agent whose dependencies are not installed
+        usage_error(f"ERROR: {exc}")
+    args = parser.parse_args(argv)
+    if args.list:
+        for name, source in sorted(spec_sources().items()):
+            print(f"{name}: {source}")
+        return 0
+    if cls is None:
+        parser.error("the agent is required (a shipped name, module:Class, file.py:Class or an entry point)")
+    if args.check:
+        return _check(args, cls)
+    if args.host is None or args.port is None:
+        parser.error("HOST and PORT are required (or --check to check the agent)")
+    return _play(args, cls)
+
+
+def _parser() -> CommandParser:
+    parser = CommandParser(prog="acpc-agent", description=" ".join(map(plain, __doc__.split("\n\n")[1:3])))
+    parser.add_argument("agent", nargs="?", help="which agent plays: a shipped name, module:Class, file.py:Class")
+    parser.add_argument("host", nargs="?")
+    parser.add_argument("port", nargs="?", type=int)
     parser.add_argument("--game", default=None, help="game definition file or shipped game name")
     parser.add_argument("--seed", type=int, default=None, help="seed of the agent's random choices")
     parser.add_argument("--name", default=None, help="name shown in the agent's messages")
+    checking = parser.add_argument_group("checking the agent API's promises")
+    checking.add_argument("--check", action="store_true", help="play the games the agent claims and check it")
+    checking.add_argument(
+        "--hands", type=number(int, lambda n: n > 0, "a positive number"), default=300, help="hands a game"
+    )
+    checking.add_argument("--list", action="store_true", help="print every agent name and where it comes from")
+    return parser
+
+
+def _check(args: argparse.Namespace, cls: type[Agent]) -> int:
+    """``--check``: the report, a line each; 0 if every promise is kept, else 1."""
     try:
-        cls = add_agent_options(parser, argv)
-    except ValueError as exc:  # an agent whose dependencies are not installed
+        check_spec(args.agent)
+        if args.game is not None:
+            load_game(args.game)
+    except (ValueError, ProtocolError) as exc:
         usage_error(f"ERROR: {exc}")
-    args = parser.parse_args(argv)
-    assert cls is not None
+    seed = 1 if args.seed is None else args.seed
+    print(f"checking {args.agent} ({cls.__name__}): {args.hands} hands a game, seed {seed}", flush=True)
+    report = check_agent(args.agent, parsed_options(cls.Options, args), hands=args.hands, seed=seed, game=args.game)
+    for line in report.lines():
+        print(line)
+    return 0 if report.ok else FAILED
+
+
+def _play(args: argparse.Namespace, cls: type[Agent]) -> int:
+    """Connect the agent to the dealer and play until it closes the connection."""
     options = parsed_options(cls.Options, args)
     name = args.name or args.agent
     try:
