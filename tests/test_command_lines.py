@@ -287,7 +287,7 @@ def test_a_failing_agent_is_told_once_and_its_opponent_not_at_all(tmp_path: Path
 
 LOG = REPO / "tests" / "data" / "acpc_match_limit" / "seed7-a1.log"
 USAGE_ERRORS = {
-    "agent: unknown agent": (["acpc-agent", "nope", "127.0.0.1", "9"], "invalid choice: 'nope'"),
+    "agent: unknown agent": (["acpc-agent", "nope", "127.0.0.1", "9"], "ERROR: agent 'nope': not a shipped agent"),
     "agent: unknown game": (
         ["acpc-agent", "call", "127.0.0.1", "9", "--game", "nope.game"],
         "no game file 'nope.game'",
