@@ -87,6 +87,32 @@ class Unseeded(Caller):
         return CALL_ACTION
 
 
+class Crasher(Caller):
+    """Divides by zero in hand 6."""
+
+    def act(self, view: MatchState) -> Action:
+        return CALL_ACTION if view.state.hand_id != 6 else Action(1 // 0)
+
+
+class PolicyMovesItsGenerator(Caller):
+    """Draws from its generator when asked its policy, and acts by the same generator."""
+
+    def __init__(self, game, seed=None, **options):
+        super().__init__(game, seed, **options)
+        self.rng = random.Random(seed)
+
+    def policy(self, view: MatchState) -> Policy:
+        self.rng.random()
+        if view.state.legal_actions().can_raise:
+            return {CALL_ACTION: 0.5, LIMIT_RAISE_ACTION: 0.5}
+        return {CALL_ACTION: 1.0}
+
+    def act(self, view: MatchState) -> Action:
+        if view.state.legal_actions().can_raise and self.rng.random() < 0.5:
+            return LIMIT_RAISE_ACTION
+        return CALL_ACTION
+
+
 class TwoPlayerLimitOnly(Agent):
     """Claims nothing: its constructor refuses all but the two-player limit games."""
 
@@ -114,6 +140,8 @@ BROKEN = {  # bot: the promise and where the check must say it was first broken
     ),
     "Mutator": "FAIL views never changed: kuhn.limit.2p, hand 3: act changed its view",
     "Unseeded": "FAIL deterministic under a seed: kuhn.limit.2p, hand ",
+    "Crasher": "FAIL no method raises: kuhn.limit.2p, hand 6: act raised ZeroDivisionError: integer division or modulo",
+    "PolicyMovesItsGenerator": "FAIL policy leaves the agent unchanged: kuhn.limit.2p, hand ",
     "ClaimsAGameItRefuses": "FAIL plays the games it claims: kuhn.limit.3p, construction: the constructor refuses it",
 }
 NO_POLICY = "not applicable: no policy (so no LBR and no AIVAT for it)"
