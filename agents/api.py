@@ -10,8 +10,9 @@
 
 The names here are a versioned contract (``API_VERSION``): within one major version they keep their
 meaning, and what ``Agent``'s methods promise (``agents.base`` says it in full) is what ``acpc-agent
---check`` verifies: ``act`` returns a legal action, ``policy`` sums to 1 over legal actions and
-sampling it draws ``act``, no view is changed, and a seed makes the play repeatable.
+--check`` verifies on every shipped game the bot claims (``Agent.games``): ``act`` returns a legal
+action, ``policy`` sums to 1 over legal actions and sampling it draws ``act``, no view is changed, and a
+seed makes the play repeatable. ``docs/reference/agent-api.md`` is the page.
 """
 
 from __future__ import annotations
