@@ -1,3 +1,9 @@
 """Reinforcement-learning environments over the match engine (``pip install 'acpc-arena[gym]'``): a
-PettingZoo AEC environment for any ACPC game, and a Gymnasium single-agent environment whose other seats
-are agents."""
+PettingZoo AEC environment for any ACPC game (``aec.PokerAECEnv``), and a Gymnasium single-agent
+environment whose other seats are agents (``single.PokerGymEnv``)."""
+
+from acpc_arena.dealer.envs.aec import PokerAECEnv
+from acpc_arena.dealer.envs.single import PokerGymEnv
+from acpc_arena.dealer.envs.table import EpisodeOverError, IllegalActionError
+
+__all__ = ["EpisodeOverError", "IllegalActionError", "PokerAECEnv", "PokerGymEnv"]
