@@ -27,7 +27,14 @@ from acpc_arena.dealer.server.match import MatchConfig
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.state import Action
-from acpc_arena.protocol.wire import MatchState, format_betting, parse_action, parse_log_line, parse_score_line
+from acpc_arena.protocol.wire import (
+    MatchState,
+    format_betting,
+    parse_action,
+    parse_log_line,
+    parse_match_state,
+    parse_score_line,
+)
 
 TWO_PLAYER = ["holdem.limit.2p.reverse_blinds", "holdem.nolimit.2p.reverse_blinds", "kuhn", "leduc"]
 THREE_PLAYER = ["holdem.limit.3p", "holdem.nolimit.3p", "kuhn.limit.3p"]
@@ -324,3 +331,37 @@ def test_opponents_may_be_plugin_agents(tmp_path: Path) -> None:
     env.reset(seed=0)
     _, reward, terminated, _, _ = env.step(2)  # the learner raises, the folder folds
     assert terminated and reward > 0
+
+
+def test_the_array_encodes_what_the_line_says() -> None:
+    """Every observation of 100 random no-limit hands of three players, against the line the client parser
+    reads: the viewer, the cards it sees, the board, the chips in the pot, the folds, each action's kind."""
+    game = load_game("holdem.nolimit.3p")
+    env = PokerAECEnv(game)
+    deck = {card: i for i, card in enumerate(game.deck)}
+    cards, n = len(game.deck), game.num_players
+    draw = np.random.default_rng(1)
+    for hand in range(100):
+        env.reset(seed=8 if hand == 0 else None)
+        for _ in env.agent_iter():
+            observation, _, terminated, _, info = env.last()
+            view = parse_match_state(str(info["match_state"]), game)
+            array, state = observation["observation"], view.state
+            holes_at = 2 * n + game.num_rounds
+            seen = [holes_at + p * cards + deck[c] for p, hole in enumerate(state.hole_cards) for c in hole]
+            board_at = holes_at + n * cards
+            seen += [board_at + deck[c] for c in state.board_cards]
+            assert array[view.viewer] == 1 and sorted(
+                np.flatnonzero(array[holes_at : board_at + cards]) + holes_at
+            ) == sorted(seen)
+            spent_at = board_at + cards
+            assert array[spent_at : spent_at + n] * max(game.stack) == pytest.approx(state.spent)
+            assert array[spent_at + n : spent_at + 2 * n].tolist() == state.folded
+            kinds = [int(a.kind) for actions in state.actions for a in actions]
+            betting = array[spent_at + 2 * n :].reshape(-1, 4)
+            assert [int(np.argmax(slot[:3])) for slot in betting if slot[:3].any()] == kinds
+            if terminated:
+                env.step(None)
+            else:
+                legal = np.flatnonzero(observation["action_mask"])
+                env.step(int(legal[draw.integers(len(legal))]))
