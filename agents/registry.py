@@ -89,7 +89,7 @@ def agent_class(spec: str) -> type[Agent]:
         return _shipped(spec)
     if ":" in spec:
         place, _, attribute = spec.rpartition(":")
-        if place.endswith(".py") or "/" in place or "\\" in place:
+        if _is_file(place):
             return _checked(spec, _attribute(spec, _file_module(spec, place), attribute))
         return _checked(spec, _attribute(spec, _import(spec, place), attribute))
     entry = entry_points().get(spec)
@@ -108,6 +108,21 @@ def agent_class(spec: str) -> type[Agent]:
 def is_spec(text: str) -> bool:
     """Whether ``text`` has the form of an agent spec other than a command (not whether it loads)."""
     return text in AGENTS or ":" in text or text in entry_points()
+
+
+def absolute_spec(spec: str, folder: Path | None = None) -> str:
+    """``spec`` with the relative path of a ``path/file.py:Class`` made absolute, taken in ``folder`` (default:
+    the current one), so that another process, started elsewhere, loads the same file; any other spec as it is."""
+    place, colon, attribute = spec.rpartition(":")
+    if not colon or not _is_file(place):
+        return spec
+    return f"{((folder or Path()) / Path(place).expanduser()).absolute()}:{attribute}"
+
+
+def spec_label(spec: str) -> str:
+    """A short name for what ``spec`` names, fit for a player's name (no ``:`` or ``/``): the class's name of a
+    ``module:Class`` or ``file.py:Class``, the name itself of a shipped agent or an entry point."""
+    return spec.rpartition(":")[2] if ":" in spec else spec
 
 
 def check_spec(spec: str) -> type[Agent]:
@@ -148,7 +163,12 @@ def _shipped(name: str) -> type[Agent]:
         raise ValueError(
             f"agent {name!r} needs {exc.name}, which is not installed (pip install 'acpc-arena[agents]')"
         ) from None
-    return found[name] if isinstance(found, dict) else found  # type: ignore[no-any-return]
+    return found[name] if isinstance(found, dict) else found
+
+
+def _is_file(place: str) -> bool:
+    """Whether the part of a spec before its ``:`` names a file (``path/file.py``), not a module."""
+    return place.endswith(".py") or "/" in place or "\\" in place
 
 
 def _import(spec: str, module: str) -> object:

@@ -374,7 +374,7 @@ def test_play_returns_the_report_acpc_match_writes(tmp_path: Path) -> None:
     ("agents", "game", "message"),
     [
         (("rule",), LIMIT, "has 2 seats"),
-        (("rule", "nobody"), LIMIT, "unknown agent 'nobody'"),
+        (("rule", "nobody"), LIMIT, "agent 'nobody': not a shipped agent"),
         (("rule --threshold high", "call"), LIMIT, "cannot play"),
         (("human", "call"), LIMIT, "--a-external"),
     ],

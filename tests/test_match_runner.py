@@ -197,7 +197,7 @@ def test_command_line_agents_with_templates(tmp_path: Path) -> None:
 
 def test_bad_arguments(tmp_path: Path) -> None:
     done, _ = run_match(tmp_path, "--a", "nobody", "--b", "call")
-    assert done.returncode != 0 and "must name a shipped agent" in done.stderr
+    assert done.returncode == 2 and "--a: agent 'nobody': not a shipped agent" in done.stderr
     done, _ = run_match(tmp_path, "--a", "call", "--b", "call", "--game", "holdem.limit.3p")
     assert done.returncode == 2 and "holdem.limit.3p has 3 players: give --c" in done.stderr
     done, _ = run_match(tmp_path, "--a", "call", "--b", "call", "--seeds", "1,1")

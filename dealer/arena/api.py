@@ -19,6 +19,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from acpc_arena.agents.registry import absolute_spec, check_spec
 from acpc_arena.dealer.arena.aivat.reporting import wanted
 from acpc_arena.dealer.arena.contestants import Contestant, check_agent
 from acpc_arena.dealer.arena.options import SIDES, check_seeds
@@ -44,13 +45,14 @@ def play(
     t_per_hand_ms: int = DEFAULT_T_PER_HAND_MS,
     aivat: bool | None = None,
 ) -> Report | MultiReport:
-    """Play shipped agents against each other in duplicate and return the run's report.
+    """Play agents against each other in duplicate and return the run's report.
 
-    ``agents``: one per seat of ``game`` (A, B and, in a three-player game, C), each a
-    shipped agent's name followed by its options as ``acpc-agent`` takes them, e.g.
-    ``("cfr --argmax", "equity --raise-at 0.7")``. ``game``: a shipped game's name or a
-    game file. ``seeds``: the deal seeds; every seed is played in every seating of
-    the agents, ``hands`` hands a match. The logs go to ``out_dir`` (default: a
+    ``agents``: one per seat of ``game`` (A, B and, in a three-player game, C), each an
+    agent's spec (a shipped agent's name, ``package.module:Class``, ``path/file.py:Class``
+    or an installed plugin's name: ``agents.registry``) followed by its options as
+    ``acpc-agent`` takes them, e.g. ``("cfr --argmax", "mybot.py:MyBot --raise-at 0.7")``.
+    ``game``: a shipped game's name or a game file. ``seeds``: the deal seeds; every seed is
+    played in every seating of the agents, ``hands`` hands a match. The logs go to ``out_dir`` (default: a
     temporary folder, removed before this returns: the report keeps each player's results, and its
     matches' ``hands`` can no longer be read).
     ``concurrency`` matches are played at once (in process, the network agents' decisions of those
@@ -77,7 +79,8 @@ def play(
         name, *args = shlex.split(given) or [""]
         if name == "human":
             raise ValueError("a person plays through acpc-match --a-external and acpc-agent human, not play()")
-        contestant = Contestant(side, agent=name, args=tuple(args))
+        check_spec(name)  # one line naming the spec as given
+        contestant = Contestant(side, agent=absolute_spec(name), args=tuple(args))
         check_agent(contestant, loaded, game)
         contestants.append(contestant)
     a, b, *more = contestants

@@ -1,5 +1,6 @@
-"""A run's contestants: a shipped agent (played by ``acpc-agent`` or in process), any command line,
-or an external bot that connects by itself; building a contestant's agent and checking it before a run."""
+"""A run's contestants: an agent named by its spec (``agents.registry``: a shipped agent or a plugin, played
+by ``acpc-agent`` or in process), any command line, or an external bot that connects by itself; building a
+contestant's agent and checking it before a run."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import NoReturn
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.options import parsed_options
-from acpc_arena.agents.registry import agent_class
+from acpc_arena.agents.registry import agent_class, check_spec, spec_label
 from acpc_arena.dealer.arena.options import check_command
 from acpc_arena.dealer.server.logfiles import check_player_name
 from acpc_arena.protocol.game import Game
@@ -25,15 +26,16 @@ class Contestant:
     label: str
     """``a``, ``b``, ``c``, ... in seat order of the first rotation."""
     agent: str | None = None
-    """A shipped agent's name (``acpc-agent`` runs it)."""
+    """An agent's spec (``acpc-agent`` runs it): a shipped agent's name, an installed entry point's, or a
+    ``module:Class`` or ``file.py:Class`` (its path absolute: ``registry.absolute_spec``)."""
     command: str | None = None
     """A command line template for any other bot."""
     external: bool = False
     """The bot connects by itself to the port the run prints."""
     args: tuple[str, ...] = ()
-    """Extra options for a shipped agent."""
+    """Extra options for the agent."""
     title: str | None = None
-    """What to call the player (default: the shipped agent's name, the program's name, or ``external``)."""
+    """What to call the player (default: the agent's ``spec_label``, the program's name, or ``external``)."""
     allowed_from: tuple[str, ...] | None = None
     """An external bot: the addresses it may connect from (None: any); a connection from another is closed."""
     plain: bool = False
@@ -50,10 +52,10 @@ class Contestant:
         default = "external" if self.external else Path(shlex.split(self.command or "cmd")[0]).name
         if self.plain and self.title:
             return self.title
-        return f"{self.label}-{self.title or self.agent or default}"
+        return f"{self.label}-{self.title or (spec_label(self.agent) if self.agent else default)}"
 
     def agent_seed(self, seed: int) -> int:
-        """The seed of a shipped agent's own random choices in the matches of deal seed ``seed``."""
+        """The seed of an agent's own random choices in the matches of deal seed ``seed``."""
         return seed * 100 + ord(self.label) - ord("a") + 1
 
     def command_line(self, host: str, port: int, game_path: Path, seed: int) -> list[str]:
@@ -73,13 +75,13 @@ class _RaisingParser(argparse.ArgumentParser):
 
 
 def build_agent(contestant: Contestant, game: Game, seed: int | None) -> Agent:
-    """The shipped agent ``contestant`` names, built as ``acpc-agent`` builds it: its options
+    """The agent ``contestant`` names, built as ``acpc-agent`` builds it: its options
     (``contestant.args``) parsed by the agent's own parser, ``seed`` its random choices' seed.
 
     Raises ValueError for options the agent does not take; the agent's own errors propagate.
     """
     if contestant.agent is None:
-        raise ValueError(f"{contestant.name} is not a shipped agent")
+        raise ValueError(f"{contestant.name} is a command or an external bot, not an agent built here")
     cls = agent_class(contestant.agent)
     parser = _RaisingParser(prog=f"acpc-agent {contestant.agent}", add_help=False)
     parser.add_argument("--name", default=None)
@@ -88,15 +90,16 @@ def build_agent(contestant: Contestant, game: Game, seed: int | None) -> Agent:
 
 
 def check_agent(contestant: Contestant, game: Game, game_file: str) -> None:
-    """Build a shipped agent once for ``game`` with its options, as ``acpc-agent`` would, before any match.
+    """Build the agent once for ``game`` with its options, as ``acpc-agent`` would, before any match.
 
-    Raises ValueError, one line naming the agent and the game, when it cannot play it
-    (an unknown or bad option, a checkpoint for another game, the wrong input planes).
-    Commands and external bots are not checked.
+    Raises ``AgentSpecError`` (one line) for a spec that names no usable agent (``registry.check_spec``),
+    and ValueError, one line naming the agent and the game, when it cannot play it (an unknown or bad
+    option, a checkpoint for another game, the wrong input planes). Commands and external bots are not
+    checked.
     """
     if contestant.agent is None:
         return
-    agent_class(contestant.agent)  # a dependency not installed: told as it is (ValueError)
+    check_spec(contestant.agent)  # a spec that names no agent, a dependency not installed: told as it is
     given = " ".join([contestant.agent, *contestant.args])
     try:
         build_agent(contestant, game, 0)

@@ -2,7 +2,7 @@
 
 A ``MatchJob`` is one match of a run (the run's spec, the seed and seating, and
 the game file's text). ``play_jobs`` plays a group of one run's matches at once
-where it runs, in a scratch folder, with the shipped agents inside the worker
+where it runs, in a scratch folder, with the agents inside the worker
 (``RunSpec.in_process``, so the network agents' decisions are batched across the
 group's matches; commands still connect over TCP there) and returns each match's
 log text, error and agents' standard error: nothing in it depends on a file
@@ -15,7 +15,9 @@ starts a Ray on this machine with ``workers`` CPUs, anything else is the address
 of a running cluster, e.g. ``auto`` on one of its machines; ``pip install
 'acpc-arena[ray]'``, which has no Ray Client: a ``ray://`` address needs ``ray[client]``
 besides). Every node of a cluster needs this package (the same version) and the agents'
-checkpoints installed; each task asks Ray for one CPU.
+checkpoints installed; each task asks Ray for one CPU. An agent travels as its spec (``Contestant.agent``) and
+the worker imports it: a plugin's file (its path made absolute when the command line was read) or
+distribution must be found on the worker's machine too.
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ class JobResult:
 def add_ray_option(
     parser: argparse.ArgumentParser,
     cpus: str,
-    work: str = "play the matches as Ray tasks, the shipped agents inside them",
+    work: str = "play the matches as Ray tasks, the agents inside them",
     same: str = "the same logs",
 ) -> None:
     """``--ray [ADDRESS]`` (``ray_address`` of ``fan_out``; alone: ``local``, with ``cpus`` CPUs)."""

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry
 
-from acpc_arena.agents.registry import AGENTS
+from acpc_arena.agents.registry import absolute_spec, check_spec
 from acpc_arena.dealer.arena.aivat.reporting import wanted
 from acpc_arena.dealer.arena.contestants import Contestant, check_agent
 from acpc_arena.dealer.arena.options import SIDES
@@ -167,7 +167,8 @@ def _sides(request: MatchRequest, game: Game) -> list[Side]:
 
 
 def _contestant(side: Side) -> Contestant:
-    """The contestant ``side`` names: a shipped agent, a bot's command line, or an external bot."""
+    """The contestant ``side`` names: an agent (its spec checked, a file's path made absolute), a bot's command
+    line, or an external bot."""
     label = side.label
     if side.command and side.external:
         raise ValueError(f"--{label}-cmd and --{label}-external exclude each other")
@@ -178,10 +179,13 @@ def _contestant(side: Side) -> Contestant:
             f"a person plays through --{label}-external: run acpc-match with --{label}-external "
             f"and connect 'acpc-agent human HOST PORT --game GAME' to the port it prints"
         )
-    if side.agent not in AGENTS:
-        known = ", ".join(sorted(AGENTS))
-        raise ValueError(f"--{label} must name a shipped agent ({known}), or use --{label}-cmd: {side.agent!r}")
-    return Contestant(label, agent=side.agent, args=tuple(shlex.split(side.args)))
+    if side.agent is None:
+        raise ValueError(f"give --{label} an agent, or --{label}-cmd a bot's command line")
+    try:
+        check_spec(side.agent)
+    except ValueError as exc:  # AgentSpecError, or a shipped agent's dependency not installed
+        raise ValueError(f"--{label}: {exc}") from None
+    return Contestant(label, agent=absolute_spec(side.agent), args=tuple(shlex.split(side.args)))
 
 
 def _serve_metrics(request: MatchRequest, servers: contextlib.ExitStack) -> RunMetrics | None:

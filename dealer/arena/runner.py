@@ -36,6 +36,7 @@ from typing import TypedDict
 
 import trio
 
+from acpc_arena.agents.base import has_policy
 from acpc_arena.dealer.arena.contestants import Contestant, build_agent
 from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher, play_seats
 from acpc_arena.dealer.arena.log_tally import LogTally
@@ -278,7 +279,8 @@ def _seat_channels(
             agent = build_agent(contestant, spec.game, contestant.agent_seed(match.seed))
         except Exception as exc:  # checked before the run (check_agent): a rare failure of this match alone
             return f"could not start {contestant.name}: {type(exc).__name__}: {exc}"
-        record = outcome.policies.setdefault(contestant.name, PolicyRecord()) if spec.record_policies else None
+        recorded = spec.record_policies and has_policy(type(agent))  # a plugin may give no policy (act alone)
+        record = outcome.policies.setdefault(contestant.name, PolicyRecord()) if recorded else None
         agent_log = open(err_path, "w")  # noqa: SIM115 (closed with the channel)
         channels.append(AgentChannel(seat, agent, agent_log, batcher, record))
     return None

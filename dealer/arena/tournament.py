@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from acpc_arena.agents.registry import spec_label
 from acpc_arena.dealer.arena.contestants import Contestant
 from acpc_arena.dealer.arena.estimates import Estimate, signed
 from acpc_arena.dealer.arena.options import check_command
@@ -47,11 +48,13 @@ _NAME = re.compile(r"[A-Za-z0-9_.+-]+")
 
 @dataclass(frozen=True)
 class Entrant:
-    """One player of a tournament: a shipped agent with its options, or any ACPC bot's command line."""
+    """One player of a tournament: an agent (its spec, ``agents.registry``) with its options, or any ACPC bot's
+    command line."""
 
     name: str
     """Unique in the tournament: the folders, the table and the logs' player names use it."""
     agent: str | None = None
+    """An agent's spec, a file's path absolute (``registry.absolute_spec``)."""
     args: tuple[str, ...] = ()
     command: str | None = None
     """A command line as ``acpc-match --a-cmd`` takes it (``{host}``, ``{port}``, ``{game}``, ``{seed}``)."""
@@ -60,7 +63,7 @@ class Entrant:
         if not _NAME.fullmatch(self.name) or "-vs-" in self.name:
             raise ValueError(f"entrant name {self.name!r}: use letters, digits and _ . + - only, without '-vs-'")
         if (self.agent is None) == (self.command is None):
-            raise ValueError(f"entrant {self.name}: give a shipped agent or a command, one of them")
+            raise ValueError(f"entrant {self.name}: give an agent or a command, one of them")
         if self.command is not None:
             check_command(self.command)
 
@@ -72,14 +75,15 @@ class Entrant:
 
     @staticmethod
     def parse(text: str) -> Entrant:
-        """``AGENT [OPTIONS]`` (named after the agent) or ``NAME=AGENT [OPTIONS]``."""
+        """``AGENT [OPTIONS]`` (named after the agent: its ``spec_label``, a plugin's class name) or
+        ``NAME=AGENT [OPTIONS]``, AGENT a spec."""
         name, equals, rest = text.partition("=")
         if not equals or not _NAME.fullmatch(name.strip()):
             name, rest = "", text
         words = shlex.split(rest)
         if not words:
             raise ValueError(f"entrant {text!r}: no agent given")
-        return Entrant(name.strip() or words[0], agent=words[0], args=tuple(words[1:]))
+        return Entrant(name.strip() or spec_label(words[0]), agent=words[0], args=tuple(words[1:]))
 
     @staticmethod
     def parse_command(text: str) -> Entrant:

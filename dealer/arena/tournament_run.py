@@ -4,6 +4,7 @@ pair's report and the crosstable written and printed."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
@@ -13,7 +14,7 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry
 from tqdm import tqdm
 
-from acpc_arena.agents.registry import AGENTS
+from acpc_arena.agents.registry import absolute_spec, check_spec
 from acpc_arena.dealer.arena.aivat.reporting import add_to_run
 from acpc_arena.dealer.arena.allin import AllinValues
 from acpc_arena.dealer.arena.contestants import check_agent
@@ -35,9 +36,9 @@ class TournamentRequest:
     """What ``acpc-tournament``'s command line asks for (its options, checked as they were parsed)."""
 
     agents: str
-    """Shipped agents separated by commas (``--agents``)."""
+    """Agents' specs separated by commas (``--agents``)."""
     agent: list[str]
-    """``--agent '[NAME=]AGENT OPTIONS'``, each an entrant."""
+    """``--agent '[NAME=]AGENT OPTIONS'``, each an entrant (AGENT a spec)."""
     cmd: list[str]
     """``--cmd 'NAME=COMMAND'``, each an entrant."""
     game: str
@@ -84,15 +85,17 @@ def run_tournament(request: TournamentRequest) -> int:
 
 
 def _entrants(request: TournamentRequest) -> tuple[Entrant, ...]:
+    """The entrants the command line names, each agent's spec checked and a file's path made absolute (the
+    worker processes load the same file, and ``tournament.json`` keeps it)."""
     entrants = [Entrant.parse(name) for name in request.agents.split(",") if name.strip()]
     entrants += [Entrant.parse(text) for text in request.agent]
     entrants += [Entrant.parse_command(text) for text in request.cmd]
-    for entrant in entrants:
-        if entrant.agent is not None and entrant.agent not in AGENTS:
-            known = ", ".join(sorted(AGENTS))
-            raise ValueError(f"{entrant.agent!r} is not a shipped agent ({known}); give a bot's command with --cmd")
+    for index, entrant in enumerate(entrants):
         if entrant.agent == "human":
             raise ValueError("a person cannot play a tournament's many matches: play one with acpc-match --a-external")
+        if entrant.agent is not None:
+            check_spec(entrant.agent)  # one line naming the spec as given
+            entrants[index] = dataclasses.replace(entrant, agent=absolute_spec(entrant.agent))
     return tuple(entrants)
 
 

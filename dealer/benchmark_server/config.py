@@ -14,7 +14,7 @@ is left unread, as C's ``sscanf`` leaves it::
         maxMatchRuns 10         # runs one request may ask for
         maxRunningJobs 1        # matches of this game at once, 0: no bound
         matchHands 5000         # hands a match
-        bot cfr cfr             # bot NAME AGENT [OPTIONS...]: a shipped agent, or
+        bot cfr cfr             # bot NAME AGENT [OPTIONS...]: an agent's spec (a plugin too), or
         bot ex ./example.sh     # bot NAME SCRIPT: run as SCRIPT HOST PORT POSITION (the C way), or
         bot t ./t.sh {host} {port}  # a command line template with {host} {port} {game} {seed}
     }                           # ends the block
@@ -23,9 +23,11 @@ is left unread, as C's ``sscanf`` leaves it::
 Names of users and bots are one word each, as C reads them (``test@Bot``, ``neil@x``, a user ``LOCAL``), but
 not a bot ``LOCAL`` (C's reserved name), nor what a log or a file name cannot hold (``check_name``: ``/``,
 ``|``, ``:``). Defaults are the C server's. A game file is looked up beside the config, then among the shipped
-games; a relative script beside the config. Beyond C: a number out of its range (C wraps it round) and a
-config with no game are refused; a block left open at the end is closed, as C leaves it. A bad line is refused
-with one line naming the file and line (``InputError``); ``acpc-bm-server`` then exits 1, as C does.
+games; a relative script beside the config, and so a plugin's ``path/file.py:Class`` (``agents.registry``: a
+spec that names no agent is refused as the config is read). Beyond C: a number out of its range (C wraps it
+round) and a config with no game are refused; a block left open at the end is closed, as C leaves it. A bad
+line is refused with one line naming the file and line (``InputError``); ``acpc-bm-server`` then exits 1, as C
+does.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from acpc_arena.agents.registry import AGENTS
+from acpc_arena.agents.registry import AGENTS, absolute_spec, check_spec, entry_points, is_spec
 from acpc_arena.dealer.arena.options import COMMAND_FIELDS, check_command
 from acpc_arena.dealer.server.logfiles import check_player_name
 from acpc_arena.protocol.errors import ProtocolError
@@ -192,8 +194,8 @@ def _bot(path: Path, number: int, rest: str, game: GameConfig) -> HostedBot:
         raise InputError(path, number, str(exc)) from None
     if name in game.bots:
         raise InputError(path, number, f"bot {name} is already defined for {game.name}")
-    if program in AGENTS:
-        return HostedBot(name, agent=program, args=tuple(options))
+    if is_spec(program):
+        return HostedBot(name, agent=_agent(path, number, program), args=tuple(options))
     script = path.absolute().parent / program  # a script beside the config, wherever the server was started
     command = shlex.join([str(script) if script.exists() else program, *options])
     if not any("{" + field_name + "}" in command for field_name in COMMAND_FIELDS):
@@ -204,6 +206,18 @@ def _bot(path: Path, number: int, rest: str, game: GameConfig) -> HostedBot:
     except ValueError as exc:
         raise InputError(path, number, str(exc)) from None
     return HostedBot(name, command=command)
+
+
+def _agent(path: Path, number: int, spec: str) -> str:
+    """A hosted agent's spec, a file's path taken beside the config; a plugin's checked (a shipped agent is
+    imported only when it plays)."""
+    if spec not in AGENTS or spec in entry_points():
+        try:
+            spec = absolute_spec(spec, path.absolute().parent)
+            check_spec(spec)
+        except ValueError as exc:
+            raise InputError(path, number, str(exc)) from None
+    return spec
 
 
 def _user(path: Path, number: int, rest: str, users: dict[str, str]) -> tuple[str, str]:

@@ -5,7 +5,8 @@ each seeded deal once with LBR in each position, and prints LBR's winnings in
 mbb per hand with a 95% interval: a lower bound on the agent's exploitability.
 ``--exact`` (small limit games: Kuhn, Leduc) computes LBR's value and the exact
 best response's instead of playing. The agent must give its policy
-(``Agent.policy``).
+(``Agent.policy``); it is named by its spec: a shipped agent, ``package.module:Class``,
+``path/file.py:Class`` or an installed plugin's name (``agents.registry``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from acpc_arena.agents.base import Agent, has_policy
 from acpc_arena.agents.options import parsed_options
-from acpc_arena.agents.registry import AGENTS, add_agent_options
+from acpc_arena.agents.registry import add_agent_options, check_spec
 from acpc_arena.dealer.arena.options import add_seeds, positive_int
 from acpc_arena.dealer.lbr.evaluation import evaluate
 from acpc_arena.dealer.lbr.exact import exact_values
@@ -55,7 +56,11 @@ def main(argv: list[str] | None = None) -> None:
 def run(argv: list[str]) -> int:
     """Measure the agent ``argv`` names; returns the exit status (``protocol.commands``)."""
     parser = CommandParser(prog="acpc-lbr", description=plain(__doc__.split("\n\n")[1]))
-    parser.add_argument("agent", choices=sorted(AGENTS), help="the agent to measure")
+    parser.add_argument(
+        "agent",
+        help="the agent to measure: a shipped one (acpc-agent --list), package.module:Class, path/file.py:Class "
+        "or an installed plugin's name",
+    )
     parser.add_argument("--game", default=None, help="game file or shipped game (default: the agent's own)")
     parser.add_argument("--hands", type=positive_int, default=1000, help="deals per seed (each played twice)")
     add_seeds(parser, default=(1,))
@@ -76,9 +81,13 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress on standard error (shown only on a terminal)")
     try:
         cls = add_agent_options(parser, argv)
-    except ValueError as exc:  # an agent whose dependencies are not installed
+    except ValueError as exc:  # a spec that names no agent, an agent whose dependencies are not installed
         usage_error(f"ERROR: acpc-lbr: {exc}")
     args = parser.parse_args(argv)
+    try:
+        check_spec(args.agent)  # besides: a shipped name that an installed plugin takes too
+    except ValueError as exc:
+        usage_error(f"ERROR: acpc-lbr: {exc}")
     refuse_input_as_output("acpc-lbr", {"--json": args.json}, [args.game])
     assert cls is not None
     if not has_policy(cls):

@@ -8,10 +8,12 @@
 
 For every seed, A plays B once in each seat with the same cards (in a three-player
 game, A, B and C play the seed's three rotations of the seats); each match starts
-its agents afresh and plays over TCP with this process's dealer. The output
+its agents afresh and plays over TCP with this process's dealer. An agent is named
+by its spec: a shipped agent, ``package.module:Class``, ``path/file.py:Class`` or
+an installed plugin's name (``agents.registry``). The output
 folder gets every match's ACPC log, ``report.json``, PNG plots, and the agents'
 standard error under ``agents/``; the table is printed at the end. With
-``--in-process`` the shipped agents play inside this process instead (the same
+``--in-process`` the agents play inside this process instead (the same
 logs, several times the hands per second); with ``--workers`` each match is
 played by one of ``--concurrency`` worker processes with the agents inside it, and with ``--ray``
 by a Ray task on a cluster's node (``fanout``). Ctrl-C or
@@ -27,7 +29,6 @@ import shlex
 import sys
 from pathlib import Path
 
-from acpc_arena.agents.registry import AGENTS
 from acpc_arena.dealer.arena import options
 from acpc_arena.dealer.arena.fanout import add_ray_option
 from acpc_arena.protocol.commands import CommandParser, plain, refuse_input_as_output, run_command
@@ -55,7 +56,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--in-process",
         action="store_true",
-        help="play the shipped agents inside this process, not over TCP (the same logs, faster; "
+        help="play the agents inside this process, not over TCP (the same logs, faster; "
         "--X-cmd and --X-external bots still connect over TCP)",
     )
     add_ray_option(p, "--concurrency")
@@ -66,7 +67,7 @@ def parser() -> argparse.ArgumentParser:
         const=0,
         default=None,
         metavar="N",
-        help="play the matches in --concurrency worker processes of this machine, the shipped agents inside them "
+        help="play the matches in --concurrency worker processes of this machine, the agents inside them "
         "(the same logs; every core used, where --in-process plays in one thread; progress and metrics move a group "
         "of matches at a time; an N here is the former spelling of --concurrency N)",
     )
@@ -88,8 +89,8 @@ def parser() -> argparse.ArgumentParser:
     )
     options.add_run_outputs(
         p,
-        aivat="add AIVAT's estimate with the shipped agents' policies known (default: on in two-player Kuhn and "
-        "Leduc with both agents shipped; in hold'em it costs several times the match's time)",
+        aivat="add AIVAT's estimate with the agents' policies known (default: on in two-player Kuhn and "
+        "Leduc where both agents give their policy; in hold'em it costs several times the match's time)",
         plots="PNG plots",
     )
     return p
@@ -99,8 +100,12 @@ def _add_sides(p: argparse.ArgumentParser) -> None:
     """``--a``, ``--a-args``, ``--a-cmd``, ``--a-external``, and the same for B and C, a group each."""
     for side in options.SIDES:
         group = p.add_argument_group(f"agent {side.upper()}" + (" (three-player games)" if side == "c" else ""))
-        group.add_argument(f"--{side}", help=f"shipped agent ({', '.join(sorted(AGENTS))}) or a label for --{side}-cmd")
-        group.add_argument(f"--{side}-args", default="", help="options for the shipped agent, e.g. '--argmax'")
+        group.add_argument(
+            f"--{side}",
+            help="an agent: a shipped one (acpc-agent --list), package.module:Class, path/file.py:Class or an "
+            f"installed plugin's name; or a label for --{side}-cmd",
+        )
+        group.add_argument(f"--{side}-args", default="", help="options for the agent, e.g. '--argmax'")
         group.add_argument(
             f"--{side}-cmd",
             type=options.command_template,

@@ -58,7 +58,8 @@ def parser() -> argparse.ArgumentParser:
         default=[],
         metavar="PLAYER",
         help="add AIVAT's estimate, with this player's policy known: its name in the logs (acpc-match's "
-        "<label>-<agent>, such as a-cfr), then its agent's options if any ('a-cfr --argmax'); repeat for both",
+        "<label>-<agent>, such as a-cfr), =SPEC for a plugin ('a-MyBot=mybot.py:MyBot'), then its agent's "
+        "options if any ('a-cfr --argmax'); repeat for both",
     )
     p.add_argument(
         "--aivat-decoys",

@@ -5,9 +5,12 @@
                     [--agent 'NAME=AGENT OPTIONS'] [--cmd 'NAME=COMMAND'] [--metrics-port PORT]
 
 Every pair of entrants plays ``acpc-match``'s duplicate run (each seed in both
-seatings). Each match is played from start to end by one worker process, the
-shipped agents inside it: ``--concurrency`` of them on this machine, or Ray tasks
-with ``--ray`` (a Ray started here, or a running cluster's address). The output
+seatings). An agent is named by its spec: a shipped agent, ``package.module:Class``,
+``path/file.py:Class`` or an installed plugin's name (``agents.registry``); a spec
+of a class is an entrant named after the class (``NAME=`` names it otherwise). Each
+match is played from start to end by one worker process, the agents inside it:
+``--concurrency`` of them on this machine, or Ray tasks with ``--ray`` (a Ray
+started here, or a running cluster's address). The output
 folder holds each pair's logs and report and the crosstable (``crosstable.md``,
 ``crosstable.json``, ``crosstable.png``); the table is printed at the end.
 Running the same command again resumes an interrupted tournament: finished
@@ -22,7 +25,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from acpc_arena.agents.registry import AGENTS
 from acpc_arena.dealer.arena import options
 from acpc_arena.dealer.arena.fanout import add_ray_option
 from acpc_arena.protocol.commands import CommandParser, plain, refuse_input_as_output, run_command
@@ -31,7 +33,10 @@ from acpc_arena.protocol.commands import CommandParser, plain, refuse_input_as_o
 def parser() -> argparse.ArgumentParser:
     p = CommandParser(prog="acpc-tournament", description=plain(__doc__.split("\n\n")[0]))
     p.add_argument(
-        "--agents", default="", help=f"comma-separated shipped agents ({', '.join(sorted(AGENTS))}), each an entrant"
+        "--agents",
+        default="",
+        help="comma-separated agents, each an entrant: shipped ones (acpc-agent --list), package.module:Class, "
+        "path/file.py:Class (named after the class) or installed plugins' names",
     )
     p.add_argument(
         "--agent",
@@ -58,7 +63,7 @@ def parser() -> argparse.ArgumentParser:
     options.add_time_limits(p)
     options.add_run_outputs(
         p,
-        aivat="add AIVAT's estimate to each cell, the shipped agents' policies known (default: on in two-player "
+        aivat="add AIVAT's estimate to each cell, the agents' policies known (default: on in two-player "
         "Kuhn and Leduc; in hold'em it costs several times the matches' time)",
         plots="heatmap",
     )

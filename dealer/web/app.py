@@ -66,9 +66,18 @@ class WebApp:
     """What the server answers; ``live`` is set when a run's matches are shown as they are played,
     ``play`` when a person may play a bot from the page."""
 
-    def __init__(self, roots: list[Path], out_dir: Path, live: LiveBoard | None = None, play: bool = True) -> None:
+    def __init__(
+        self,
+        roots: list[Path],
+        out_dir: Path,
+        live: LiveBoard | None = None,
+        play: bool = True,
+        agents: tuple[str, ...] = (),
+    ) -> None:
         self.roots = [root.resolve() for root in roots]
         self.out_dir = out_dir
+        self.agents = agents
+        """The specs a person may play besides the shipped agents and installed plugins (``acpc-web --agent``)."""
         self.live = live
         self.play = play
         self.human: HumanGame | None = None
@@ -191,7 +200,7 @@ class WebApp:
             return {"agents": [], "games": [], "play": False}
         from acpc_arena.dealer.web.human import human_agents
 
-        return {"agents": human_agents(), "games": list(SHIPPED_GAMES), "play": True}
+        return {"agents": human_agents(self.agents), "games": list(SHIPPED_GAMES), "play": True}
 
     def play_state(self, request: Request) -> dict[str, Any]:
         self._no_seat()
@@ -209,7 +218,7 @@ class WebApp:
             raise HttpError(400, "give the game as a JSON object")
         agent, game = body.get("agent"), body.get("game")
         hands, seed = body.get("hands", 100), body.get("seed", 1)
-        if agent not in human_agents():
+        if agent not in human_agents(self.agents):
             raise HttpError(400, f"unknown agent {agent!r}")
         if game not in SHIPPED_GAMES:
             raise HttpError(400, f"unknown game {game!r}")

@@ -1,7 +1,8 @@
 """A person's seat, played from the page through the real dealer.
 
-``HumanGame`` starts a match of the runner (``run_matches``): the bot is a shipped
-agent in its own process, the person an external player. When the runner opens the
+``HumanGame`` starts a match of the runner (``run_matches``): the bot is an agent (a
+shipped one, an installed plugin, or one ``acpc-web --agent`` names by its spec) in its
+own process, the person an external player. When the runner opens the
 person's port, ``HumanSeat`` connects to it as any ACPC client does (TCP,
 ``VERSION:2.0.0``, ``MATCHSTATE`` lines in, responses out) and waits for the page's
 choice whenever it is the person's turn. A choice is checked against the legal
@@ -12,12 +13,13 @@ lands in the web folder, so the replayer opens it afterwards.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import trio
 
-from acpc_arena.agents.registry import AGENTS
+from acpc_arena.agents.registry import AGENTS, entry_points, spec_label
 from acpc_arena.dealer.arena.contestants import Contestant
 from acpc_arena.dealer.arena.runner import MatchOutcome, MatchSpec, RunObserver, RunSpec, run_matches
 from acpc_arena.dealer.server.match import MatchConfig, MatchObserver
@@ -31,9 +33,11 @@ HUMAN_SECONDS_PER_ACTION = 3600
 """A person's time limit per response (and per hand): an hour, where bots get the dealer's defaults."""
 
 
-def human_agents() -> list[str]:
-    """The shipped agents a person may play from the page."""
-    return sorted(name for name in AGENTS if name != "human")
+def human_agents(more: Sequence[str] = ()) -> list[str]:
+    """The agents a person may play from the page: the shipped ones and the installed plugins (by name), then
+    ``more`` (specs, ``acpc-web --agent``)."""
+    named = sorted((set(AGENTS) | set(entry_points())) - {"human"})
+    return named + [spec for spec in more if spec not in named]
 
 
 class HumanSeat:
@@ -159,13 +163,14 @@ class _HumanRun(RunObserver):
 
 
 class HumanGame:
-    """One match of a person against a shipped agent (one copy of it per other seat), its log under ``out_dir``."""
+    """One match of a person against an agent (``agent`` its spec; one copy of it per other seat), its log under
+    ``out_dir``."""
 
     def __init__(self, agent: str, game_file: str, hands: int, seed: int, out_root: Path) -> None:
         game_path = resolve_game_path(game_file)
         game = load_game(game_path)
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        self.out_dir = out_root / f"human-vs-{agent}-{stamp}"
+        self.out_dir = out_root / f"human-vs-{spec_label(agent)}-{stamp}"
         self.spec = RunSpec(
             a=Contestant("a", external=True, title="human"),
             b=Contestant("b", agent=agent),

@@ -42,9 +42,10 @@ class WebServer:
         trio.run(serve_then_stop)
 
 
-def web_app(paths: list[Path], out_dir: Path) -> WebApp:
-    """The app for ``paths`` and ``out_dir`` (created; served after the paths unless it lies in one)."""
+def web_app(paths: list[Path], out_dir: Path, agents: tuple[str, ...] = ()) -> WebApp:
+    """The app for ``paths`` and ``out_dir`` (created; served after the paths unless it lies in one), its seat
+    offering ``agents`` (specs) too."""
     out_dir.mkdir(parents=True, exist_ok=True)
     inside = any(out_dir.resolve().is_relative_to(p.resolve()) for p in paths if p.is_dir())
     roots = list(paths) if inside else [*paths, out_dir]
-    return WebApp(roots, out_dir)
+    return WebApp(roots, out_dir, agents=agents)

@@ -4,7 +4,7 @@
 
 The known players are given by name (or seat, from 0) with their agents: an agent object, used
 for every log in order, or a function that builds the agent for a log (``shipped_agent`` builds
-a shipped agent as ``acpc-match`` built it for that match: same options, same seed).
+an agent as ``acpc-match`` built it for that match: same spec, options and seed).
 """
 
 from __future__ import annotations
@@ -66,17 +66,18 @@ class AivatReport(DuplicateOrPerHand):
         }
 
 
-def shipped_agent(name: str, args: Sequence[str] = ()) -> Callable[[LoggedMatch], Agent]:
+def shipped_agent(name: str, args: Sequence[str] = (), agent: str | None = None) -> Callable[[LoggedMatch], Agent]:
     """What builds the agent of the player ``name`` (``<label>-<agent>``, as ``acpc-match`` names its
-    players) for a log, as ``acpc-match`` built it: the shipped agent with ``args`` (``run_agent``)."""
-    label, _, agent = name.partition("-")
-    if not (len(label) == 1 and label.isalpha() and agent):
+    players) for a log, as ``acpc-match`` built it: the agent ``agent`` (a spec; default: the name's
+    ``<agent>``, a shipped agent or an installed plugin) with ``args`` (``run_agent``)."""
+    label, _, named = name.partition("-")
+    if not (len(label) == 1 and label.isalpha() and named):
         raise AivatUnavailable(f"{name!r} is not a player of acpc-match (<label>-<agent>, such as a-cfr)")
-    return run_agent(Contestant(label, agent=agent, args=tuple(args)))
+    return run_agent(Contestant(label, agent=agent or named, args=tuple(args), title=named))
 
 
 def run_agent(contestant: Contestant) -> Callable[[LoggedMatch], Agent]:
-    """What builds a run's shipped agent for a log as the run built it: its options, seeded for the log's
+    """What builds a run's agent for a log as the run built it: its options, seeded for the log's
     seed. Building it raises ``AivatUnavailable`` (one line) when it cannot be loaded."""
 
     def build(match: LoggedMatch) -> Agent:

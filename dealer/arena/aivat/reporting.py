@@ -16,7 +16,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from acpc_arena.agents.base import Agent
+from acpc_arena.agents.base import Agent, has_policy
+from acpc_arena.agents.registry import agent_class, is_spec
 from acpc_arena.dealer.arena.aivat.estimator import AivatUnavailable, Settings
 from acpc_arena.dealer.arena.aivat.logs import AgentSource, aivat_estimates, run_agent, shipped_agent
 from acpc_arena.dealer.arena.aivat.recorded import RecordedAgent
@@ -72,9 +73,9 @@ def add_to_report(
 
 def wanted(game: Game, contestants: Sequence[Contestant], asked: bool | None) -> bool:
     """Whether a run adds AIVAT's figures: where ``asked``, or, not told (None), in a small game
-    (``small_game``) with every agent shipped."""
-    shipped = [c for c in contestants if _shipped(c)]
-    return asked is True or (asked is None and len(shipped) == len(contestants) and small_game(game))
+    (``small_game``) where every agent's policy is known (``known``)."""
+    every = all(known(c) for c in contestants)
+    return asked is True or (asked is None and every and small_game(game))
 
 
 def add_to_run(
@@ -84,23 +85,27 @@ def add_to_run(
     progress: bool = False,
     records: Mapping[Path, Mapping[str, PolicyRecord]] | None = None,
 ) -> str | None:
-    """AIVAT's figures for a run's report, the shipped agents' policies known (as they were built for each
-    match), as ``wanted`` says. ``records``: by log, the policies recorded as the agents played in this
-    process (``RunSpec.record_policies``), which AIVAT then does not ask of them again. Returns None, or why
-    AIVAT is unavailable (one line, kept in ``report.extra["aivat"]`` too)."""
+    """AIVAT's figures for a run's report, the policies known of its agents that give them (``known``; as they
+    were built for each match), as ``wanted`` says. ``records``: by log, the policies recorded as the agents
+    played in this process (``RunSpec.record_policies``), which AIVAT then does not ask of them again. Returns
+    None, or why AIVAT is unavailable (one line, kept in ``report.extra["aivat"]`` too)."""
     if not wanted(report.game, contestants, asked):
         return None
-    shipped = [c for c in contestants if _shipped(c)]
-    if not shipped:
-        reason = "no player's policy is known (no shipped agent)"
+    policies = [c for c in contestants if known(c)]
+    if not policies:
+        reason = "no player's policy is known (no agent that gives its policy)"
         report.extra["aivat"] = {"unavailable": reason}
         return reason
-    known: dict[str | int, AgentSource] = {c.name: _recorded(c, records or {}) for c in shipped}
-    return add_to_report(report, known, default_settings(report.game), progress=progress)
+    sources: dict[str | int, AgentSource] = {c.name: _recorded(c, records or {}) for c in policies}
+    return add_to_report(report, sources, default_settings(report.game), progress=progress)
 
 
-def _shipped(contestant: Contestant) -> bool:
-    return contestant.agent is not None and contestant.command is None and not contestant.external
+def known(contestant: Contestant) -> bool:
+    """Whether AIVAT knows ``contestant``'s policy: an agent (shipped or a plugin) that gives it
+    (``Agent.policy``), not a command or an external bot."""
+    if contestant.agent is None or contestant.command is not None or contestant.external:
+        return False
+    return has_policy(agent_class(contestant.agent))
 
 
 def _recorded(contestant: Contestant, records: Mapping[Path, Mapping[str, PolicyRecord]]) -> AgentSource:
@@ -140,12 +145,16 @@ def aivat_lines(report: Report) -> list[str]:
 
 def known_players(specs: list[str]) -> dict[str | int, AgentSource]:
     """The known players of ``--aivat`` options: each a player's name in the logs (``<label>-<agent>``, as
-    ``acpc-match`` names them), then the shipped agent's options if any (``a-cfr --argmax``)."""
-    known: dict[str | int, AgentSource] = {}
+    ``acpc-match`` names them), then ``=`` and its agent's spec where the name's ``<agent>`` is not one (a
+    plugin: ``a-MyBot=mybot.py:MyBot``), then the agent's options if any (``a-cfr --argmax``)."""
+    players: dict[str | int, AgentSource] = {}
     for spec in specs:
         try:
-            name, *args = shlex.split(spec)
+            given, *args = shlex.split(spec)
         except ValueError as exc:
             raise AivatUnavailable(f"--aivat {spec!r}: {str(exc).lower()}") from None
-        known[name] = shipped_agent(name, args)
-    return known
+        name, _, agent = given.partition("=")
+        if not is_spec(agent):  # a name with "=" in it (a log may hold one), no spec given
+            name, agent = given, ""
+        players[name] = shipped_agent(name, args, agent or None)
+    return players
