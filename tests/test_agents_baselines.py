@@ -131,7 +131,7 @@ def test_client_never_sends_an_invalid_action() -> None:
 def test_registry() -> None:
     assert {"random", "call", "raise", "rule"} <= set(AGENTS)
     assert agent_class("rule") is RuleAgent
-    with pytest.raises(ValueError, match="unknown agent 'nope'"):
+    with pytest.raises(ValueError, match="agent 'nope': not a shipped agent"):
         agent_class("nope")
 
 
