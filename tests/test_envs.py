@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import io
 import re
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -311,6 +313,14 @@ def test_render_shows_the_hand_as_the_log_does() -> None:
     env.reset(seed=1)
     env.step(2)
     assert env.render() == "STATE:0:r:Kh|Ks"
+
+
+def test_without_the_gym_extra_the_import_says_what_to_install() -> None:
+    code = "import sys; sys.modules['pettingzoo'] = None; import acpc_arena.dealer.envs"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.stderr.splitlines()[-1] == (
+        "ModuleNotFoundError: acpc_arena.dealer.envs needs pettingzoo: pip install 'acpc-arena[gym]'"
+    )
 
 
 def test_opponents_may_be_plugin_agents(tmp_path: Path) -> None:
