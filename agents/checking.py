@@ -32,7 +32,7 @@ from functools import partial
 from typing import TypeVar
 
 from acpc_arena.agents.base import Agent, Policy, has_policy, valid_or_call
-from acpc_arena.agents.registry import agent_class
+from acpc_arena.agents.registry import agent_class, cause_line
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.game import GAME_ALIASES, SHIPPED_GAMES, Game, load_game
 from acpc_arena.protocol.rng import MT19937
@@ -269,12 +269,13 @@ def claimed_games(
             cls(game, seed, **options)
         except ValueError as exc:  # the agent does not play this game, or not with these options
             if only is None and claimed is None:
-                declined.append(f"{name} ({_cause(exc)})")
+                declined.append(f"{name} ({cause_line(exc)})")
             else:
-                failures.append(Finding("games", name, "construction", f"the constructor refuses it: {_cause(exc)}"))
+                refused = f"the constructor refuses it: {cause_line(exc)}"
+                failures.append(Finding("games", name, "construction", refused))
             continue
         except Exception as exc:
-            failures.append(Finding("runs", name, "construction", f"the constructor raised {_cause(exc)}"))
+            failures.append(Finding("runs", name, "construction", f"the constructor raised {cause_line(exc)}"))
             continue
         games.append((name, game))
     return games, declined, failures
@@ -359,7 +360,7 @@ class _Table:
         try:
             out = call()
         except Exception as exc:
-            raise _Raised(f"{method} raised {_cause(exc)}") from None
+            raise _Raised(f"{method} raised {cause_line(exc)}") from None
         if watched and fingerprint(view) != before:
             self.result.fail("views", self.hand, f"{method} changed its view")
         return out
@@ -402,7 +403,7 @@ class _Table:
         try:
             answers: object = self.agent.policies(views)
         except Exception as exc:
-            raise _Raised(f"policies raised {_cause(exc)}") from None
+            raise _Raised(f"policies raised {cause_line(exc)}") from None
         if [fingerprint(one) for one in views] != before:
             self.result.fail("views", self.hand, "policies changed its views")
         if not isinstance(answers, list) or len(answers) != len(views):
@@ -472,9 +473,3 @@ def _at(state: State) -> str:
     sizes = f" to {legal.min_raise_to}-{legal.max_raise_to}" if state.game.no_limit else ""
     raises = f", raise{sizes}" if legal.can_raise else ""
     return f"a state where it may {folds}call{raises}"
-
-
-def _cause(exc: BaseException) -> str:
-    """An exception in one line: its type and the first line of its message (as a spec's error says it)."""
-    text = str(exc).strip().splitlines()
-    return type(exc).__name__ + (f": {text[0]}" if text else "")

@@ -75,6 +75,12 @@ AGENTS: dict[str, str] = {
 }
 
 
+def agent_seed(seed: int, index: int) -> int:
+    """The seed of the agent of contestant ``index`` (0 for the first) in the matches of deal seed ``seed``: each
+    agent's random choices repeat with the deal, and differ from the others' (``acpc-match``'s rule)."""
+    return seed * 100 + index + 1
+
+
 class AgentSpecError(ValueError):
     """A spec that names no usable agent; the message is one line naming the spec and the cause."""
 
@@ -101,7 +107,7 @@ def agent_class(spec: str) -> type[Agent]:
     try:
         found = entry.load()
     except Exception as exc:
-        raise AgentSpecError(spec, f"its entry point {entry.value} fails to load: {_cause(exc)}") from None
+        raise AgentSpecError(spec, f"its entry point {entry.value} fails to load: {cause_line(exc)}") from None
     return _checked(spec, found)
 
 
@@ -177,9 +183,9 @@ def _import(spec: str, module: str) -> object:
     except ModuleNotFoundError as exc:
         if exc.name is not None and module.startswith(exc.name):
             raise AgentSpecError(spec, f"no module named {exc.name!r} on the Python path") from None
-        raise AgentSpecError(spec, f"importing {module} fails: {_cause(exc)}") from None
+        raise AgentSpecError(spec, f"importing {module} fails: {cause_line(exc)}") from None
     except Exception as exc:
-        raise AgentSpecError(spec, f"importing {module} fails: {_cause(exc)}") from None
+        raise AgentSpecError(spec, f"importing {module} fails: {cause_line(exc)}") from None
 
 
 @cache
@@ -200,7 +206,7 @@ def _file_module(spec: str, place: str) -> object:
         loader_spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[name]
-        raise AgentSpecError(spec, f"loading {place} fails: {_cause(exc)}") from None
+        raise AgentSpecError(spec, f"loading {place} fails: {cause_line(exc)}") from None
     return module
 
 
@@ -221,7 +227,7 @@ def _checked(spec: str, found: object) -> type[Agent]:
     return found
 
 
-def _cause(exc: BaseException) -> str:
+def cause_line(exc: BaseException) -> str:
     """An exception in one line: its type and the first line of its message."""
     text = str(exc).strip().splitlines()
     return type(exc).__name__ + (f": {text[0]}" if text else "")

@@ -13,7 +13,7 @@ from typing import NoReturn
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.options import parsed_options
-from acpc_arena.agents.registry import agent_class, check_spec, spec_label
+from acpc_arena.agents.registry import agent_class, agent_seed, check_spec, spec_label
 from acpc_arena.dealer.arena.options import check_command
 from acpc_arena.dealer.server.logfiles import check_player_name
 from acpc_arena.protocol.game import Game
@@ -56,7 +56,7 @@ class Contestant:
 
     def agent_seed(self, seed: int) -> int:
         """The seed of an agent's own random choices in the matches of deal seed ``seed``."""
-        return seed * 100 + ord(self.label) - ord("a") + 1
+        return agent_seed(seed, ord(self.label) - ord("a"))
 
     def command_line(self, host: str, port: int, game_path: Path, seed: int) -> list[str]:
         fill = {"host": host, "port": str(port), "game": str(game_path), "seed": str(seed)}

@@ -48,6 +48,7 @@ import trio
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.client import ClientSession
+from acpc_arena.agents.registry import cause_line
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
 from acpc_arena.dealer.server.engine import MatchEngine
 from acpc_arena.dealer.server.match import MatchResult
@@ -144,9 +145,7 @@ class AgentChannel(SeatChannel):
         """The seat's error for the agent's own failure ``exc``, its traceback written to the agent's log."""
         traceback.print_exception(exc, file=self.log)
         self.log.flush()
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        cause = f"the agent failed: {type(exc).__name__}" + (f": {reason}" if reason else "")
-        return SeatError(self.seat, cause, SeatFailure.DISCONNECT)
+        return SeatError(self.seat, f"the agent failed: {cause_line(exc)}", SeatFailure.DISCONNECT)
 
     async def aclose(self) -> None:
         """Let the agent read the last lines (the end of the last hand), as a process would before the hang-up."""

@@ -34,18 +34,13 @@ import numpy.typing as npt
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.client import ClientSession
-from acpc_arena.agents.registry import agent_class
+from acpc_arena.agents.registry import agent_class, agent_seed
 from acpc_arena.dealer.envs.seat import RENDER_MODES, IllegalActions, Observation, SeatView
 from acpc_arena.dealer.envs.table import EpisodeOverError, Rewards, Table, game_of
 from acpc_arena.dealer.server.engine import LogSink, MatchEngine
 from acpc_arena.dealer.server.match_config import UINT32_MAX
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.wire import MatchState
-
-
-def agent_seed(seed: int, seat: int) -> int:
-    """The seed of the agent in ``seat`` of the match of deal seed ``seed`` (``acpc-match``'s rule)."""
-    return seed * 100 + seat + 1
 
 
 class PokerGymEnv(gymnasium.Env[Observation, np.int64]):

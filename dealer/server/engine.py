@@ -352,13 +352,15 @@ class MatchEngine:
         self._note()
 
     def next_hand(self) -> None:
-        """After a hand's last states went out: report it, then deal the next (or end the match)."""
+        """After a hand's last states went out: report it, deal the next or end the match (``over``; ``state``
+        stays the last hand's). An unfinished hand (an environment's reset) is dropped, never reported."""
         hand = self._hand
         assert hand is not None
         state, result, budget = hand.state, self.result, self.budget
-        self.observer.hand_finished(self.config, state, self._values, result.totals)
-        if state.hand_id % 100 == 0:
-            self.observer.time_report(budget.match_used)
+        if state.finished:
+            self.observer.hand_finished(self.config, state, self._values, result.totals)
+            if state.hand_id % 100 == 0:
+                self.observer.time_report(budget.match_used)
         budget.new_hand()
         hand_id = state.hand_id + 1
         if hand_id >= self.config.hands:
