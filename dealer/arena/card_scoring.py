@@ -36,10 +36,9 @@ from acpc_arena.dealer.arena.allin import AllinValues
 from acpc_arena.dealer.arena.contestants import Contestant
 from acpc_arena.dealer.arena.reports import Report, build_report
 from acpc_arena.dealer.arena.runner import RunSpec
-from acpc_arena.dealer.arena.tournament_folder import log_problem
-from acpc_arena.protocol.errors import ProtocolError
+from acpc_arena.dealer.arena.tournament_folder import pair_logs
 from acpc_arena.protocol.files import read_json, write_atomic
-from acpc_arena.protocol.match_log import LoggedMatch, read_log
+from acpc_arena.protocol.match_log import LoggedMatch
 from acpc_arena.protocol.state import State
 
 PAIR_CARD = "card.json"
@@ -72,22 +71,6 @@ def known_policies(contestants: tuple[Contestant, ...]) -> dict[str | int, Agent
         if contestant.agent is not None and contestant.command is None and has_policy(agent_class(contestant.agent)):
             known[contestant.name] = run_agent(contestant)
     return known
-
-
-def pair_logs(spec: RunSpec) -> list[LoggedMatch]:
-    """The pair's logs with a hand or more that are its matches' records (``log_problem``)."""
-    logged = []
-    for match in spec.matches():
-        path = spec.out_dir / f"{match.name}.log"
-        if not path.exists():
-            continue
-        try:
-            log = read_log(path, spec.game)
-        except ProtocolError:
-            continue
-        if log_problem(log, spec, match) is None and log.hands:
-            logged.append(log)
-    return logged
 
 
 def _stamps(spec: RunSpec) -> list[list[Any]]:

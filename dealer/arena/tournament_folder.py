@@ -227,3 +227,26 @@ def close_lock(descriptor: int) -> None:
     """Let go of the lock ``lock_folder`` took."""
     with contextlib.suppress(OSError):
         os.close(descriptor)
+
+
+def pair_logs(spec: RunSpec, told: set[Path] | None = None, failures: list[str] | None = None) -> list[LoggedMatch]:
+    """The pair's logs with a hand or more that are its matches' records (``log_problem``); any other is left
+    out, and told in ``failures`` (when given) unless its path is in ``told`` (a match told failed already)."""
+    logged = []
+    for match in spec.matches():
+        path = spec.out_dir / f"{match.name}.log"
+        if not path.exists():
+            continue
+        try:
+            log = read_log(path, spec.game)
+        except ProtocolError as exc:
+            if failures is not None and path not in (told or set()):
+                failures.append(f"not scored: {exc}")
+            continue
+        problem = log_problem(log, spec, match)
+        if problem is not None:
+            if failures is not None:
+                failures.append(f"not scored: {problem}")
+        elif log.hands:
+            logged.append(log)
+    return logged

@@ -20,15 +20,13 @@ from acpc_arena.dealer.arena.allin import AllinValues
 from acpc_arena.dealer.arena.contestants import check_agent
 from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, run_jobs
 from acpc_arena.dealer.arena.reports import build_report
-from acpc_arena.dealer.arena.runner import RunSpec
 from acpc_arena.dealer.arena.tournament import Cell, Crosstable, Entrant, Tournament
-from acpc_arena.dealer.arena.tournament_folder import FolderInUse, close_lock, lock_folder, log_problem, refusal, resume
+from acpc_arena.dealer.arena.tournament_folder import FolderInUse, close_lock, lock_folder, pair_logs, refusal, resume
 from acpc_arena.dealer.observers.metrics import RunMetrics
 from acpc_arena.protocol.commands import FAILED, USAGE, Interrupted, shows_progress
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import GAME_BYTES, read_bounded, write_atomic
 from acpc_arena.protocol.game import load_game, resolve_game_path
-from acpc_arena.protocol.match_log import LoggedMatch, read_log
 
 
 @dataclass(frozen=True)
@@ -161,28 +159,6 @@ class _Progress:
             self.metrics.matches.labels(*names, "finished" if result.error is None else "failed").inc()
 
 
-def _pair_logs(spec: RunSpec, failed: set[Path], failures: list[str]) -> list[LoggedMatch]:
-    """The pair's logs with a hand or more that are its matches' records (``tournament_folder.log_problem``);
-    any other is left out and told in ``failures``, but a log of a match that failed this run (told already)."""
-    logged = []
-    for match in spec.matches():
-        path = spec.out_dir / f"{match.name}.log"
-        if not path.exists():
-            continue
-        try:
-            log = read_log(path, spec.game)
-        except ProtocolError as exc:
-            if path not in failed:
-                failures.append(f"acpc-tournament: not scored: {exc}")
-            continue
-        problem = log_problem(log, spec, match)
-        if problem is not None:
-            failures.append(f"acpc-tournament: not scored: {problem}")
-        elif log.hands:
-            logged.append(log)
-    return logged
-
-
 def _score(
     tournament: Tournament,
     metrics: RunMetrics | None,
@@ -197,7 +173,9 @@ def _score(
     allin = AllinValues()  # pairs of a seed deal the same cards: an all-in hand is often met again
     for first, second in tournament.pairs():
         spec = tournament.run_spec(first, second)
-        logged = _pair_logs(spec, failed, failures)
+        pair_failures: list[str] = []
+        logged = pair_logs(spec, failed, pair_failures)
+        failures.extend(f"acpc-tournament: {failure}" for failure in pair_failures)
         if not logged:
             continue
         report = build_report(logged, a=spec.a.name, errors={}, allin=allin)
