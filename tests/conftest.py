@@ -10,6 +10,7 @@ that started them (``no_process_left``), also when the run is interrupted by Ctr
 
 from __future__ import annotations
 
+import importlib
 import os
 
 # The suite runs on every core at once (``make test``: pytest-xdist), each worker and the programs it starts
@@ -26,7 +27,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from acpc_arena.protocol.cards import MAX_RANKS, MAX_SUITS, RANK_CHARS, SUIT_CHARS, rank_of, suit_of
 from acpc_arena.protocol.game import Game, load_game, parse_game, resolve_game_path
 from tests.helpers.processes import ending_spawned
 
@@ -70,29 +70,25 @@ def pyspiel() -> ModuleType:
 class OpenSpielGame:
     """One of our games loaded into OpenSpiel's ``universal_poker`` (the ACPC ``game.c``), cards translated.
 
-    No-limit games use OpenSpiel's ``fullgame`` betting (every raise size is an
-    action); its ``fullgame`` mode cannot express a limit raise (it lists the raise
-    as action 0, the id of fold), so limit games use ``fcpa``, whose ``bet`` is the
-    limit raise.
+    OpenSpiel reads the definition's own text; the betting abstraction and the cards' translation are the
+    package's (``acpc_arena.agents.openspiel.games``): no-limit games use ``fullgame`` betting (every raise size
+    is an action), limit games ``fcpa``, whose ``bet`` is the limit raise.
     """
 
     def __init__(self, pyspiel: ModuleType, game: Game, text: str) -> None:
         self.game = game
+        games = importlib.import_module("acpc_arena.agents.openspiel.games")  # it needs pyspiel, an extra
+        self.games = games
         params = pyspiel.universal_poker.load_universal_poker_from_acpc_gamedef(text).get_parameters()
-        params["bettingAbstraction"] = "fullgame" if game.no_limit else "fcpa"
+        params["bettingAbstraction"] = games.default_betting(game)
         self.spiel = pyspiel.load_game("universal_poker", params)
-        self.low_rank = MAX_RANKS - game.num_ranks
-        self.low_suit = MAX_SUITS - game.num_suits
 
     def chance_action(self, card: int) -> int:
         """OpenSpiel numbers a reduced deck from its lowest rank and suit."""
-        rank, suit = rank_of(card) - self.low_rank, suit_of(card) - self.low_suit
-        return rank * self.game.num_suits + suit
+        return int(self.games.spiel_card(self.game, card))
 
     def our_card_text(self, spiel_card: str) -> str:
-        rank = RANK_CHARS.index(spiel_card[0]) + self.low_rank
-        suit = SUIT_CHARS.index(spiel_card[1]) + self.low_suit
-        return RANK_CHARS[rank] + SUIT_CHARS[suit]
+        return str(self.games.arena_card_text(self.game, spiel_card))
 
     def acpc_state(self, spiel_state: Any) -> str:
         """OpenSpiel's ACPC state string with its cards renamed to the ACPC deck's."""
