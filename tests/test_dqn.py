@@ -13,11 +13,12 @@ import pytest
 import torch
 
 from acpc_arena.models.checkpoints import FOLDER, CheckpointError
+from acpc_arena.models.hand_strength.classes import class_representative, hand_class
 from acpc_arena.models.q_networks.checkpoint import load_network, save_network
 from acpc_arena.models.q_networks.encoding import encode, images, num_planes, observe
 from acpc_arena.models.q_networks.networks import DQN, LSTMDQN
 from acpc_arena.models.search import mcts
-from acpc_arena.models.search.mcts import _representative, hand_class, uct_value
+from acpc_arena.models.search.mcts import uct_value
 from acpc_arena.models.training.dqn import POOLS, TrainConfig, Trainer, config_for
 from acpc_arena.models.training.dqn_replay import EpisodeReplay, bootstrap_values, mix_monte_carlo
 from acpc_arena.protocol.cards import parse_cards
@@ -143,7 +144,7 @@ def test_hand_classes_and_uct_values() -> None:
     classes = {hand_class([a, b]) for a in range(52) for b in range(52) if a != b}
     assert classes == set(range(169))
     for index in range(169):
-        assert hand_class(_representative(index)) == index
+        assert hand_class(class_representative(index)) == index
     rng = np.random.default_rng(0)
     aces = uct_value(LIMIT, parse_cards("AsAh"), 0, 400, 1.4, rng)
     trash = uct_value(LIMIT, parse_cards("7c2d"), 0, 400, 1.4, rng)

@@ -85,6 +85,27 @@ def fold_call_raise(state: State, fold: float, call: float, raise_: float) -> Po
     return limit_policy(state, fold, call, raise_)
 
 
+Ladder = tuple[float, float]
+"""(call at, raise at): the thresholds of a ``ladder``."""
+
+
+def ladder(state: State, value: float, call_at: float, raise_at: float) -> Policy:
+    """Fold below ``call_at``, call below ``raise_at``, raise from it on (``fold_call_raise``)."""
+    return fold_call_raise(state, value < call_at, call_at <= value < raise_at, value >= raise_at)
+
+
+def preflop_ladder(view: MatchState, first_in_at: Ladder, checked_at: Ladder, facing_at: Ladder) -> Policy:
+    """Before the flop, ``ladder`` on the hand's percentile at the thresholds of where the bot stands:
+    first in, nothing owed, or chips owed."""
+    state = view.state
+    strength = preflop_percentile(view)
+    if first_in(state):
+        return ladder(state, strength, *first_in_at)
+    if not facing_bet(state):
+        return ladder(state, strength, *checked_at)
+    return ladder(state, strength, *facing_at)
+
+
 def facing_bet(state: State) -> bool:
     """Chips are owed."""
     return state.legal_actions().to_call > 0
@@ -150,8 +171,8 @@ class SparTAG(LimitBot):
         if state.round == PREFLOP and state.round_raises == 0:
             strength = preflop_percentile(view)
             if first_in(state):
-                return fold_call_raise(state, strength < 0.3, 0.3 <= strength < 0.5, strength >= 0.5)
-            return fold_call_raise(state, 0, strength < 0.6, strength >= 0.6)  # the big blind after a limp
+                return ladder(state, strength, 0.3, 0.5)
+            return ladder(state, strength, 0, 0.6)  # the big blind after a limp
         eq = self.range_equity(view)
         hole, board = hole_and_board(view)
         draw = drawing(hole, board)
@@ -178,12 +199,7 @@ class SparLAG(LimitBot):
     def decide(self, view: MatchState) -> Policy:
         state = view.state
         if state.round == PREFLOP:
-            strength = preflop_percentile(view)
-            if first_in(state):
-                return fold_call_raise(state, strength < 0.1, 0.1 <= strength < 0.25, strength >= 0.25)
-            if not facing_bet(state):
-                return fold_call_raise(state, 0, strength < 0.4, strength >= 0.4)
-            return fold_call_raise(state, strength < 0.2, 0.2 <= strength < 0.7, strength >= 0.7)
+            return preflop_ladder(view, (0.1, 0.25), (0, 0.4), (0.2, 0.7))
         eq = hand_equity(view)
         draw = drawing(*hole_and_board(view))
         if not facing_bet(state):
@@ -225,16 +241,11 @@ class SparRock(LimitBot):
     def decide(self, view: MatchState) -> Policy:
         state = view.state
         if state.round == PREFLOP:
-            strength = preflop_percentile(view)
-            if first_in(state):
-                return fold_call_raise(state, strength < 0.7, 0.7 <= strength < 0.95, strength >= 0.95)
-            if not facing_bet(state):
-                return fold_call_raise(state, 0, strength < 0.95, strength >= 0.95)
-            return fold_call_raise(state, strength < 0.75, 0.75 <= strength < 0.97, strength >= 0.97)
+            return preflop_ladder(view, (0.7, 0.95), (0, 0.95), (0.75, 0.97))
         eq = hand_equity(view)
         if not facing_bet(state):
-            return fold_call_raise(state, 0, eq < 0.85, eq >= 0.85)
-        return fold_call_raise(state, eq < 0.6, 0.6 <= eq < 0.9, eq >= 0.9)
+            return ladder(state, eq, 0, 0.85)
+        return ladder(state, eq, 0.6, 0.9)
 
 
 class SparBluffer(LimitBot):
@@ -256,9 +267,9 @@ class SparBluffer(LimitBot):
         if state.round == PREFLOP:
             strength = preflop_percentile(view)
             if first_in(state):
-                return fold_call_raise(state, strength < 0.3, 0.3 <= strength < 0.5, strength >= 0.5)
+                return ladder(state, strength, 0.3, 0.5)
             if not facing_bet(state):
-                return fold_call_raise(state, 0, strength < 0.6, strength >= 0.6)
+                return ladder(state, strength, 0, 0.6)
         eq = hand_equity(view)
         if eq >= (self.VALUE_RAISE if facing_bet(state) else self.VALUE):
             return fold_call_raise(state, 0, 0, 1)

@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from acpc_arena.models.cfr import hand_strength
-from acpc_arena.models.search.mcts import hand_class
+from acpc_arena.models.hand_strength.classes import hand_class
 from acpc_arena.protocol import equity, evaluator
 from acpc_arena.protocol.cards import MAX_RANKS, NUM_CARDS, rank_of, suit_of
 from acpc_arena.protocol.disk_cache import cached_array, source_digest

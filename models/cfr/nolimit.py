@@ -28,18 +28,16 @@ largest non-all-in size is placed between it and all-in.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from acpc_arena.models.cfr.tree import BettingTree, node_arrays
+from acpc_arena.models.cfr.tree import BettingTree, Move, walk_tree
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
-from acpc_arena.protocol.wire import format_betting
 
 FOLD_SLOT = 0
 CALL_SLOT = 1
@@ -153,58 +151,22 @@ def build_nolimit_tree(game: Game, bets: BetAbstraction) -> NoLimitTree:
         raise ProtocolError("the no-limit tree is for no-limit games")
     if len(bets.fractions) != game.num_rounds:
         raise ValueError(f"the bet abstraction has {len(bets.fractions)} rounds, the game {game.num_rounds}")
-    width = bets.num_actions
-    parent: list[int] = []
-    depth: list[int] = []
-    player: list[int] = []
-    round_: list[int] = []
-    children: list[list[int]] = []
-    raise_to: list[list[int]] = []
-    capped: list[int] = []
-    spent: list[list[int]] = []
-    folded: list[list[bool]] = []
-    showdown: list[int] = []
-    sequences: list[str] = []
-    queue: deque[tuple[State, int, int, int, int]] = deque([(State(game), -1, -1, 0, 0)])
-    while queue:
-        state, up, slot_from_up, level, raises = queue.popleft()
-        node = len(parent)
-        parent.append(up)
-        depth.append(level)
-        round_.append(state.round)
-        spent.append(list(state.spent))
-        folded.append(list(state.folded))
-        sequences.append(format_betting(state))
-        children.append([-1] * width)
-        raise_to.append([0] * width)
-        capped.append(raises)
-        if up >= 0:
-            children[up][slot_from_up] = node
-        if state.finished:
-            player.append(-1)
-            if state.num_folded + 1 < game.num_players:
-                showdown.append(node)
-            continue
-        player.append(state.current_player)
-        moves: list[tuple[int, Action]] = []
-        if state.can_fold():
-            moves.append((FOLD_SLOT, Action(FOLD)))
-        moves.append((CALL_SLOT, Action(CALL)))
+
+    def moves(state: State, raises: int) -> list[Move]:
+        found: list[Move] = [(FOLD_SLOT, Action(FOLD), raises)] if state.can_fold() else []
+        found.append((CALL_SLOT, Action(CALL), raises))
         for slot, size in abstract_raises(state, bets, raises).items():
-            moves.append((slot, Action(RAISE, size)))
-            raise_to[node][slot] = size
-        for slot, action in moves:
-            child = state.copy()
-            child.apply(action)
-            counted = raises + (1 if action.kind == RAISE and slot != bets.all_in_slot else 0)
-            queue.append((child, node, slot, level + 1, 0 if child.round != state.round else counted))
+            found.append((slot, Action(RAISE, size), raises + (slot != bets.all_in_slot)))
+        return found
+
+    nodes = walk_tree(game, bets.num_actions, moves)
     return NoLimitTree(
         game=game,
-        sequences=tuple(sequences),
-        **node_arrays(parent, depth, player, round_, children, spent, folded, showdown),
+        sequences=tuple(nodes.sequences),
+        **nodes.arrays(),
         bets=bets,
-        raise_to=np.array(raise_to, dtype=np.int64),
-        round_raises=np.array(capped, dtype=np.int32),
+        raise_to=np.array(nodes.raise_to, dtype=np.int64),
+        round_raises=np.array(nodes.counts, dtype=np.int32),
     )
 
 

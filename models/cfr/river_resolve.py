@@ -18,7 +18,7 @@ the opponent's reach.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -207,18 +207,13 @@ def solve_river(
     count = len(holdings)
     regret = [np.zeros((len(n.actions), count)) if n.player >= 0 else None for n in tree]
     average = [np.zeros((len(n.actions), count)) if n.player >= 0 else None for n in tree]
-    showdowns = [i for i, n in enumerate(tree) if n.player < 0 and n.folder < 0]
-    folds = [i for i, n in enumerate(tree) if n.folder >= 0]
+    terminals = _terminals(tree)
     for t in range(1, iterations + 1):
         for player in (0, 1):
             current = [None if r is None else _current(r) for r in regret]
             own, other = _reaches(tree, current, ranges, player)
-            values = _terminal_values(tree, player, other, showdown, showdowns, folds)
-            for index in reversed(range(len(tree))):
-                node = tree[index]
-                if node.player < 0:
-                    continue
-                children = np.stack([values[c] for c in node.children])
+            values = _terminal_values(tree, player, other, showdown, *terminals)
+            for index, node, children in _bottom_up(tree, values):
                 if node.player != player:
                     values[index] = children.sum(axis=0)
                     continue
@@ -230,6 +225,21 @@ def solve_river(
                 node_average += t * own[index] * sigma
     strategy = [None if a is None else _current(a) for a in average]
     return RiverSolution(tree, holdings, strategy)
+
+
+def _terminals(tree: list[Node]) -> tuple[list[int], list[int]]:
+    """The indices of the terminal nodes that end in a showdown, and of those that end in a fold."""
+    showdowns = [i for i, n in enumerate(tree) if n.player < 0 and n.folder < 0]
+    return showdowns, [i for i, n in enumerate(tree) if n.folder >= 0]
+
+
+def _bottom_up(tree: list[Node], values: list[np.ndarray]) -> Iterator[tuple[int, Node, np.ndarray]]:
+    """Each decision node, last first, with its children's ``values`` stacked (a node's children come
+    after it, so the caller's ``values[index]`` of each node is set before its parent is reached)."""
+    for index in reversed(range(len(tree))):
+        node = tree[index]
+        if node.player >= 0:
+            yield index, node, np.stack([values[c] for c in node.children])
 
 
 def _reaches(
@@ -278,17 +288,12 @@ def exploitability(solution: RiverSolution, board: Sequence[int], ranges: np.nda
     two players, in chips a pair of holdings (weighted by the ranges; 0 at an equilibrium)."""
     tree, holdings = solution.tree, solution.holdings
     showdown = Showdown(holdings, board)
-    showdowns = [i for i, n in enumerate(tree) if n.player < 0 and n.folder < 0]
-    folds = [i for i, n in enumerate(tree) if n.folder >= 0]
+    terminals = _terminals(tree)
     total = 0.0
     for player in (0, 1):
         _, other = _reaches(tree, solution.strategy, ranges, player)
-        values = _terminal_values(tree, player, other, showdown, showdowns, folds)
-        for index in reversed(range(len(tree))):
-            node = tree[index]
-            if node.player < 0:
-                continue
-            children = np.stack([values[c] for c in node.children])
+        values = _terminal_values(tree, player, other, showdown, *terminals)
+        for index, node, children in _bottom_up(tree, values):
             values[index] = children.max(axis=0) if node.player == player else children.sum(axis=0)
         total += float(ranges[player] @ values[0])
     return total / float(ranges[0] @ showdown.apart(ranges[1][:, None])[:, 0]) / 2

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -84,63 +85,84 @@ def build_tree(game: Game) -> BettingTree:
     """Every betting sequence of a limit game, breadth first."""
     if game.no_limit:
         raise ProtocolError("the CFR tree covers limit games (no-limit needs an action abstraction)")
-    parent: list[int] = []
-    depth: list[int] = []
-    player: list[int] = []
-    round_: list[int] = []
-    children: list[list[int]] = []
-    spent: list[list[int]] = []
-    folded: list[list[bool]] = []
-    showdown: list[int] = []
-    sequences: list[str] = []
-    queue: deque[tuple[State, int, int, int]] = deque([(State(game), -1, -1, 0)])
-    while queue:
-        state, up, kind_from_up, level = queue.popleft()
-        node = len(parent)
-        parent.append(up)
-        depth.append(level)
-        round_.append(state.round)
-        spent.append(list(state.spent))
-        folded.append(list(state.folded))
-        sequences.append(format_betting(state))
-        children.append([-1, -1, -1])
-        if up >= 0:
-            children[up][kind_from_up] = node
-        if state.finished:
-            player.append(-1)
-            if state.num_folded + 1 < game.num_players:
-                showdown.append(node)
-            continue
-        player.append(state.current_player)
+
+    def moves(state: State, _: int) -> list[Move]:
         legal = state.legal_actions()
-        for kind in ACTIONS:
-            if (kind == FOLD and not legal.can_fold) or (kind == RAISE and not legal.can_raise):
-                continue
+        return [
+            (kind, Action(kind), 0)
+            for kind in ACTIONS
+            if not (kind == FOLD and not legal.can_fold) and not (kind == RAISE and not legal.can_raise)
+        ]
+
+    nodes = walk_tree(game, NUM_ACTIONS, moves)
+    return BettingTree(game=game, sequences=tuple(nodes.sequences), **nodes.arrays())
+
+
+Move = tuple[int, Action, int]
+"""A move of a decision node: its action slot, the action, and the count it carries to the child."""
+
+
+@dataclass
+class TreeLists:
+    """A betting tree's per-node lists, built breadth first (``walk_tree``)."""
+
+    parent: list[int] = field(default_factory=list)
+    depth: list[int] = field(default_factory=list)
+    player: list[int] = field(default_factory=list)
+    round: list[int] = field(default_factory=list)
+    children: list[list[int]] = field(default_factory=list)
+    spent: list[list[int]] = field(default_factory=list)
+    folded: list[list[bool]] = field(default_factory=list)
+    showdown: list[int] = field(default_factory=list)
+    sequences: list[str] = field(default_factory=list)
+    raise_to: list[list[int]] = field(default_factory=list)
+    """The raise-to of each raise slot (0 where none)."""
+    counts: list[int] = field(default_factory=list)
+    """The count the moves carried to each node (set back to 0 at each new round)."""
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The per-node lists as the arrays ``BettingTree`` holds."""
+        return {
+            "parent": np.array(self.parent, dtype=np.int32),
+            "depth": np.array(self.depth, dtype=np.int32),
+            "player": np.array(self.player, dtype=np.int8),
+            "round": np.array(self.round, dtype=np.int8),
+            "children": np.array(self.children, dtype=np.int32),
+            "spent": np.array(self.spent, dtype=np.int64),
+            "folded": np.array(self.folded, dtype=bool),
+            "showdown": np.array(self.showdown, dtype=np.int32),
+        }
+
+
+def walk_tree(game: Game, width: int, moves: Callable[[State, int], list[Move]]) -> TreeLists:
+    """Every betting sequence from the start of a hand, breadth first, through the ``State`` engine:
+    ``moves(state, count)`` gives a decision node's moves (``width`` slots) from its carried count."""
+    nodes = TreeLists()
+    queue: deque[tuple[State, int, int, int, int]] = deque([(State(game), -1, -1, 0, 0)])
+    while queue:
+        state, up, slot_from_up, level, count = queue.popleft()
+        node = len(nodes.parent)
+        nodes.parent.append(up)
+        nodes.depth.append(level)
+        nodes.round.append(state.round)
+        nodes.spent.append(list(state.spent))
+        nodes.folded.append(list(state.folded))
+        nodes.sequences.append(format_betting(state))
+        nodes.children.append([-1] * width)
+        nodes.raise_to.append([0] * width)
+        nodes.counts.append(count)
+        if up >= 0:
+            nodes.children[up][slot_from_up] = node
+        if state.finished:
+            nodes.player.append(-1)
+            if state.num_folded + 1 < game.num_players:
+                nodes.showdown.append(node)
+            continue
+        nodes.player.append(state.current_player)
+        for slot, action, carried in moves(state, count):
+            if action.kind == RAISE:
+                nodes.raise_to[node][slot] = action.size
             child = state.copy()
-            child.apply(Action(kind))
-            queue.append((child, node, kind, level + 1))
-    arrays = node_arrays(parent, depth, player, round_, children, spent, folded, showdown)
-    return BettingTree(game=game, sequences=tuple(sequences), **arrays)
-
-
-def node_arrays(
-    parent: list[int],
-    depth: list[int],
-    player: list[int],
-    round_: list[int],
-    children: list[list[int]],
-    spent: list[list[int]],
-    folded: list[list[bool]],
-    showdown: list[int],
-) -> dict[str, np.ndarray]:
-    """A betting tree's per-node lists (built breadth first) as the arrays its dataclass holds."""
-    return {
-        "parent": np.array(parent, dtype=np.int32),
-        "depth": np.array(depth, dtype=np.int32),
-        "player": np.array(player, dtype=np.int8),
-        "round": np.array(round_, dtype=np.int8),
-        "children": np.array(children, dtype=np.int32),
-        "spent": np.array(spent, dtype=np.int64),
-        "folded": np.array(folded, dtype=bool),
-        "showdown": np.array(showdown, dtype=np.int32),
-    }
+            child.apply(action)
+            queue.append((child, node, slot, level + 1, 0 if child.round != state.round else carried))
+    return nodes

@@ -38,7 +38,9 @@ import numpy as np
 
 import acpc_arena.protocol.equity
 import acpc_arena.protocol.evaluator
-from acpc_arena.protocol.cards import MAX_RANKS, make_card, rank_of, suit_of
+from acpc_arena.models.hand_strength import classes
+from acpc_arena.models.hand_strength.classes import class_representative, hand_class
+from acpc_arena.protocol.cards import MAX_RANKS
 from acpc_arena.protocol.disk_cache import cached_array, source_digest
 from acpc_arena.protocol.equity import strength_moments
 from acpc_arena.protocol.game import Game
@@ -58,31 +60,22 @@ def _is_holdem_deck(game: Game) -> bool:
     return game.num_hole_cards == 2 and game.num_suits == 4 and game.num_ranks == MAX_RANKS
 
 
-def starting_hand_class(hole: Sequence[int]) -> int:
-    """0..168: a two-card starting hand up to suits (pairs, suited and offsuit rank pairs)."""
-    high, low = sorted((rank_of(hole[0]), rank_of(hole[1])), reverse=True)
-    suited = suit_of(hole[0]) == suit_of(hole[1])
-    return high * MAX_RANKS + low if suited or high == low else low * MAX_RANKS + high
-
-
-def _class_representative(index: int) -> list[int]:
-    a, b = divmod(index, MAX_RANKS)
-    if a >= b:  # suited, or a pair when equal
-        return [make_card(a, 3), make_card(b, 3 if a != b else 2)]
-    return [make_card(b, 3), make_card(a, 2)]
-
-
 @cache
 def preflop_table(game: Game) -> np.ndarray:
     """(169, 2) E[HS], E[HS^2] of every starting hand class of a hold'em deck, cached on disk."""
-    sources = (Path(__file__), Path(acpc_arena.protocol.equity.__file__), Path(acpc_arena.protocol.evaluator.__file__))
+    sources = (
+        Path(__file__),
+        Path(classes.__file__),
+        Path(acpc_arena.protocol.equity.__file__),
+        Path(acpc_arena.protocol.evaluator.__file__),
+    )
     parts = [game.to_text(), PREFLOP_RUNOUTS, PREFLOP_OPPONENTS, source_digest(*sources)]
     key = hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
     def build() -> np.ndarray:
         table = np.zeros((MAX_RANKS * MAX_RANKS, 2))
         for index in range(MAX_RANKS * MAX_RANKS):
-            hole = np.array([_class_representative(index)], dtype=np.uint8)
+            hole = np.array([class_representative(index)], dtype=np.uint8)
             mean, square = strength_moments(
                 game.deck, hole, np.zeros((1, 0), np.uint8), game.total_board_cards, PREFLOP_RUNOUTS, PREFLOP_OPPONENTS
             )
@@ -95,7 +88,7 @@ def preflop_table(game: Game) -> np.ndarray:
 def hand_strength(game: Game, hole: Sequence[int], board: Sequence[int]) -> tuple[float, float]:
     """(E[HS], E[HS^2]) of ``hole`` with the board cards seen so far (see the module docstring)."""
     if not board and _is_holdem_deck(game) and game.total_board_cards:
-        mean, square = preflop_table(game)[starting_hand_class(hole)]
+        mean, square = preflop_table(game)[hand_class(hole)]
         return float(mean), float(square)
     holes = np.array([list(hole)], dtype=np.uint8)
     boards = np.array([list(board)], dtype=np.uint8).reshape(1, len(board))

@@ -31,15 +31,22 @@ from pathlib import Path
 import numpy as np
 
 import acpc_arena.protocol.evaluator
+from acpc_arena.models.hand_strength import classes
+from acpc_arena.models.hand_strength.classes import class_representative
 from acpc_arena.models.search.example_player import EXAMPLE_PLAYER_PROBABILITIES
 from acpc_arena.protocol import native
-from acpc_arena.protocol.cards import MAX_RANKS, make_card, rank_of, suit_of
+from acpc_arena.protocol.cards import MAX_RANKS
 from acpc_arena.protocol.disk_cache import cached_array, source_digest
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, ActionKind, State
 
-VALUE_SOURCES = (Path(__file__), native.FOLDER / "state.py", Path(acpc_arena.protocol.evaluator.__file__))
-"""The code V(S) comes from: the search and rollouts here, the betting rules, the hand ranks."""
+VALUE_SOURCES = (
+    Path(__file__),
+    Path(classes.__file__),
+    native.FOLDER / "state.py",
+    Path(acpc_arena.protocol.evaluator.__file__),
+)
+"""The code V(S) comes from: the search and rollouts here, the hand classes, the betting rules, the hand ranks."""
 
 
 class Node:
@@ -114,20 +121,6 @@ def uct_value(game: Game, hole: list[int], position: int, rollouts: int, c: floa
     return root.total / root.visits
 
 
-def hand_class(hole: list[int]) -> int:
-    """0..168: the starting hand up to suits (pairs, suited and offsuit pairs of ranks)."""
-    high, low = sorted((rank_of(hole[0]), rank_of(hole[1])), reverse=True)
-    suited = suit_of(hole[0]) == suit_of(hole[1])
-    return high * MAX_RANKS + low if suited or high == low else low * MAX_RANKS + high
-
-
-def _representative(index: int) -> list[int]:
-    a, b = divmod(index, MAX_RANKS)
-    if a >= b:  # suited (or a pair when equal): the upper triangle and diagonal
-        return [make_card(a, 3), make_card(b, 3 if a != b else 2)]
-    return [make_card(b, 3), make_card(a, 2)]  # offsuit: high card first
-
-
 def value_table_key(game: Game, rollouts: int, c: float, seed: int) -> str:
     """What a value table depends on, digested: the game, the search settings, the example
     player's probabilities and the source of the code that plays the hands (``VALUE_SOURCES``)."""
@@ -143,7 +136,7 @@ def value_table(game: Game, rollouts: int = 1000, c: float = 1.4, seed: int = 0)
         table = np.zeros((game.num_players, MAX_RANKS * MAX_RANKS))
         for position in range(game.num_players):
             for index in range(MAX_RANKS * MAX_RANKS):
-                table[position, index] = uct_value(game, _representative(index), position, rollouts, c, rng)
+                table[position, index] = uct_value(game, class_representative(index), position, rollouts, c, rng)
         return table
 
     return cached_array(f"uct-values-{value_table_key(game, rollouts, c, seed)}", build)

@@ -65,10 +65,11 @@ from tqdm import tqdm
 
 from acpc_arena.agents.base import Agent, pot_size_raise_to
 from acpc_arena.agents.registry import agent_class
+from acpc_arena.models.hand_strength.classes import hand_class
 from acpc_arena.models.q_networks.checkpoint import save_network
 from acpc_arena.models.q_networks.encoding import IMAGE_SIZE, images, num_planes, observe
 from acpc_arena.models.q_networks.networks import HIDDEN, LSTMDQN, NETWORKS, QNetwork
-from acpc_arena.models.search.mcts import hand_class, value_table
+from acpc_arena.models.search.mcts import value_table
 from acpc_arena.models.training.dqn_replay import (
     EpisodeReplay,
     bootstrap_values,
@@ -189,6 +190,35 @@ def build_opponents(game: Game, entries: Sequence[tuple[str, float]], seed: int)
     return agents
 
 
+@dataclass(frozen=True)
+class OpponentPool:
+    """The opponents a trainer draws one of per hand: their names (``self``, the learner's snapshot,
+    among them) and probabilities."""
+
+    names: list[str]
+    weights: np.ndarray
+
+    @classmethod
+    def of(cls, entries: Sequence[tuple[str, float]], agents: dict[str, Agent]) -> OpponentPool:
+        """The pool's entries that were built (``build_opponents``) or are ``self``, weights normalised."""
+        names = [name for name, _ in entries if name == "self" or name in agents]
+        weights = np.array([w for name, w in entries if name in names], dtype=np.float64)
+        return cls(names, weights / weights.sum())
+
+    def draw(self, rng: np.random.Generator) -> str:
+        return self.names[int(rng.choice(len(self.names), p=self.weights))]
+
+    def agents(self) -> dict[str, list[Any]]:
+        """{name: [agent, options]} of each opponent but ``self`` (``OPPONENTS``), for the sidecar."""
+        return {name: list(OPPONENTS.get(name, (name, {}))) for name in self.names if name != "self"}
+
+
+def falling(start: float, end: float, done: int, total: int) -> float:
+    """``start`` falling linearly to ``end`` over ``total`` steps (``done`` of them taken), then ``end``."""
+    progress = min(1.0, done / max(1, total))
+    return start + (end - start) * progress
+
+
 def advance(state: State, learner: int, opponent: Agent | None) -> str:
     """Play ``opponent``'s moves until the hand is over ('done') or a network must choose: the
     learner's ('learner'), or the other seat's when ``opponent`` is None, a snapshot ('self')."""
@@ -239,13 +269,11 @@ class Trainer:
             else None
         )
         self.opponents = self._opponents()
-        names = [name for name, _ in config.opponents if name == "self" or name in self.opponents]
-        weights = np.array([w for name, w in config.opponents if name in names], dtype=np.float64)
-        self.opponent_names, self.opponent_weights = names, weights / weights.sum()
+        self.pool = OpponentPool.of(config.opponents, self.opponents)
         self.deal_rng = MT19937(config.seed)
         self.hands_done = 0
         self.steps = 0
-        self.results: dict[str, list[float]] = {name: [] for name in names}
+        self.results: dict[str, list[float]] = {name: [] for name in self.pool.names}
         self.losses: list[float] = []
         self.strength_losses: list[float] = []
 
@@ -256,13 +284,12 @@ class Trainer:
 
     def epsilon(self) -> float:
         c = self.config
-        progress = min(1.0, self.hands_done / max(1, c.hands))
-        return c.epsilon_start + (c.epsilon_end - c.epsilon_start) * progress
+        return falling(c.epsilon_start, c.epsilon_end, self.hands_done, c.hands)
 
     def _new_hand(self) -> _Table:
         state = deal_hand(self.game, self.hands_done, self.deal_rng)
         learner = int(self.rng.integers(self.game.num_players))
-        opponent = self.opponent_names[int(self.rng.choice(len(self.opponent_names), p=self.opponent_weights))]
+        opponent = self.pool.draw(self.rng)
         return _Table(state, learner, opponent)
 
     def _finish(self, table: _Table) -> None:
@@ -442,12 +469,11 @@ class Trainer:
     def save(self, path: str | Path, stats: dict[str, Any]) -> Path:
         config = asdict(self.config)
         config["opponents"] = [list(o) for o in self.config.opponents]
-        agents = {name: list(OPPONENTS.get(name, (name, {}))) for name in self.opponent_names if name != "self"}
         meta = {
             "config": config,
             "hands_trained": self.hands_done,
-            "opponents": self.opponent_names,
-            "opponent_agents": agents,
+            "opponents": self.pool.names,
+            "opponent_agents": self.pool.agents(),
             "stats": stats,
         }
         return save_network(path, self.net, self.config.network, self.planes, meta)

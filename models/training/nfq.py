@@ -51,7 +51,7 @@ from acpc_arena.agents.base import Agent
 from acpc_arena.models.nfq.features import FEATURES, check_game, hand_strength, max_loss, observation, window
 from acpc_arena.models.nfq.network import EligibilityTraces, NFQNetwork, q_gradients
 from acpc_arena.models.q_networks.checkpoint import save_network
-from acpc_arena.models.training.dqn import OPPONENTS, POOLS, advance, build_opponents
+from acpc_arena.models.training.dqn import POOLS, OpponentPool, advance, build_opponents, falling
 from acpc_arena.models.training.dqn_replay import legal_mask
 from acpc_arena.models.training.nfq_uct import action_values
 from acpc_arena.protocol.dealing import deal_hand
@@ -126,23 +126,20 @@ class Trainer:
         self.snapshot = copy.deepcopy(self.net).eval()
         self.traces = EligibilityTraces(self.net, config.tables)
         self.opponents: dict[str, Agent] = build_opponents(self.game, config.opponents, config.seed)
-        names = [name for name, _ in config.opponents if name == "self" or name in self.opponents]
-        weights = np.array([w for name, w in config.opponents if name in names], dtype=np.float64)
-        self.opponent_names, self.opponent_weights = names, weights / weights.sum()
+        self.pool = OpponentPool.of(config.opponents, self.opponents)
         self.deal_rng = MT19937(config.seed)
         self.hands_done = 0
         self.updates = 0
-        self.results: dict[str, list[float]] = {name: [] for name in names}
+        self.results: dict[str, list[float]] = {name: [] for name in self.pool.names}
 
     def epsilon(self) -> float:
         c = self.config
-        progress = min(1.0, self.hands_done / max(1, c.hands))
-        return c.epsilon_start + (c.epsilon_end - c.epsilon_start) * progress
+        return falling(c.epsilon_start, c.epsilon_end, self.hands_done, c.hands)
 
     def _new_hand(self, row: int) -> _Table:
         state = deal_hand(self.game, self.hands_done, self.deal_rng)
         learner = int(self.rng.integers(self.game.num_players))
-        opponent = self.opponent_names[int(self.rng.choice(len(self.opponent_names), p=self.opponent_weights))]
+        opponent = self.pool.draw(self.rng)
         self.traces.reset(torch.tensor([row]))
         return _Table(row, state, learner, opponent)
 
@@ -250,7 +247,6 @@ class Trainer:
     def save(self, path: str | Path, stats: dict[str, Any]) -> Path:
         config = asdict(self.config)
         config["opponents"] = [list(o) for o in self.config.opponents]
-        agents = {name: list(OPPONENTS.get(name, (name, {}))) for name in self.opponent_names if name != "self"}
         meta = {
             "game": self.config.game,
             "game_definition": self.game.to_text(),
@@ -258,7 +254,7 @@ class Trainer:
             "features": FEATURES,
             "config": config,
             "hands_trained": self.hands_done,
-            "opponent_agents": agents,
+            "opponent_agents": self.pool.agents(),
             "stats": stats,
         }
         arguments = {"inputs": self.inputs, "hidden": self.config.hidden}
