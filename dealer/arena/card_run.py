@@ -25,12 +25,12 @@ from acpc_arena.agents.registry import AGENTS, agent_class
 from acpc_arena.dealer.arena.allin import AllinValues
 from acpc_arena.dealer.arena.card_plan import PRESETS, Gauntlet, bot_name, gauntlet
 from acpc_arena.dealer.arena.card_scoring import PairFigures, score_pair
-from acpc_arena.dealer.arena.contestants import build_agent, check_agent
+from acpc_arena.dealer.arena.contestants import build_agent
 from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, run_jobs
 from acpc_arena.dealer.arena.options import DEFAULT_GAME
 from acpc_arena.dealer.arena.report_card import ReportCard
 from acpc_arena.dealer.arena.tournament import Entrant
-from acpc_arena.dealer.arena.tournament_folder import FolderInUse, close_lock, lock_folder, refusal, resume
+from acpc_arena.dealer.arena.tournament_folder import refusal, resume, run_locked
 from acpc_arena.protocol.commands import FAILED, USAGE, Interrupted, shows_progress
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import GAME_BYTES, read_bounded, read_json, write_atomic
@@ -77,23 +77,10 @@ def run_card(request: CardRequest, measure_lbr: LbrMeasure) -> int:
     """Play what the card still misses, score it and write it; returns the exit status."""
     try:
         card = plan(request)
-        for entrant in card.entrants:
-            check_agent(entrant.contestant("a"), card.game, card.game_file)
     except (ProtocolError, ValueError) as exc:
         print(f"acpc-eval: {exc}", file=sys.stderr)
         return USAGE
-    try:
-        lock = lock_folder(card.out_dir)
-    except FolderInUse as exc:
-        print(f"acpc-eval: {exc}", file=sys.stderr)
-        return FAILED
-    except OSError as exc:
-        print(f"acpc-eval: cannot use the output folder {card.out_dir}: {exc.strerror or exc}", file=sys.stderr)
-        return USAGE
-    try:
-        return _run_locked(request, card, measure_lbr)
-    finally:
-        close_lock(lock)
+    return run_locked("acpc-eval", card, card.game_file, lambda: _run_locked(request, card, measure_lbr))
 
 
 def plan(request: CardRequest) -> Gauntlet:

@@ -33,10 +33,14 @@ import contextlib
 import fcntl
 import os
 import stat
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
+from acpc_arena.dealer.arena.contestants import check_agent
 from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec
 from acpc_arena.dealer.arena.tournament import Entrant, Tournament, match_finished
+from acpc_arena.protocol.commands import FAILED, USAGE
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import InputError
@@ -250,3 +254,26 @@ def pair_logs(spec: RunSpec, told: set[Path] | None = None, failures: list[str] 
         elif log.hands:
             logged.append(log)
     return logged
+
+
+def run_locked(command: str, tournament: Tournament, game_name: str, run: Callable[[], int]) -> int:
+    """Check the entrants' agents, lock the tournament's folder and ``run`` in it; the exit status (a bad
+    agent is a usage error, a folder in use a failure, each told in one line)."""
+    try:
+        for entrant in tournament.entrants:
+            check_agent(entrant.contestant("a"), tournament.game, game_name)
+    except (ProtocolError, ValueError) as exc:
+        print(f"{command}: {exc}", file=sys.stderr)
+        return USAGE
+    try:
+        lock = lock_folder(tournament.out_dir)
+    except FolderInUse as exc:
+        print(f"{command}: {exc}", file=sys.stderr)
+        return FAILED
+    except OSError as exc:
+        print(f"{command}: cannot use the output folder {tournament.out_dir}: {exc.strerror or exc}", file=sys.stderr)
+        return USAGE
+    try:
+        return run()
+    finally:
+        close_lock(lock)

@@ -17,11 +17,10 @@ from tqdm import tqdm
 from acpc_arena.agents.registry import absolute_spec, check_spec
 from acpc_arena.dealer.arena.aivat.reporting import add_to_run
 from acpc_arena.dealer.arena.allin import AllinValues
-from acpc_arena.dealer.arena.contestants import check_agent
 from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, run_jobs
 from acpc_arena.dealer.arena.reports import build_report
 from acpc_arena.dealer.arena.tournament import Cell, Crosstable, Entrant, Tournament
-from acpc_arena.dealer.arena.tournament_folder import FolderInUse, close_lock, lock_folder, pair_logs, refusal, resume
+from acpc_arena.dealer.arena.tournament_folder import pair_logs, refusal, resume, run_locked
 from acpc_arena.dealer.observers.metrics import RunMetrics
 from acpc_arena.protocol.commands import FAILED, USAGE, Interrupted, shows_progress
 from acpc_arena.protocol.errors import ProtocolError
@@ -60,26 +59,10 @@ def run_tournament(request: TournamentRequest) -> int:
     status (``protocol.commands``)."""
     try:
         tournament = _tournament(request)
-        for entrant in tournament.entrants:
-            check_agent(entrant.contestant("a"), tournament.game, request.game)
     except (ProtocolError, ValueError) as exc:
         print(f"acpc-tournament: {exc}", file=sys.stderr)
         return USAGE
-    try:
-        lock = lock_folder(tournament.out_dir)
-    except FolderInUse as exc:
-        print(f"acpc-tournament: {exc}", file=sys.stderr)
-        return FAILED
-    except OSError as exc:
-        print(
-            f"acpc-tournament: cannot use the output folder {tournament.out_dir}: {exc.strerror or exc}",
-            file=sys.stderr,
-        )
-        return USAGE
-    try:
-        return _run_locked(request, tournament)
-    finally:
-        close_lock(lock)
+    return run_locked("acpc-tournament", tournament, request.game, lambda: _run_locked(request, tournament))
 
 
 def _entrants(request: TournamentRequest) -> tuple[Entrant, ...]:
