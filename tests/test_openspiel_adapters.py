@@ -42,6 +42,7 @@ from acpc_arena.models.cfr.abstraction import all_deals  # noqa: E402
 from acpc_arena.models.cfr.checkpoint import load_policy  # noqa: E402
 from acpc_arena.models.cfr.solver import Solver  # noqa: E402
 from acpc_arena.models.checkpoints import checkpoint_path  # noqa: E402
+from acpc_arena.models.training.cfr_cli import exploitability as cfr_exploitability  # noqa: E402
 from acpc_arena.protocol.dealing import deal_hand  # noqa: E402
 from acpc_arena.protocol.game import SHIPPED_GAMES, Game, load_game  # noqa: E402
 from acpc_arena.protocol.rng import MT19937  # noqa: E402
@@ -111,26 +112,24 @@ def test_cards_are_numbered_as_openspiel_deals_them(name: str) -> None:
 
 
 def _played_strategy(checkpoint: str) -> tuple[Solver, np.ndarray]:
-    """``acpc-cfr``'s exact evaluator of the checkpoint, and its strategy as the agent plays it."""
+    """``acpc-cfr``'s exact evaluator of the checkpoint, and its strategy as stored."""
     policy = load_policy(checkpoint_path(checkpoint))
     return Solver(policy.tree, policy.abstraction, "cfr+", worlds=all_deals(policy.game)), policy.strategy
 
 
 @pytest.mark.parametrize(("name", "checkpoint"), [("kuhn", "cfr-kuhn"), ("leduc", "cfr-leduc")])
 def test_openspiel_exploitability_of_shipped_cfr(name: str, checkpoint: str) -> None:
-    """OpenSpiel's exploitability of the ``cfr`` agent (through ``ArenaPolicy``) is ``acpc-cfr``'s exact figure.
-
-    The checkpoint keeps its rows in float32, so they sum to 1 within 3e-8; the agent plays them renormalised,
-    and so does the figure compared here (``acpc-cfr exploitability`` evaluates the rows as stored: 3e-9 lower
-    for Kuhn, 5e-10 for Leduc)."""
+    """OpenSpiel's exploitability of the ``cfr`` agent (through ``ArenaPolicy``) is ``acpc-cfr exploitability``'s
+    exact figure. The checkpoint keeps its rows in float32, summing to 1 within 3e-8: both measure them as the
+    agent plays them, renormalised here by hand (as stored, Kuhn's figure would be 3e-9 lower)."""
     arena = ArenaPolicy(CFRAgent(load_game(name)))
     evaluator, strategy = _played_strategy(checkpoint)
-    totals = strategy.sum(axis=1, keepdims=True)
-    played = np.divide(strategy, totals, out=strategy.copy(), where=totals > 0)
+    totals = strategy.astype(np.float64).sum(axis=1, keepdims=True)
+    played = np.divide(strategy.astype(np.float64), totals, where=totals > 0, out=np.zeros(strategy.shape))
+    printed = cfr_exploitability(checkpoint_path(checkpoint), deals=0)
+    figure = float(printed.split()[1])
     assert exploitability.exploitability(arena.game, arena) == pytest.approx(evaluator.exploitability(played), abs=1e-9)
-    assert exploitability.exploitability(arena.game, arena) == pytest.approx(
-        evaluator.exploitability(strategy), abs=5e-9
-    )
+    assert exploitability.exploitability(arena.game, arena) == pytest.approx(figure, abs=1e-9)
 
 
 def _cfr_plus_file(tmp_path: Path, iterations: int) -> tuple[Path, Any]:

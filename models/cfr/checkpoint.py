@@ -78,6 +78,14 @@ def _strategy_header(path: Path) -> tuple[tuple[int, ...], np.dtype[Any]]:
     return tuple(int(n) for n in shape), np.dtype(dtype)
 
 
+def played_rows(strategy: np.ndarray) -> np.ndarray:
+    """The strategy as the ``cfr`` agent plays it: each row (stored in 32 or 8 bits, summing to 1 only within
+    its rounding) divided by its sum, in 64 bits; an all-zero row stays zero."""
+    rows = strategy.astype(np.float64)
+    totals = rows.sum(axis=1, keepdims=True)
+    return np.divide(rows, totals, out=rows.copy(), where=totals > 0)
+
+
 def quantised(strategy: np.ndarray) -> np.ndarray:
     """Probabilities as multiples of 1/255 in a uint8 table, each row still summing to exactly 1:
     rounded down, then the 255ths that leaves go one each to the largest remainders (each entry

@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 
 from acpc_arena.models.cfr.abstraction import all_deals
-from acpc_arena.models.cfr.checkpoint import ABSTRACTIONS, load_policy
+from acpc_arena.models.cfr.checkpoint import ABSTRACTIONS, load_policy, played_rows
 from acpc_arena.models.cfr.nolimit import DEFAULT_BETS, DEFAULT_RAISE_CAP
 from acpc_arena.models.cfr.pool import PooledKeys, keyed_pool
 from acpc_arena.models.cfr.public_chance import ALGORITHMS as PUBLIC_CHANCE_ALGORITHMS
@@ -162,7 +162,7 @@ def exploitability(checkpoint: Path, deals: int) -> str:
             "real game cannot be computed exactly here (--deals K estimates it in the abstract game)"
         )
     evaluator = Solver(policy.tree, policy.abstraction, "cfr+", worlds=all_deals(policy.game))
-    nash_conv = evaluator.nash_conv(policy.strategy)
+    nash_conv = evaluator.nash_conv(played_rows(policy.strategy))  # as the agent plays it
     return f"exploitability {nash_conv / policy.game.num_players:.9g} (NashConv {nash_conv:.9g})"
 
 
