@@ -11,6 +11,8 @@ matches out to workers (``dealer.arena.fanout``). Nothing below imports it.
 - ``dqn``, ``dqn_replay``: seed 000's Q-networks (LSTM_DQN and DQN), in-process against an opponent
   pool; their replay memory and targets
 - ``nfq``, ``nfq_uct``: seed 003's online Q(lambda) trainer and its UCT reward
+- ``schedules``: what those two online trainers do by the hand count (start seeded, explore less,
+  refresh and save every N hands)
 - ``ensemble``, ``ensemble_evolution``, ``ensemble_imitation``, ``ensemble_play``: seed 001's
   evolution of the policy networks, the starting network cloned from a teacher, the
   population's in-process play; ``ensemble_tables`` replays the seed's tables 3 and 4

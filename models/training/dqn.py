@@ -77,6 +77,7 @@ from acpc_arena.models.training.dqn_replay import (
     masked_argmax,
     mix_monte_carlo,
 )
+from acpc_arena.models.training.schedules import Every, falling, seeded
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.equity import showdown_strengths
 from acpc_arena.protocol.game import Game, load_game
@@ -213,12 +214,6 @@ class OpponentPool:
         return {name: list(OPPONENTS.get(name, (name, {}))) for name in self.names if name != "self"}
 
 
-def falling(start: float, end: float, done: int, total: int) -> float:
-    """``start`` falling linearly to ``end`` over ``total`` steps (``done`` of them taken), then ``end``."""
-    progress = min(1.0, done / max(1, total))
-    return start + (end - start) * progress
-
-
 def advance(state: State, learner: int, opponent: Agent | None) -> str:
     """Play ``opponent``'s moves until the hand is over ('done') or a network must choose: the
     learner's ('learner'), or the other seat's when ``opponent`` is None, a snapshot ('self')."""
@@ -247,10 +242,7 @@ class Trainer:
     def __init__(self, config: TrainConfig, show_progress: bool = True) -> None:
         self.config = config
         self.show_progress = show_progress
-        if config.threads:
-            torch.set_num_threads(config.threads)
-        torch.manual_seed(config.seed)
-        self.rng = np.random.default_rng(config.seed)
+        self.rng = seeded(config.threads, config.seed)
         self.game: Game = load_game(config.game)
         self.planes = num_planes(self.game)
         self.net: QNetwork = NETWORKS[config.network](planes=self.planes)
@@ -405,13 +397,12 @@ class Trainer:
         ``save_every`` hands (a long run that is stopped still leaves its latest checkpoint)."""
         c = self.config
         started = time.perf_counter()
-        next_save = save_every
+        snapshots, saves = Every(c.snapshot_every), Every(save_every)
         tables = [self._new_hand() for _ in range(c.tables)]
         learner_memory: dict[int, Any] = {}
         snapshot_memory: dict[int, Any] = {}
         bar = tqdm(total=c.hands, unit="hand", disable=not self.show_progress, mininterval=1.0)
         pending_steps = 0.0
-        next_snapshot = c.snapshot_every
         while self.hands_done < c.hands:
             waiting: dict[str, list[_Table]] = {"learner": [], "self": []}
             for i, table in enumerate(tables):
@@ -441,12 +432,10 @@ class Trainer:
             while pending_steps >= 1 and self.replay.size >= c.batch_size:
                 self.losses.append(self.learn())
                 pending_steps -= 1
-            if self.hands_done >= next_snapshot:
+            if snapshots.due(self.hands_done):
                 self.snapshot.load_state_dict(self.net.state_dict())
-                next_snapshot += c.snapshot_every
-            if save_every and out is not None and self.hands_done >= next_save:
+            if save_every and out is not None and saves.due(self.hands_done):
                 self.save(out, self.stats(started))
-                next_save += save_every
             if self.show_progress and self.losses:
                 bar.set_postfix_str(f"loss {np.mean(self.losses[-200:]):.3f} eps {self.epsilon():.2f}", refresh=False)
         bar.close()

@@ -51,9 +51,10 @@ from acpc_arena.agents.base import Agent
 from acpc_arena.models.nfq.features import FEATURES, check_game, hand_strength, max_loss, observation, window
 from acpc_arena.models.nfq.network import EligibilityTraces, NFQNetwork, q_gradients
 from acpc_arena.models.q_networks.checkpoint import save_network
-from acpc_arena.models.training.dqn import POOLS, OpponentPool, advance, build_opponents, falling
+from acpc_arena.models.training.dqn import POOLS, OpponentPool, advance, build_opponents
 from acpc_arena.models.training.dqn_replay import legal_mask
 from acpc_arena.models.training.nfq_uct import action_values
+from acpc_arena.models.training.schedules import Every, falling, seeded
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.rng import MT19937
@@ -113,10 +114,7 @@ class Trainer:
     def __init__(self, config: NFQConfig, log_every: int = 0) -> None:
         self.config = config
         self.log_every = log_every
-        if config.threads:
-            torch.set_num_threads(config.threads)
-        torch.manual_seed(config.seed)
-        self.rng = np.random.default_rng(config.seed)
+        self.rng = seeded(config.threads, config.seed)
         self.search_rng = random.Random(config.seed)
         self.game: Game = load_game(config.game)
         check_game(self.game)
@@ -206,7 +204,7 @@ class Trainer:
         c = self.config
         started = time.perf_counter()
         tables = [self._new_hand(row) for row in range(c.tables)]
-        next_snapshot, next_save, next_log = c.snapshot_every, save_every, self.log_every
+        snapshots, saves, logs = Every(c.snapshot_every), Every(save_every), Every(self.log_every)
         while self.hands_done < c.hands:
             waiting: dict[str, list[_Table]] = {"learner": [], "self": []}
             for i, table in enumerate(tables):
@@ -221,16 +219,13 @@ class Trainer:
                 self._learner_step(waiting["learner"])
             if waiting["self"]:
                 self._snapshot_step(waiting["self"])
-            if self.hands_done >= next_snapshot:
+            if snapshots.due(self.hands_done):
                 self.snapshot.load_state_dict(self.net.state_dict())
-                next_snapshot += c.snapshot_every
-            if save_every and out is not None and self.hands_done >= next_save:
+            if save_every and out is not None and saves.due(self.hands_done):
                 self.save(out, self.stats(started))
-                next_save += save_every
-            if self.log_every and self.hands_done >= next_log:
+            if self.log_every and logs.due(self.hands_done):
                 stats = self.stats(started)
                 print(f"{stats['hands']} hands {stats['seconds']}s eps {self.epsilon():.3f} {stats['mbb']}", flush=True)
-                next_log += self.log_every
         return self.stats(started)
 
     def stats(self, started: float) -> dict[str, Any]:
