@@ -94,10 +94,7 @@ def agent_class(spec: str) -> type[Agent]:
     if spec in AGENTS:
         return _shipped(spec)
     if ":" in spec:
-        place, _, attribute = spec.rpartition(":")
-        if _is_file(place):
-            return _checked(spec, _attribute(spec, _file_module(spec, place), attribute))
-        return _checked(spec, _attribute(spec, _import(spec, place), attribute))
+        return _checked(spec, named_object(spec))
     entry = entry_points().get(spec)
     if entry is None:
         known = ", ".join(sorted(AGENTS))
@@ -109,6 +106,14 @@ def agent_class(spec: str) -> type[Agent]:
     except Exception as exc:
         raise AgentSpecError(spec, f"its entry point {entry.value} fails to load: {cause_line(exc)}") from None
     return _checked(spec, found)
+
+
+def named_object(spec: str) -> object:
+    """The object ``package.module:name`` or ``path/file.py:name`` names (a file loaded once, under a module
+    name of its own); an ``AgentSpecError`` where there is none."""
+    place, _, attribute = spec.rpartition(":")
+    module = _file_module(spec, place) if _is_file(place) else _import(spec, place)
+    return _attribute(spec, module, attribute)
 
 
 def is_spec(text: str) -> bool:

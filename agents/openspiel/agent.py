@@ -20,13 +20,9 @@ from (a bot's, where it gives one), so LBR and AIVAT run on the agent.
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import importlib.util
 import os
 import pickle
 import random
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +35,7 @@ from acpc_arena.agents.base import Agent, Policy, has_policy, merge
 from acpc_arena.agents.openspiel.games import check_betting, default_betting, game_betting, spiel_game
 from acpc_arena.agents.openspiel.states import arena_action, information_state, spiel_legal_actions, spiel_state
 from acpc_arena.agents.options import AgentOptions, options_from
+from acpc_arena.agents.registry import AgentSpecError, named_object
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import Action
 from acpc_arena.protocol.wire import MatchState
@@ -73,7 +70,7 @@ class OpenSpielAgent(Agent):
         if ("policy" in objects or given.policy is not None) == ("bot" in objects or given.bot is not None):
             raise ValueError("an OpenSpiel agent plays one policy (--policy) or one bot (--bot): give one of them")
         policy = objects["policy"] if "policy" in objects else _load(given.policy) if given.policy else None
-        bot = objects["bot"] if "bot" in objects else _resolve(str(given.bot)) if given.bot else None
+        bot = objects["bot"] if "bot" in objects else _named(str(given.bot)) if given.bot else None
         own_game = getattr(policy, "game", None)
         if own_game is not None and given.betting is not None:
             raise ValueError(f"the policy's game sets the betting abstraction: --betting {given.betting} is not used")
@@ -191,7 +188,7 @@ def _load(path: Path) -> Any:
     """The policy a ``--policy`` names: a pickle file's content, or a ``module:name`` or ``file.py:name``."""
     if not path.is_file():
         if ":" in str(path):
-            return _resolve(str(path))
+            return _named(str(path))
         raise ValueError(f"--policy {path}: no such file (and not a module:name)")
     try:
         with path.open("rb") as file:
@@ -200,24 +197,9 @@ def _load(path: Path) -> Any:
         raise ValueError(f"--policy {path}: not a pickled policy ({exc})") from None
 
 
-def _resolve(name: str) -> Any:
+def _named(name: str) -> Any:
     """The object ``module:name`` or ``file.py:name`` names; ValueError, one line, where there is none."""
-    place, _, attribute = name.rpartition(":")
     try:
-        if place.endswith(".py") or os.sep in place or "/" in place:
-            path = Path(place).expanduser().resolve()
-            module_name = "acpc_arena_openspiel_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
-            loader = importlib.util.spec_from_file_location(module_name, path)
-            if loader is None or loader.loader is None or not path.is_file():
-                raise ValueError(f"{name}: no Python file {place}")
-            module = sys.modules.get(module_name) or importlib.util.module_from_spec(loader)
-            if module_name not in sys.modules:
-                sys.modules[module_name] = module  # before it runs: its pickles find it
-                loader.loader.exec_module(module)
-        else:
-            module = importlib.import_module(place)
-        return getattr(module, attribute)
-    except ValueError:
-        raise
-    except Exception as exc:
-        raise ValueError(f"{name}: {type(exc).__name__}: {exc}") from None
+        return named_object(name)
+    except AgentSpecError as exc:
+        raise ValueError(str(exc).replace("agent ", "", 1)) from None
