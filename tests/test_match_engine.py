@@ -47,8 +47,26 @@ class ListLog:
         self.lines.append(line)
 
 
-def kuhn(hands: int = 3, **limits: int) -> MatchConfig:
-    return MatchConfig("m", load_game("kuhn.limit.2p"), "kuhn.limit.2p", hands, 7, ("a", "b"), **limits)
+def kuhn(
+    hands: int = 3,
+    t_response_ms: int = 600_000,
+    t_hand_ms: int = 600_000,
+    t_per_hand_ms: int = 7_000,
+    max_invalid_actions: int = 2**32 - 1,
+) -> MatchConfig:
+    """Two-player Kuhn with the limits given (the others the dealer's defaults)."""
+    return MatchConfig(
+        "m",
+        load_game("kuhn.limit.2p"),
+        "kuhn.limit.2p",
+        hands,
+        7,
+        ("a", "b"),
+        max_invalid_actions=max_invalid_actions,
+        t_response_ms=t_response_ms,
+        t_hand_ms=t_hand_ms,
+        t_per_hand_ms=t_per_hand_ms,
+    )
 
 
 def started(config: MatchConfig, observer: MatchObserver | None = None, log: ListLog | None = None) -> MatchEngine:
@@ -129,7 +147,8 @@ def test_ignored_lines_and_invalid_actions_are_counted_as_the_c_dealer_counts_th
     assert engine.result.invalid_actions == [1, 0]
     assert observer.actions == []  # told once the next question is out, while its player thinks
     message, seat, _ = ask(engine, at=1.0)
-    assert observer.actions == [(0, "CALL", pytest.approx(0.2))]
+    [(seat_acted, kind, seconds)] = observer.actions
+    assert (seat_acted, kind) == (0, "CALL") and seconds == pytest.approx(0.2)
     assert seat == 1
     assert engine.receive(reply(message, "r"), 1.5, 1.5)
     message, seat, _ = ask(engine, at=2.0)
