@@ -22,13 +22,12 @@ import sys
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.agents.checking import check_agent
-from acpc_arena.agents.client import ClientError, connect, play
+from acpc_arena.agents.client import ClientSession, play_at
 from acpc_arena.agents.options import parsed_options
 from acpc_arena.agents.registry import add_agent_options, check_spec, spec_sources
 from acpc_arena.protocol.commands import (
     FAILED,
     CommandParser,
-    Interrupted,
     number,
     plain,
     run_command,
@@ -105,24 +104,7 @@ def _play(args: argparse.Namespace, cls: type[Agent]) -> int:
         agent = cls(game, args.seed, **options)  # a bad option or checkpoint fails here
     except (ProtocolError, ValueError, OSError) as exc:
         usage_error(f"ERROR: {name}: {exc}")
-    try:
-        sock = connect(args.host, args.port)
-    except ClientError as exc:
-        print(f"ERROR: {name}: {exc}", file=sys.stderr)
-        return FAILED
-    try:
-        play(agent, sock)
-    except ClientError as exc:
-        print(f"ERROR: {name}: {exc}", file=sys.stderr)
-        return FAILED
-    except (ConnectionError, OSError) as exc:
-        print(f"ERROR: {name}: connection lost: {exc}", file=sys.stderr)
-        return FAILED
-    except KeyboardInterrupt:
-        raise Interrupted(f"{name} left the match") from None
-    finally:
-        sock.close()
-    return 0
+    return play_at(ClientSession(agent), args.host, args.port, name)
 
 
 if __name__ == "__main__":

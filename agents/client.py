@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from acpc_arena.agents.base import Agent
+from acpc_arena.protocol.commands import FAILED, Interrupted
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.state import CALL_ACTION, Action
 from acpc_arena.protocol.wire import MATCHSTATE_PREFIX, MatchState, MatchStateReader, format_action
@@ -150,3 +151,26 @@ def play_session(session: ClientSession, sock: socket.socket) -> int:
         if view is not None:
             sock.sendall(f"{session.reply(line, view)}\r\n".encode("ascii"))
     return session.hands
+
+
+def play_at(session: ClientSession, host: str, port: int, name: str) -> int:
+    """Connect to the dealer at ``host:port`` and let ``session`` answer it until it closes the connection;
+    the exit status (``protocol.commands``), a failure told in one line (``ERROR: NAME: ...``)."""
+    try:
+        sock = connect(host, port)
+    except ClientError as exc:
+        print(f"ERROR: {name}: {exc}", file=sys.stderr)
+        return FAILED
+    try:
+        play_session(session, sock)
+    except ClientError as exc:
+        print(f"ERROR: {name}: {exc}", file=sys.stderr)
+        return FAILED
+    except OSError as exc:  # ConnectionError among them
+        print(f"ERROR: {name}: connection lost: {exc}", file=sys.stderr)
+        return FAILED
+    except KeyboardInterrupt:
+        raise Interrupted(f"{name} left the match") from None
+    finally:
+        sock.close()
+    return 0

@@ -23,9 +23,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from acpc_arena.agents.client import ClientError, ClientSession, connect, play_session
+from acpc_arena.agents.client import ClientSession, play_at
 from acpc_arena.agents.sparring.nolimit import SparFuzz
-from acpc_arena.protocol.commands import FAILED, run_command, usage_error
+from acpc_arena.protocol.commands import run_command, usage_error
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.wire import MatchState, format_action
@@ -53,22 +53,7 @@ def run(argv: list[str]) -> int:
         agent = SparFuzz(load_game(args.game), args.seed)
     except (ProtocolError, ValueError, OSError) as exc:
         usage_error(f"ERROR: spar_fuzz: {exc}")
-    try:
-        sock = connect(args.host, args.port)
-    except ClientError as exc:
-        print(f"ERROR: spar_fuzz: {exc}", file=sys.stderr)
-        return FAILED
-    try:
-        play_session(AsDrawnSession(agent), sock)
-    except ClientError as exc:
-        print(f"ERROR: spar_fuzz: {exc}", file=sys.stderr)
-        return FAILED
-    except OSError as exc:
-        print(f"ERROR: spar_fuzz: connection lost: {exc}", file=sys.stderr)
-        return FAILED
-    finally:
-        sock.close()
-    return 0
+    return play_at(AsDrawnSession(agent), args.host, args.port, "spar_fuzz")
 
 
 def main(argv: list[str] | None = None) -> None:
