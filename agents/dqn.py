@@ -42,7 +42,7 @@ from acpc_arena.models.checkpoints import FOLDER, CheckpointError, resolve_check
 from acpc_arena.models.q_networks.checkpoint import default_device, load_network, weights_digest
 from acpc_arena.models.q_networks.encoding import IMAGE_SIZE, images, num_planes, observe
 from acpc_arena.models.q_networks.networks import HIDDEN, NUM_ACTIONS, QNetwork
-from acpc_arena.models.q_networks.row_passes import MAX_ROWS, checked_batch_key, forward_rows
+from acpc_arena.models.q_networks.row_passes import forward_rows
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import RAISE, Action, ActionKind, State
 from acpc_arena.protocol.wire import MatchState
@@ -85,9 +85,9 @@ class QAgent(Agent):
         return self.act_batch([view])[0]
 
     def batch_key(self) -> Hashable | None:
-        """The same for agents that choose alike at any view: the same weights on the same device, whose
-        passes give a row the same bits alone or batched (``models.q_networks.row_passes``)."""
-        return checked_batch_key(self._network_key, self._step_rows, self._probe_samples)
+        """The same for agents that choose alike at any view: the same weights on the same device (a row's bits
+        are the same alone or batched, ``models.q_networks.row_passes``)."""
+        return self._network_key
 
     def act_batch(self, views: Sequence[MatchState]) -> list[Action]:
         """``act`` at each view (views of any hands, of this agent or of one with the same ``batch_key``)."""
@@ -152,16 +152,6 @@ class QAgent(Agent):
             observations[:, : self.game.num_hole_cards] = state.hole_cards[view.viewer]  # the hole cards come first
             out.append(observations)
         return out
-
-    def _probe_samples(self) -> list[torch.Tensor]:
-        """``MAX_ROWS`` rows for ``_step_rows``: random images with a real image's few cards and counts, and
-        random memories."""
-        generator = torch.Generator().manual_seed(0)
-        pixels = (
-            torch.rand(MAX_ROWS, self.meta["planes"] * IMAGE_SIZE * IMAGE_SIZE, generator=generator) < 0.05
-        ).float()
-        memory = torch.randn(MAX_ROWS, self._empty.shape[0], generator=generator) * 0.5
-        return [torch.cat([pixels, memory], dim=1).to(self.device)]
 
     def _best_action(self, state: State, q: np.ndarray) -> Action:
         """The legal action with the highest Q value (a raise sized as the module docstring says)."""

@@ -36,7 +36,7 @@ from acpc_arena.models.checkpoints import FOLDER, CheckpointError, resolve_check
 from acpc_arena.models.nfq.features import FEATURES, check_game, hand_strength, observation, window
 from acpc_arena.models.nfq.network import NFQNetwork
 from acpc_arena.models.q_networks.checkpoint import default_device, load_module, weights_digest
-from acpc_arena.models.q_networks.row_passes import MAX_ROWS, checked_batch_key, forward_rows
+from acpc_arena.models.q_networks.row_passes import WHOLE_VECTORS, forward_rows
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import Action, ActionKind, State
 from acpc_arena.protocol.wire import MatchState
@@ -85,15 +85,15 @@ class NFQAgent(Agent):
     def q_values(self, views: Sequence[MatchState]) -> np.ndarray:
         """(views, 3) Q values, each view's row the same bits alone or batched (``models.q_networks.row_passes``)."""
         x = torch.from_numpy(np.stack([self.state_vector(v) for v in views])).to(self.device)
-        return forward_rows(self.net, x).cpu().numpy()
+        return forward_rows(self.net, x, WHOLE_VECTORS).cpu().numpy()  # its rows are narrow (row_passes)
 
     def act(self, view: MatchState) -> Action:
         return self.act_batch([view])[0]
 
     def batch_key(self) -> Hashable | None:
-        """The same for agents of the same weights on the same device, when its passes are row-independent."""
-        sample = torch.rand(MAX_ROWS, self.net.inputs, generator=torch.Generator().manual_seed(0)).to(self.device)
-        return checked_batch_key(("nfq", weights_digest(self.net), str(self.device)), self.net, lambda: [sample])
+        """The same for agents of the same weights on the same device (a row's bits are the same alone or
+        batched, ``models.q_networks.row_passes``)."""
+        return ("nfq", weights_digest(self.net), str(self.device))
 
     def act_batch(self, views: Sequence[MatchState]) -> list[Action]:
         """``act`` at each view (this agent's or others' of the same ``batch_key``: the strength cache aside, an

@@ -134,8 +134,34 @@ def bench_batched() -> Iterator[Row]:
         f"median of {PAIRS} runs interleaved with the rows below; "
         f"{statistics.median(r.cpu for r in tcp) * 1e3:,.1f} ms of processor time a hand",
     )
-    yield _ratio_row("  the same --in-process (decisions batched across the 8)", runs["in"], tcp, INPROCESS_GOAL)
+    label, rate, note = _ratio_row(
+        "  the same --in-process (decisions batched across the 8)", runs["in"], tcp, INPROCESS_GOAL
+    )
+    yield label, rate, f"{note}; {_mean_batch(common):.1f} views an act_batch"
     yield _ratio_row("  --in-process, one match at a time", runs["one"], tcp, None)
+
+
+def _mean_batch(common: list[str]) -> float:
+    """The mean views of lstm_dqn's ``act_batch`` in the batched run (``DecisionBatcher.sizes``), played again in
+    this process through ``play`` (acpc-match does not report it)."""
+    from acpc_arena.dealer.arena import in_process
+    from acpc_arena.dealer.arena.api import play
+
+    options = dict(zip(common[::2], common[1::2], strict=True))
+    batchers: list[in_process.DecisionBatcher] = []
+    original = in_process.DecisionBatcher.__init__
+
+    def recording(self: in_process.DecisionBatcher) -> None:
+        original(self)
+        batchers.append(self)
+
+    in_process.DecisionBatcher.__init__ = recording  # type: ignore[method-assign]
+    try:
+        seeds = [int(seed) for seed in options["--seeds"].split(",")]
+        play([options["--a"], options["--b"]], seeds=seeds, hands=int(options["--hands"]), concurrency=8)
+    finally:
+        in_process.DecisionBatcher.__init__ = original  # type: ignore[method-assign]
+    return statistics.mean(size for batcher in batchers for size in batcher.sizes)
 
 
 def bench_tournament() -> Iterator[Row]:

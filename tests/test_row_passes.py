@@ -1,30 +1,36 @@
-"""``models.q_networks.row_passes``: passes of at least MIN_ROWS and at most MAX_ROWS rows, and the check that rows
-come out the same whatever else is in the pass."""
+"""``models.q_networks.row_passes.forward_rows``: every pass has exactly the rows asked, whatever the batch."""
 
 from __future__ import annotations
 
 import torch
 
-from acpc_arena.models.q_networks.row_passes import MAX_ROWS, MIN_ROWS, forward_rows, rows_independent
+from acpc_arena.models.q_networks.row_passes import ROWS, WHOLE_VECTORS, forward_rows
 
 
-def test_forward_rows_pads_short_passes_splits_long_ones_and_keeps_row_order() -> None:
-    seen: list[int] = []
+def test_forward_rows_runs_passes_of_one_size_padded_with_the_first_row_in_row_order() -> None:
+    seen: list[torch.Tensor] = []
 
     def doubled(rows: torch.Tensor) -> torch.Tensor:
-        seen.append(rows.shape[0])
+        seen.append(rows.clone())
         return rows * 2
 
-    for count in (1, MIN_ROWS - 1, MIN_ROWS, MAX_ROWS, MAX_ROWS + 1, 3 * MAX_ROWS + 2):
-        seen.clear()
-        rows = torch.arange(count * 3, dtype=torch.float32).reshape(count, 3)
-        assert torch.equal(forward_rows(doubled, rows), rows * 2)
-        assert all(MIN_ROWS <= size <= MAX_ROWS for size in seen)
-        assert len(seen) == -(-count // MAX_ROWS)
+    for size in (ROWS, WHOLE_VECTORS, 3):
+        for count in (1, size - 1, size, size + 1, 3 * size + 2):
+            seen.clear()
+            rows = torch.arange(count * 3, dtype=torch.float32).reshape(count, 3)
+            assert torch.equal(forward_rows(doubled, rows, size), rows * 2)
+            assert [len(chunk) for chunk in seen] == [size] * -(-count // size)
+            last = seen[-1]
+            real = count - size * (len(seen) - 1)
+            assert torch.equal(last[real:], last[:1].expand(size - real, 3))  # padding: copies of its first row
 
 
-def test_rows_independent_tells_a_row_wise_pass_from_one_that_mixes_rows() -> None:
-    sample = torch.rand(MAX_ROWS, 5, generator=torch.Generator().manual_seed(1))
-    assert rows_independent(lambda rows: torch.tanh(rows * 3 + 1), sample)
-    assert not rows_independent(lambda rows: rows - rows.mean(dim=0), sample)  # a batch statistic
-    assert not rows_independent(lambda rows: rows * (1 + 1e-7 * (rows.shape[0] % 4)), sample)  # rounds by size
+def test_forward_rows_passes_rows_by_default() -> None:
+    seen: list[int] = []
+
+    def counted(rows: torch.Tensor) -> torch.Tensor:
+        seen.append(len(rows))
+        return rows
+
+    forward_rows(counted, torch.zeros(1, 2))
+    assert seen == [ROWS]

@@ -4,7 +4,7 @@
 - ``networks``: ``LSTMDQN``, ``DQN`` and ``PokerCNN`` over that image
 - ``checkpoint``: torch weights with a JSON sidecar, loaded within size limits (NFQ's and the
   ensemble's networks load through it too)
-- ``row_passes``: network passes whose every row is the same alone or batched
+- ``row_passes``: network passes of one shape, whose every row is the same alone or batched on any CPU
 
 Their trainers are ``models.training.dqn`` and ``models.training.poker_cnn``.
 """
