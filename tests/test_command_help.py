@@ -231,3 +231,19 @@ def test_help_starts_without_the_heavy_dependencies(script: str) -> None:
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_a_plain_in_process_run_starts_without_prometheus(tmp_path: Path) -> None:
+    """``acpc-match --in-process`` without ``--metrics-port`` or ``--metrics-push`` plays its matches, writes
+    its report and never imports ``prometheus_client``: the metrics come only when asked for."""
+    probe = (
+        "import contextlib, io, sys\n"
+        f"from {SCRIPTS['acpc-match'].split(':')[0]} import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main(['--a', 'random', '--b', 'call', '--hands', '5', '--seeds', '1', '--in-process',\n"
+        "          '--no-plots', '--quiet', '--out', 'run'])\n"
+        "print('prometheus_client' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert (tmp_path / "run" / "report.json").is_file()
+    assert result.stdout.strip() == "False"

@@ -15,8 +15,7 @@ import time
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-
-from prometheus_client import CollectorRegistry
+from typing import TYPE_CHECKING
 
 from acpc_arena.agents.registry import absolute_spec, check_spec
 from acpc_arena.dealer.arena.aivat.reporting import wanted
@@ -28,12 +27,14 @@ from acpc_arena.dealer.arena.run_progress import RunProgress
 from acpc_arena.dealer.arena.runner import RunSpec
 from acpc_arena.dealer.arena.scoring import changed_lines
 from acpc_arena.dealer.arena.tables import format_multi_table, format_table
-from acpc_arena.dealer.observers.metrics import RunMetrics
 from acpc_arena.dealer.observers.page_process import SideServer, start_pages
 from acpc_arena.protocol.commands import FAILED, USAGE, Interrupted, shows_progress
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import write_atomic
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path
+
+if TYPE_CHECKING:  # the name alone: a run without metrics starts without prometheus_client
+    from acpc_arena.dealer.observers.metrics import RunMetrics
 
 
 @dataclass(frozen=True)
@@ -192,7 +193,9 @@ def _serve_metrics(request: MatchRequest, servers: contextlib.ExitStack) -> RunM
     """The run's metrics where asked for, served on ``--metrics-port`` (closed with ``servers``)."""
     if request.metrics_port is None and not request.metrics_push:
         return None
-    metrics = RunMetrics(CollectorRegistry())
+    from acpc_arena.dealer.observers.metrics import RunMetrics  # prometheus_client: only for the run's metrics
+
+    metrics = RunMetrics.fresh()
     if request.metrics_port is not None:
         try:
             metrics.serve(request.metrics_port, request.host)

@@ -5,6 +5,7 @@ the failures it tells, each once."""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
@@ -12,9 +13,11 @@ from acpc_arena.dealer.arena.contestants import Contestant
 from acpc_arena.dealer.arena.estimates import Estimate, Running
 from acpc_arena.dealer.arena.runner import MatchOutcome, MatchSpec, RunObserver, RunSpec
 from acpc_arena.dealer.observers.feed import Feed
-from acpc_arena.dealer.observers.metrics import MetricsObserver, RunMetrics
 from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult
 from acpc_arena.protocol.state import Action, State
+
+if TYPE_CHECKING:  # the name alone: a run without metrics starts without prometheus_client
+    from acpc_arena.dealer.observers.metrics import RunMetrics
 
 
 class _MatchProgress(MatchObserver):
@@ -102,7 +105,7 @@ class RunProgress(RunObserver):
         observers: list[MatchObserver] = [_MatchProgress(self, match)]
         if self.metrics is not None:
             self.metrics.running.labels(*self.names).inc()
-            observers.append(MetricsObserver(self.metrics.dealer, forget=True))
+            observers.append(self.metrics.match_observer())
         if self.live is not None:
             observers.append(self.live.table(match.name, config))
         return observers

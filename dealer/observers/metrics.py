@@ -240,6 +240,11 @@ class RunMetrics:
     the dealer's response histogram); a match's series go when it ends.
     """
 
+    @classmethod
+    def fresh(cls) -> RunMetrics:
+        """A run's metrics in a registry of their own (``acpc-match --metrics-port``)."""
+        return cls(CollectorRegistry())
+
     def __init__(self, registry: CollectorRegistry = REGISTRY) -> None:
         self.registry = registry
         self.server: SideServer | None = None
@@ -281,6 +286,10 @@ class RunMetrics:
         self.matches = Counter("acpc_match_matches", "Matches over", [*pair, "status"], registry=registry)
         self.running = Gauge("acpc_match_matches_running", "Matches being played", pair, registry=registry)
         self.dealer = DealerMetrics(registry, latency=False)
+
+    def match_observer(self) -> MetricsObserver:
+        """An observer of one of the run's matches: its ``acpc_dealer_*`` series, gone when it ends."""
+        return MetricsObserver(self.dealer, forget=True)
 
     def start(self, a: str, b: str, game: str, seeds: Iterable[int], hands: int, matches: int) -> None:
         """Describe the run and create its series at 0, before the first match."""
