@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -67,6 +68,25 @@ def _actions(log: bytes) -> int:
     return sum(len(_ACTION.findall(line.split(b":")[2])) for line in log.splitlines() if line.startswith(b"STATE:"))
 
 
+_CALL = re.compile(r"\d+ +(\w+)\(")
+
+
+def _syscalls(dealer: list[str], players: list[list[str]], game_file: str, hands: int) -> tuple[float, str]:
+    """System calls the dealer process makes per action once its players connect (``strace -f``, from its
+    first ``accept`` on: not its start-up), and the three most frequent with their counts per action."""
+    import collections
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        trace = Path(folder) / "trace"
+        run = _match(["strace", "-f", "-o", str(trace), *dealer], players, game_file, hands)
+        names = [match[1] for match in map(_CALL.match, trace.read_text().splitlines()) if match]
+    first = next(i for i, name in enumerate(names) if name.startswith("accept"))
+    counts, actions = collections.Counter(names[first:]), _actions(run.log)
+    common = ", ".join(f"{count / actions:.2f} {name}" for name, count in counts.most_common(3))
+    return counts.total() / actions, common
+
+
 def _check_runs(*programs: Path) -> None:
     """Raise a one-line error for a program that does not start here (not built, built for another system)."""
     import subprocess
@@ -80,10 +100,11 @@ def _check_runs(*programs: Path) -> None:
 
 def bench_dealer() -> Iterator[Row]:
     """acpc-dealer beside the C dealer, both with ACPC_SERVER_DIR's two C ``example_player``s, on limit and
-    no-limit reverse-blinds hold'em: 5 interleaved pairs of 10,000-hand matches, the median of the pairs'
-    rate ratios (goal >= 1.0x) and of each dealer process's own processor time per action. Without
-    ACPC_SERVER_DIR (a folder where the ACPC server was built; nothing of it is part of this project), the
-    players are two ``acpc-agent random`` and only acpc-dealer's figures are given.
+        no-limit reverse-blinds hold'em: 5 interleaved pairs of 10,000-hand matches, the median of the pairs'
+        rate ratios (goal >= 1.0x) and of each dealer process's own processor time per action; where ``strace``
+    is installed, each dealer's system calls per action over 2,000 hands (goal: no more than the C dealer). Without
+        ACPC_SERVER_DIR (a folder where the ACPC server was built; nothing of it is part of this project), the
+        players are two ``acpc-agent random`` and only acpc-dealer's figures are given.
     """
     import statistics
 
@@ -134,6 +155,14 @@ def bench_dealer() -> Iterator[Row]:
             f"{per_action('ours'):.1f} us",
             f"{cpu} (goal <= 12 us); C dealer {per_action('C'):.1f} us, user {per_action('C', True):.1f} us",
         )
+        if shutil.which("strace"):
+            ours_calls, ours_common = _syscalls(ours, [player, player], path, 2_000)
+            c_calls, c_common = _syscalls(dealers["C"], [player, player], path, 2_000)
+            yield (
+                "  system calls per action (strace -f), acpc-dealer",
+                f"{ours_calls:.2f}",
+                f"goal <= C dealer's {c_calls:.2f}; {ours_common} (C: {c_common}); 2,000 hands",
+            )
 
 
 def _web_rate(folder: Path, player: list[str], game_path: str, hands: int, mode: str) -> tuple[float, float]:
