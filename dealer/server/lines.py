@@ -117,7 +117,8 @@ class LineChannel:
 
 def prepare_player_socket(sock: socket.socket, blocking: bool = False) -> socket.socket:
     """A player's connection made non-blocking (or blocking), its small messages sent at once
-    (``TCP_NODELAY`` on TCP)."""
+    (``TCP_NODELAY`` on TCP, as the C dealer sets it: without it, a message to a seat whose last one the
+    player has not yet acknowledged waits for its delayed ACK, 40 ms, many times a hand)."""
     sock.setblocking(blocking)
     if sock.family in (socket.AF_INET, socket.AF_INET6):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
