@@ -19,6 +19,7 @@ the parser is measured (Linux: the peak is reset before each call) and must stay
 
 from __future__ import annotations
 
+import errno
 import gzip
 import re
 import socket
@@ -289,8 +290,9 @@ class PageServer:
                     answer += chunk
                     if len(answer) > 1 << 20:
                         break
-            except (ConnectionResetError, BrokenPipeError):
-                pass
+            except OSError as exc:  # reset, a broken pipe, or already shut down by the server's close
+                if exc.errno not in (errno.ECONNRESET, errno.EPIPE, errno.ENOTCONN):
+                    raise
         return answer
 
 
