@@ -252,19 +252,7 @@ def unexplained(folder: str) -> list[str]:
     ]
 
 
-PENDING = pytest.mark.xfail(strict=False, reason="issue 55: the other parts' function-local imports are being reduced")
-
-
-@pytest.mark.parametrize(
-    "folder",
-    [
-        "protocol",
-        "dealer/lbr",
-        pytest.param("dealer", marks=PENDING),
-        pytest.param("agents", marks=PENDING),
-        pytest.param("models", marks=PENDING),
-    ],
-)
+@pytest.mark.parametrize("folder", ["protocol", "dealer", "agents", "models"])
 def test_every_function_local_import_says_why(folder: str) -> None:
     assert unexplained(folder) == []
 
@@ -274,7 +262,6 @@ def test_the_protocol_keeps_five_function_local_imports_at_most() -> None:
     assert count <= 5
 
 
-@PENDING
 def test_function_local_imports_are_within_the_budget() -> None:
     count = sum(map(len, local_imports_by_file().values()))
     assert count <= LOCAL_IMPORT_BUDGET

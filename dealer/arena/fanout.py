@@ -96,9 +96,9 @@ GROUP_MATCHES = 8
 
 def play_jobs(jobs: Sequence[MatchJob]) -> list[JobResult]:
     """Play ``jobs``' matches (of one run) here at once, in a scratch folder, and return what each wrote."""
-    import trio
+    import trio  # a worker's own: the commands read add_ray_option here for --help, without trio
 
-    from acpc_arena.dealer.arena.runner import run_matches
+    from acpc_arena.dealer.arena.runner import run_matches  # likewise: the runner imports the agents
 
     first = jobs[0]
     with tempfile.TemporaryDirectory(prefix="acpc-job-") as scratch:
@@ -182,7 +182,7 @@ def _on_ray(
     lost: Callable[[int, Exception], R] | None,
 ) -> Generator[tuple[int, R], None, None]:
     try:
-        import ray
+        import ray  # an optional extra (acpc-arena[ray]), asked for by --ray alone
     except ModuleNotFoundError:
         raise ValueError("--ray needs Ray: pip install 'acpc-arena[ray]'") from None
     options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}

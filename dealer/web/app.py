@@ -198,7 +198,7 @@ class WebApp:
     def options(self, request: Request) -> dict[str, Any]:
         if not self.play:
             return {"agents": [], "games": [], "play": False}
-        from acpc_arena.dealer.web.human import human_agents
+        from acpc_arena.dealer.web.human import human_agents  # the agents: only pages with a seat load them
 
         return {"agents": human_agents(self.agents), "games": list(SHIPPED_GAMES), "play": True}
 
@@ -211,7 +211,7 @@ class WebApp:
 
     async def play_start(self, request: Request) -> dict[str, Any]:
         self._no_seat()
-        from acpc_arena.dealer.web.human import HumanGame, human_agents
+        from acpc_arena.dealer.web.human import HumanGame, human_agents  # the agents, as above
 
         body = request.json()
         if not isinstance(body, dict):

@@ -73,7 +73,7 @@ async def read_feed(fd: int, board: LiveBoard | None, metrics: MetricsPage) -> N
 
 
 async def _serve(args: argparse.Namespace) -> None:
-    from acpc_arena.dealer.web.app import WebApp
+    from acpc_arena.dealer.web.app import WebApp  # the replayer and results: a metrics-only page process skips them
 
     board = LiveBoard() if args.pages is not None else None
     metrics = MetricsPage()
