@@ -11,7 +11,8 @@
   of both others)
 - ``equity`` and ``preflop_table``: a hand's equity against random hands, all-in expected values
 - ``disk_cache``: tables kept on disk, named by the source that computes them
-- ``files`` and ``acpc_log``: bounded reads of the files a command is given, ACPC logs
+- ``files``: bounded reads of the files a command is given; ``acpc_log``: ACPC logs a line at a
+  time; ``match_log``: a match's log read back checked
 - ``native``: ``state``, ``wire``, ``cards`` and ``rank_lookup`` compiled with mypyc
   (``make install``, ``native_build``), or not
 - ``commands``: how the ``acpc-*`` commands end: exit statuses, Ctrl-C and SIGTERM
