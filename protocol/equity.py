@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from acpc_arena.protocol import evaluator
 from acpc_arena.protocol.cards import NUM_CARDS
 from acpc_arena.protocol.disk_cache import cache_directory, source_digest
 from acpc_arena.protocol.evaluator import HAND_RANKS, rank_hands, rank_hands_of_players, rank_holdings_on_boards
@@ -425,7 +426,7 @@ class PreflopTable:
 
     def __init__(self, game: Game) -> None:
         self.game = game
-        digest = source_digest(Path(__file__), Path(__file__).with_name("evaluator.py"))
+        digest = source_digest(Path(__file__), *evaluator.SOURCES)
         deck = f"{game.num_ranks}x{game.num_suits}-{game.num_hole_cards}-{game.total_board_cards}"
         self.path = cache_directory() / f"preflop-equity-{deck}-{digest}.txt"
         self.values: dict[tuple[int, ...], float] = {}

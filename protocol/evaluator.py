@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -83,6 +84,9 @@ __all__ = [
     "rank_holdings_on_boards",
     "warm_up",
 ]
+
+SOURCES = (Path(__file__).with_name("evaluator.py"), Path(__file__).with_name("rank_rules.py"))
+"""The files whose code decides a hand's rank: a cache of values computed from ranks digests them."""
 
 _BATCH_ROWS = 1 << 15
 

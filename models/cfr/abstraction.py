@@ -306,7 +306,7 @@ def strength_edges(game: Game, buckets: tuple[int, ...], samples: int = EDGE_SAM
             worlds = sample_deals(game, samples, np.random.default_rng(20260 + shown))
             return np.sort(hand_strength_squared(game, worlds.holes[:, 0, :], worlds.boards[:, :shown]))
 
-        code = source_digest(Path(__file__), Path(equity.__file__), Path(evaluator.__file__))
+        code = source_digest(Path(__file__), Path(equity.__file__), *evaluator.SOURCES)
         values = cached_array(f"ehs2-sample-{shown}-{samples}-{code}", build)
         edges.append(np.quantile(values, np.arange(1, count) / count))
     return edges
@@ -360,7 +360,7 @@ def exact_strength_edges(buckets: tuple[int, ...]) -> list[np.ndarray]:
                 values = hand_strength.river_strengths(sample).reshape(-1) ** 2
             return np.sort(values[~np.isnan(values)])
 
-        code = source_digest(Path(hand_strength.__file__), Path(evaluator.__file__))
+        code = source_digest(Path(hand_strength.__file__), *evaluator.SOURCES)
         values = cached_array(f"ehs2-exact-sample-{round_}-{boards}-{code}", build)
         edges.append(np.quantile(values, np.arange(1, count) / count))
     return edges

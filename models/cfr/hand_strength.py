@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import itertools
 from functools import cache, cached_property
-from pathlib import Path
 
 import numpy as np
 
@@ -387,7 +386,7 @@ class FlopTable:
     def __init__(self) -> None:
         flops = canonical_flops()
         self.row = {flop: i for i, flop in enumerate(flops)}
-        code = source_digest(Path(evaluator.__file__))
+        code = source_digest(*evaluator.SOURCES)
         self.values = cached_array(f"flop-ehs2-exact-v{FLOP_TABLE_VERSION}-{code}", lambda: self._build(flops))
 
     @staticmethod

@@ -67,7 +67,7 @@ def preflop_table(game: Game) -> np.ndarray:
         Path(__file__),
         Path(classes.__file__),
         Path(acpc_arena.protocol.equity.__file__),
-        Path(acpc_arena.protocol.evaluator.__file__),
+        *acpc_arena.protocol.evaluator.SOURCES,
     )
     parts = [game.to_text(), PREFLOP_RUNOUTS, PREFLOP_OPPONENTS, source_digest(*sources)]
     key = hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]

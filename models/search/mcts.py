@@ -44,7 +44,7 @@ VALUE_SOURCES = (
     Path(__file__),
     Path(classes.__file__),
     native.FOLDER / "state.py",
-    Path(acpc_arena.protocol.evaluator.__file__),
+    *acpc_arena.protocol.evaluator.SOURCES,
 )
 """The code V(S) comes from: the search and rollouts here, the hand classes, the betting rules, the hand ranks."""
 
