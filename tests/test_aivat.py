@@ -101,6 +101,7 @@ def simulated_check(
     return exact, float(values.mean()), float(values.std(ddof=1) / np.sqrt(count)), float(values.std() / plain.std())
 
 
+@pytest.mark.slow  # make test-slow: a long simulation (~25 s); the exact-value tests run in make test
 def test_simulated_leduc_mean_is_within_standard_errors_and_the_spread_falls() -> None:
     """cfr against random, 2,000 seeded hands. Measured: the standard deviation falls to 0.23 of the
     plain one's with both known, 0.33 with cfr alone known; half is asserted."""

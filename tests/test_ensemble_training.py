@@ -61,6 +61,7 @@ def test_library_round_trip_and_damage(tmp_path: Path) -> None:
         load_library(path)
 
 
+@pytest.mark.slow  # make test-slow: two training runs (~20 s)
 def test_a_tiny_training_run_writes_everything_and_the_worker_count_changes_nothing(tmp_path: Path) -> None:
     config = EvolutionConfig(
         population=4, generations=3, deals=2, base_deals=1, library_hands=4, seed=3, teacher_hands=8, clone_epochs=2

@@ -157,6 +157,7 @@ def _check_duplicate_against_exact(path: Path, tabular: Any, seeds: tuple[int, .
     assert high - low < 200  # a useful interval: a card or action mapped wrongly costs hundreds of mbb/h
 
 
+@pytest.mark.slow  # make test-slow: the same check at the issue's size follows; this one is its small copy
 def test_openspiel_cfr_plus_policy_plays_its_expected_value(tmp_path: Path) -> None:
     """A short CFR+ run (100 iterations) through ``OpenSpielAgent`` against ``cfr``."""
     path, tabular = _cfr_plus_file(tmp_path, 100)

@@ -156,6 +156,7 @@ class _FewBuckets(_NoBuckets):
         return keys
 
 
+@pytest.mark.slow  # make test-slow: two runs of public chance sampling (~17 s)
 def test_a_resumed_run_ends_where_an_unbroken_one_does(tmp_path: Path) -> None:
     whole, _ = train_public_chance(tmp_path / "whole", _FewBuckets(), 3, seed=5, save_every=1, show_progress=False)
     train_public_chance(tmp_path / "broken", _FewBuckets(), 2, seed=5, save_every=1, show_progress=False)

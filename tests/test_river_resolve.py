@@ -249,6 +249,7 @@ def test_exploitability_by_enumeration_falls_below_a_hundredth_of_the_pot(seed: 
     assert 0 <= measured[1] < 1.0 and measured[1] < measured[0]
 
 
+@pytest.mark.slow  # make test-slow: a whole match of re-solved rivers (~25 s); the re-solve itself is tested above
 def test_agent_resolves_the_river_in_a_match_against_spar_tag() -> None:
     report = play(["cfr --resolve-river --resolve-iterations 20", "spar_tag"], seeds=(5,), hands=150)
     assert isinstance(report, Report)

@@ -210,6 +210,7 @@ def best_response_value(deal: State, seat: int) -> float:
     return put_in * ((mine > theirs) - (mine < theirs))
 
 
+@pytest.mark.slow  # make test-slow: 250 deals of exact best responses (~25 s)
 def test_value_bots_win_most_of_the_best_responses_value_against_call() -> None:
     deals = deal_hands(LIMIT, 51, 250)
     best = sum(best_response_value(deal, seat) for deal in deals for seat in (0, 1))
