@@ -111,6 +111,7 @@ def test_simulated_leduc_mean_is_within_standard_errors_and_the_spread_falls() -
         assert ratio < 0.5, (known, ratio)
 
 
+@pytest.mark.slow  # make test-slow: a long simulation (~18 s); AIVAT's exact-value tests run in make test
 def test_drawn_board_corrections_are_unbiased_too() -> None:
     """The board card drawn (``samples`` of them) instead of summed over: still within standard errors."""
     settings = Settings(enumerate_up_to=0, samples=3, sample_budget=0)

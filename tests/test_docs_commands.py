@@ -18,7 +18,9 @@ An HTML comment on the line before a block changes how it is run, and only that:
   (SIGINT to its process group) and expects exit status 130;
 - ``<!-- docs-test: status N -->`` expects exit status N instead of 0;
 - ``<!-- docs-test: timeout S -->`` gives it S seconds instead of 180;
-- ``<!-- docs-test: skip "why" -->`` does not run it (a Docker engine, say).
+- ``<!-- docs-test: skip "why" -->`` does not run it (a Docker engine, say);
+- ``<!-- docs-test: slow "why" -->`` runs it (its small variant too) in ``make test-slow`` only (a
+  retraining whose pieces other tests check, say).
 
 The generated results pages (``docs/results/``) are not run: they show the commands of their
 runs, which take hours (``make results`` plays them).
@@ -61,6 +63,7 @@ class Block:
     text: str
     replacements: list[tuple[str, str]] = field(default_factory=list)
     skip: str | None = None
+    slow: str | None = None
     full_skip: str | None = None
     full_timeout: float = FULL_TIMEOUT
     serves: str | None = None
@@ -94,10 +97,12 @@ def _directive(block: Block, body: str) -> None:
         if word == "replace":
             block.replacements.append((words[i + 1], words[i + 2]))
             i += 3
-        elif word in ("skip", "serves", "status", "timeout", "full-skip", "full-timeout"):
+        elif word in ("skip", "slow", "serves", "status", "timeout", "full-skip", "full-timeout"):
             value = words[i + 1]
             if word == "skip":
                 block.skip = value
+            elif word == "slow":
+                block.slow = value
             elif word == "full-skip":
                 block.full_skip = value
             elif word == "full-timeout":
@@ -150,7 +155,7 @@ def block_cases(blocks: list[Block] | None = None) -> list[Any]:
     """Each runnable block (of ``blocks``, default the docs') as the test runs it, and a block with replacements
     also at full size, marked slow."""
     blocks = runnable_blocks() if blocks is None else blocks
-    cases = [pytest.param(block, id=block.name) for block in blocks]
+    cases = [pytest.param(block, id=block.name, marks=[pytest.mark.slow] if block.slow else []) for block in blocks]
     for block in blocks:
         if block.replacements:
             cases.append(pytest.param(full_size(block), id=f"{block.name}:full", marks=pytest.mark.slow))
@@ -369,4 +374,21 @@ def test_a_shrunk_block_also_runs_at_full_size_under_slow(tmp_path: Path) -> Non
     assert (full.script(), full.timeout, full.skip) == ("acpc-match --hands 3000\n", 600.0, None)
     assert full_size(trained).script() == "acpc-cfr solve --iterations 8000\n" and full_size(trained).skip == "hours"
     slow = [case for case in block_cases() if case.marks]
-    assert slow and all(case.id.endswith(":full") and case.marks[0].name == "slow" for case in slow)
+    assert slow and all([mark.name for mark in case.marks] == ["slow"] for case in slow)
+    assert any(case.id.endswith(":full") for case in slow)
+
+
+def test_a_block_said_slow_runs_under_slow_alone(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        '<!-- docs-test: replace "--hands 3000" "--hands 30" slow "a retraining" -->\n```sh\nmake train\n```\n'
+        "```sh\nacpc-match\n```\n"
+    )
+    retrain, match = blocks_of(page)
+    assert (retrain.slow, match.slow) == ("a retraining", None)
+    cases = block_cases([retrain, match])
+    assert [(case.id.rsplit("/", 1)[-1], [mark.name for mark in case.marks]) for case in cases] == [
+        ("page.md:2", ["slow"]),
+        ("page.md:5", []),
+        ("page.md:2:full", ["slow"]),
+    ]

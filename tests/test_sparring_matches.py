@@ -172,6 +172,7 @@ class Timed(Agent):
         self.agent.end_hand(view)
 
 
+@pytest.mark.slow  # make test-slow: a timing check (make bench times the agents)
 def test_decisions_take_well_under_5_ms_on_average() -> None:
     """Processor time per decision, over 200 hands against ``raise`` (the most decisions a hand), after one hand
     to load the shared tables."""
