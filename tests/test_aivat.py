@@ -120,6 +120,7 @@ def test_drawn_board_corrections_are_unbiased_too() -> None:
     assert ratio < 1
 
 
+@pytest.mark.slow  # make test-slow: a long simulation (~17 s); AIVAT's exact-value tests run in make test
 def test_drawn_all_in_runouts_are_unbiased() -> None:
     """All in, the two board cards drawn from both players' joint range (no enumeration): within standard
     errors. Measured: the standard deviation falls to 0.39 of the plain one's (0.36 enumerated); a half is

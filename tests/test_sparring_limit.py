@@ -72,6 +72,7 @@ def test_equity_bot_raises_calls_and_folds_by_eval7s_equity(opponent: str) -> No
     assert seen > 0.9 * len(moves)
 
 
+@pytest.mark.slow  # make test-slow: many hands for a frequency (~14 s)
 def test_lag_plays_more_hands_than_tag_as_their_rankings_say() -> None:
     """Against ``call``: first in from the small blind TAG plays the top 70% and LAG the top 90%; in the big
     blind after a limp TAG raises the top 40% and LAG the top 60%."""
@@ -128,6 +129,7 @@ def test_tight_passive_plays_few_hands_and_calls_more_than_it_raises() -> None:
     assert raises < calls / 2, (raises, calls)
 
 
+@pytest.mark.slow  # make test-slow: many hands for a frequency (~14 s)
 def test_bluffer_bets_weak_rivers_when_checked_to_at_the_documented_frequency() -> None:
     """On the river when ``call`` checks to it: a bet with 0.60 or more, and with under 0.40 a bluff with a
     probability from ``b / (2 (P + b))`` (a weak hand) to ``2b / (P + b)`` (a missed draw), for a bet of ``b``
