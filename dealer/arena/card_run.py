@@ -30,10 +30,10 @@ from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, run_jobs
 from acpc_arena.dealer.arena.options import DEFAULT_GAME
 from acpc_arena.dealer.arena.report_card import ReportCard
 from acpc_arena.dealer.arena.tournament import Entrant
-from acpc_arena.dealer.arena.tournament_folder import refusal, resume, run_locked
+from acpc_arena.dealer.arena.tournament_folder import pending_jobs, run_locked
 from acpc_arena.protocol.commands import FAILED, USAGE, Interrupted, shows_progress
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.files import GAME_BYTES, read_bounded, read_json, write_atomic
+from acpc_arena.protocol.files import read_json, write_atomic
 from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 
 LBR_AGENT_SEED = 1
@@ -116,21 +116,10 @@ def _gauntlet(request: CardRequest, game: Game, count: int | None) -> tuple[str,
     return full if count is None else full[:count]
 
 
-def _pending(card: Gauntlet) -> tuple[list[MatchJob], list[str]]:
-    """The folder checked and claimed; the jobs still to play and the lines of the logs set aside."""
-    refused = refusal(card)
-    if refused is not None:
-        raise ValueError(f"{refused}: move it away, or give another --out")
-    card.claim_folder()
-    game_text = read_bounded(card.game_path, GAME_BYTES).decode("ascii")
-    pending, set_aside = resume(card)
-    return [MatchJob(card.run_spec(first, second), match, game_text) for first, second, match in pending], set_aside
-
-
 def _run_locked(request: CardRequest, card: Gauntlet, measure_lbr: LbrMeasure) -> int:
     """Check the folder, play, score, measure and write; the folder's lock is held."""
     try:
-        jobs, set_aside = _pending(card)
+        jobs, set_aside = pending_jobs(card)
     except (ProtocolError, ValueError, UnicodeDecodeError) as exc:
         print(f"acpc-eval: {exc}", file=sys.stderr)
         return USAGE

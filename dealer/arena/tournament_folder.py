@@ -38,12 +38,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from acpc_arena.dealer.arena.contestants import check_agent
+from acpc_arena.dealer.arena.fanout import MatchJob
 from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec
 from acpc_arena.dealer.arena.tournament import Entrant, Tournament, match_finished
 from acpc_arena.protocol.commands import FAILED, USAGE
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.files import InputError
+from acpc_arena.protocol.files import GAME_BYTES, InputError, read_bounded
 from acpc_arena.protocol.match_log import LoggedMatch, read_log
 from acpc_arena.protocol.rng import MT19937
 
@@ -277,3 +278,16 @@ def run_locked(command: str, tournament: Tournament, game_name: str, run: Callab
         return run()
     finally:
         close_lock(lock)
+
+
+def pending_jobs(tournament: Tournament) -> tuple[list[MatchJob], list[str]]:
+    """The folder checked and claimed: the jobs of the matches still to play, and the logs set aside.
+    ValueError, ProtocolError, UnicodeDecodeError (a usage error), or OSError (the folder)."""
+    refused = refusal(tournament)
+    if refused is not None:
+        raise ValueError(f"{refused}: move it away, or give another --out")
+    tournament.claim_folder()
+    game_text = read_bounded(tournament.game_path, GAME_BYTES).decode("ascii")
+    pending, set_aside = resume(tournament)
+    jobs = [MatchJob(tournament.run_spec(first, second), match, game_text) for first, second, match in pending]
+    return jobs, set_aside

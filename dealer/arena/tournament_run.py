@@ -20,11 +20,11 @@ from acpc_arena.dealer.arena.allin import AllinValues
 from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, run_jobs
 from acpc_arena.dealer.arena.reports import build_report
 from acpc_arena.dealer.arena.tournament import Cell, Crosstable, Entrant, Tournament
-from acpc_arena.dealer.arena.tournament_folder import pair_logs, refusal, resume, run_locked
+from acpc_arena.dealer.arena.tournament_folder import pair_logs, pending_jobs, run_locked
 from acpc_arena.dealer.observers.metrics import RunMetrics
 from acpc_arena.protocol.commands import FAILED, USAGE, Interrupted, shows_progress
 from acpc_arena.protocol.errors import ProtocolError
-from acpc_arena.protocol.files import GAME_BYTES, read_bounded, write_atomic
+from acpc_arena.protocol.files import write_atomic
 from acpc_arena.protocol.game import load_game, resolve_game_path
 
 
@@ -206,23 +206,10 @@ def _write(table: Crosstable, out_dir: Path, plots: bool) -> list[str]:
     return problems
 
 
-def _pending(tournament: Tournament) -> tuple[list[MatchJob], list[str]]:
-    """The folder checked and claimed: the jobs of the matches still to play, and the logs set aside.
-    ValueError, ProtocolError, UnicodeDecodeError (a usage error), or OSError (the folder)."""
-    refused = refusal(tournament)
-    if refused is not None:
-        raise ValueError(f"{refused}: move it away, or give another --out")
-    tournament.claim_folder()
-    game_text = read_bounded(tournament.game_path, GAME_BYTES).decode("ascii")
-    pending, set_aside = resume(tournament)
-    jobs = [MatchJob(tournament.run_spec(first, second), match, game_text) for first, second, match in pending]
-    return jobs, set_aside
-
-
 def _run_locked(request: TournamentRequest, tournament: Tournament) -> int:
     """Check the folder, play what is missing and write the crosstable; the folder's lock is held."""
     try:
-        jobs, set_aside = _pending(tournament)
+        jobs, set_aside = pending_jobs(tournament)
     except (ProtocolError, ValueError, UnicodeDecodeError) as exc:
         print(f"acpc-tournament: {exc}", file=sys.stderr)
         return USAGE
