@@ -5,11 +5,15 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
-# The engine's hot path (protocol/state.py, wire.py, cards.py) compiled with mypyc and the C
-# compiler, rebuilt when they change; a failed build leaves the pure-Python modules in use
-# (protocol/native.py). NATIVE=0 removes the compiled modules and builds none.
+# The hot path (protocol/native.py's COMPILED: the engine's state.py, wire.py, cards.py, ..., and the
+# dealer's blocking loop, dealer/server/engine.py, sync_match.py, ...) compiled with mypyc and the C
+# compiler, rebuilt when they or the modules they were type-checked against (TYPED_AGAINST) change;
+# a failed build leaves the pure-Python modules in use. NATIVE=0 removes the compiled modules and builds none.
 NATIVE ?= 1
-NATIVE_SOURCES := $(addprefix protocol/,state.py wire.py cards.py rank_lookup.py errors.py evaluator.py game.py native.py native_build.py)
+NATIVE_SOURCES := $(addprefix protocol/,state.py wire.py cards.py rank_lookup.py dealing.py errors.py evaluator.py \
+	game.py disk_cache.py rank_rules.py rng.py native.py native_build.py) \
+	$(addprefix dealer/server/,lines.py seat_rules.py blocking_seat.py engine.py sync_match.py logfiles.py match.py \
+	match_config.py)
 NATIVE_STAMP := $(VENV)/.native-stamp-$(NATIVE)
 
 .PHONY: help install test test-slow lint docs results match tournament spar web bench train data clean

@@ -13,8 +13,8 @@
 - ``disk_cache``: tables kept on disk, named by the source that computes them
 - ``files``: bounded reads of the files a command is given; ``acpc_log``: ACPC logs a line at a
   time; ``match_log``: a match's log read back checked
-- ``native``: ``state``, ``wire``, ``cards`` and ``rank_lookup`` compiled with mypyc
-  (``make install``, ``native_build``), or not
+- ``native``: ``state``, ``wire``, ``cards``, ``rank_lookup`` and ``dealing`` (and the dealer's blocking
+  loop) compiled with mypyc (``make install``, ``native_build``), or not
 - ``commands``: how the ``acpc-*`` commands end: exit statuses, Ctrl-C and SIGTERM
 - ``errors``: ``ProtocolError``, what malformed input raises
 
@@ -24,4 +24,4 @@ this package itself imports only ``native``, so a command's start pays for what 
 
 from acpc_arena.protocol.native import use_sources
 
-use_sources()  # first: whether state, wire and cards load compiled or from their sources
+use_sources()  # first: whether state, wire, ... (native.COMPILED) load compiled or from their sources

@@ -1,7 +1,8 @@
-"""Compiles the engine's hot path (``protocol.native``) with mypyc: ``make install`` runs it.
+"""Compiles the hot path (``protocol.native``) with mypyc: ``make install`` runs it.
 
-``python -m acpc_arena.protocol.native_build`` compiles ``state``, ``wire`` and
-``cards`` into C extensions in the package folder; ``--clean`` removes them. A
+``python -m acpc_arena.protocol.native_build`` compiles the modules of ``native.COMPILED``
+(the engine's and the dealer's blocking loop) into C extensions beside their sources, one
+group sharing one library; ``--clean`` removes them. A
 build that fails (no C compiler, no mypyc) removes what it made and says so: the
 sources stay in use.
 """
@@ -14,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from acpc_arena.protocol.native import COMPILED, FOLDER, GROUP, PACKAGE, compiled_and_fresh, compiled_files
+from acpc_arena.protocol.native import COMPILED, GROUP, ROOT, compiled_and_fresh, compiled_files
 
 
 def clean() -> None:
@@ -24,22 +25,22 @@ def clean() -> None:
 
 
 def build() -> None:
-    """Compile ``COMPILED`` with mypyc into this folder (raises on any failure)."""
+    """Compile ``COMPILED`` with mypyc beside the sources (raises on any failure)."""
     from mypyc.build import mypycify  # build tools, for make install only: missing, the build fails and says so
     from setuptools import setup  # type: ignore[import-untyped]  # (with mypyc: a build tool)
 
     with tempfile.TemporaryDirectory() as work:
         root = Path(work)
-        package = root / "acpc_arena" / "protocol"
-        package.parent.mkdir()
-        package.symlink_to(FOLDER, target_is_directory=True)  # imports resolve as installed
-        sources = [f"acpc_arena/protocol/{name}.py" for name in COMPILED]
+        (root / "acpc_arena").mkdir()
+        for package in {name.split(".")[0] for name in COMPILED}:  # imports resolve as installed
+            (root / "acpc_arena" / package).symlink_to(ROOT / package, target_is_directory=True)
+        sources = [f"acpc_arena/{name.replace('.', '/')}.py" for name in COMPILED]
         old_cwd, old_path = Path.cwd(), os.environ.get("MYPYPATH")
         os.chdir(root)
         os.environ["MYPYPATH"] = str(root)
         try:
             extensions = mypycify(
-                ["--explicit-package-bases", *sources], opt_level="3", separate=[(sources, f"{PACKAGE}.{GROUP}")]
+                ["--explicit-package-bases", *sources], opt_level="3", separate=[(sources, f"acpc_arena.{GROUP}")]
             )
             setup(
                 name="acpc-arena-native",

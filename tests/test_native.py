@@ -83,39 +83,43 @@ def test_the_compiled_engine_plays_prints_and_reads_as_its_sources() -> None:
     assert compiled[1] == pure[1]
 
 
-def _fake_build(folder: Path, modules: tuple[str, ...], library: bool, stamp: float) -> None:
+def _fake_build(root: Path, modules: tuple[str, ...], library: bool, stamp: float) -> None:
+    """Sources (all stamped ``stamp``) and empty compiled files under ``root`` laid out as ``acpc_arena``."""
     for name in (*native.COMPILED, *native.TYPED_AGAINST):
-        (folder / f"{name}.py").write_text("")
-        os.utime(folder / f"{name}.py", (stamp, stamp))
+        source = root.joinpath(*name.split(".")).with_suffix(".py")
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text("")
+        os.utime(source, (stamp, stamp))
     suffix = native._extension_suffix()
-    for name in modules:
-        (folder / f"{name}.cpython-311-x86_64-linux-gnu.{suffix}").write_bytes(b"")
-    if library:
-        (folder / f"{native.GROUP}__mypyc.cpython-311-x86_64-linux-gnu.{suffix}").write_bytes(b"")
+    for name in (*modules, *([f"{native.GROUP}__mypyc"] if library else [])):
+        root.joinpath(*name.split(".")).with_suffix(f".cpython-311-x86_64-linux-gnu.{suffix}").write_bytes(b"")
 
 
 def test_the_compiled_modules_are_used_only_all_together_and_newer_than_the_sources(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(native, "FOLDER", tmp_path)
+    monkeypatch.setattr(native, "ROOT", tmp_path)
     _fake_build(tmp_path, (), library=False, stamp=1_000_000)
     assert not native.compiled_and_fresh()  # nothing compiled
     _fake_build(tmp_path, native.COMPILED, library=True, stamp=1_000_000)
     assert native.compiled_and_fresh()
     later = time.time() + 10
-    os.utime(tmp_path / "wire.py", (later, later))  # edited after the build
-    assert not native.compiled_and_fresh()
-    os.utime(tmp_path / "wire.py", (1_000_000, 1_000_000))
-    os.utime(tmp_path / "game.py", (later, later))  # a module the compiled code was type-checked against
-    assert not native.compiled_and_fresh()
-    for path in tmp_path.iterdir():
-        path.unlink()
-    _fake_build(tmp_path, native.COMPILED[:2], library=True, stamp=1_000_000)  # one module missing
-    assert not native.compiled_and_fresh()
-    for path in tmp_path.iterdir():
-        path.unlink()
-    _fake_build(tmp_path, native.COMPILED, library=False, stamp=1_000_000)  # the group's library missing
-    assert not native.compiled_and_fresh()
+    for edited in ("protocol/wire.py", "dealer/server/engine.py", "dealer/server/lines.py"):
+        os.utime(tmp_path / edited, (later, later))  # edited after the build
+        assert not native.compiled_and_fresh(), edited
+        os.utime(tmp_path / edited, (1_000_000, 1_000_000))
+    assert native.compiled_and_fresh()
+    for typed_against in ("protocol/game.py", "dealer/server/match.py"):  # the compiled code was checked against it
+        os.utime(tmp_path / typed_against, (later, later))
+        assert not native.compiled_and_fresh(), typed_against
+        os.utime(tmp_path / typed_against, (1_000_000, 1_000_000))
+    for missing in ("protocol.state", "dealer.server.sync_match", f"{native.GROUP}__mypyc"):
+        (compiled,) = native.compiled_files(missing)
+        compiled.unlink()
+        assert not native.compiled_and_fresh(), missing
+        compiled.write_bytes(b"")
+        os.utime(compiled, (1_000_000, 1_000_000))
+    assert native.compiled_and_fresh()
 
 
 def test_acpc_arena_pure_imports_the_sources() -> None:

@@ -16,6 +16,7 @@ import select
 import socket
 import struct
 import time
+from typing import Final
 
 from acpc_arena.dealer.server.lines import MAX_LINE_BYTES, RECEIVE_BYTES, LineChannel, prepare_player_socket
 
@@ -24,6 +25,7 @@ _SHORT_WAIT = 1.0
 (so that the limit, once set, holds for every later reply with about as much time)."""
 _LONGEST_WAIT = 86_400.0
 """The longest receive limit set (a longer wait wakes up once a day to look at the time)."""
+_DONTWAIT: Final = socket.MSG_DONTWAIT
 
 
 class BlockingChannel(LineChannel):
@@ -45,7 +47,7 @@ class BlockingChannel(LineChannel):
         sock = self.sock
         try:
             try:
-                sent = sock.send(data, socket.MSG_DONTWAIT)
+                sent = sock.send(data, _DONTWAIT)
             except BlockingIOError:
                 sent = 0
             if sent == len(data):  # the usual case: all of it at once
@@ -54,7 +56,7 @@ class BlockingChannel(LineChannel):
             give_up = time.monotonic() + self.send_timeout
             while view:
                 try:
-                    view = view[sock.send(view, socket.MSG_DONTWAIT) :]
+                    view = view[sock.send(view, _DONTWAIT) :]
                 except BlockingIOError:
                     left = give_up - time.monotonic()
                     if left <= 0:
@@ -74,7 +76,7 @@ class BlockingChannel(LineChannel):
                     self._limit_receive(left)
                 flags = 0
             else:
-                flags = socket.MSG_DONTWAIT  # past the deadline: only what is there already
+                flags = _DONTWAIT  # past the deadline: only what is there already
             try:
                 data = self.sock.recv(RECEIVE_BYTES, flags)
             except BlockingIOError:  # the receive limit passed

@@ -29,17 +29,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from acpc_arena.dealer.server.lines import SeatError, SeatFailure, timed_out
+from acpc_arena.dealer.server.lines import SeatError, timed_out
 from acpc_arena.dealer.server.logfiles import TransactionRecord
 from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult, WarningKind, reads_actions
-from acpc_arena.dealer.server.match_config import VERSION_MAJOR, VERSION_MINOR
+from acpc_arena.dealer.server.seat_rules import Budget, SeatTables, version_line
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.rank_lookup import MAX_FAST_CARDS, warm_up
 from acpc_arena.protocol.rng import MT19937
 from acpc_arena.protocol.state import CALL_ACTION, RAISE, Action, State
 from acpc_arena.protocol.wire import (
-    VERSION_PREFIX,
     MatchState,
     MatchStatePrinter,
     format_action,
@@ -75,89 +74,6 @@ state's messages are made for every action."""
 _Noted = tuple[int, Action, float, int, float, float]
 """An action played, for its transaction line and the observer's ``action_taken``: the seat, the action,
 its seconds, the hand's number, when it was asked and when it came (wall clock)."""
-
-
-class Budget:
-    """Time and invalid-action accounting per seat (the C dealer's ``ErrorInfo``)."""
-
-    def __init__(self, config: MatchConfig) -> None:
-        n = config.game.num_players
-        self.max_response = config.t_response_ms / 1000
-        self.max_hand = config.t_hand_ms / 1000
-        self.max_match = config.t_per_hand_ms * config.hands / 1000
-        self.max_invalid = config.max_invalid_actions
-        self.hand_used = [0.0] * n
-        self.match_used = [0.0] * n
-        self.invalid = [0] * n
-        self.fixed = [0] * n
-
-    def new_hand(self) -> None:
-        self.hand_used = [0.0] * len(self.hand_used)
-
-    def seconds_left(self, seat: int) -> float:
-        return min(self.max_response, self.max_hand - self.hand_used[seat], self.max_match - self.match_used[seat])
-
-    def charge(self, seat: int, seconds: float) -> None:
-        """Add a response's time; raises SeatError when a limit is passed."""
-        seconds = max(0.0, seconds)  # wall clocks (transaction files) can step back
-        self.hand_used[seat] += seconds
-        self.match_used[seat] += seconds
-        if (
-            seconds > self.max_response
-            or self.hand_used[seat] > self.max_hand
-            or self.match_used[seat] > self.max_match
-        ):
-            raise SeatError(seat, "ran out of time", SeatFailure.TIMEOUT)
-
-    def count_invalid(self, seat: int) -> None:
-        self.invalid[seat] += 1
-        if self.invalid[seat] > self.max_invalid:
-            raise SeatError(seat, f"made more than {self.max_invalid} invalid actions", SeatFailure.INVALID_ACTIONS)
-
-
-class SeatTables:
-    """Each seat rotation's order of seats, computed once per match."""
-
-    def __init__(self, config: MatchConfig) -> None:
-        n = config.game.num_players
-        self.num_players = n
-        self.fixed = config.fixed_seats
-        self.orders: list[list[tuple[int, int]]] = []
-        """By rotation: (seat, the position it views) seat by seat."""
-        self.seats: list[list[int]] = []
-        """By rotation: the seat of each position."""
-        self.acting_first: list[list[list[tuple[int, int]]]] = []
-        """By rotation and position: the same pairs with that position's seat first (the others in seat order)."""
-        for rotation in range(1 if self.fixed else n):
-            order = [(seat, config.player_of_seat(rotation, seat)) for seat in range(n)]
-            self.orders.append(order)
-            self.seats.append([config.seat_of_player(rotation, position) for position in range(n)])
-            self.acting_first.append([sorted(order, key=lambda pair: pair[1] != position) for position in range(n)])
-
-    def rotation(self, hand_id: int) -> int:
-        return 0 if self.fixed else hand_id % self.num_players
-
-
-def version_line(seat: int, raw: bytes, observer: MatchObserver) -> bool:
-    """Check a line a player sent before the match: False for a comment line (read the next), True for an
-    accepted ``VERSION:2.x.y`` (a newer minor version is a warning); raises SeatError otherwise."""
-    line = raw.decode("latin-1")
-    if line.startswith(("#", ";")):
-        return False
-    text = line.rstrip("\r\n")
-    parts = text[len(VERSION_PREFIX) :].split(".") if text.startswith(VERSION_PREFIX) else []
-    if len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts):  # "²".isdigit() too
-        raise SeatError(seat, f"invalid version string {text!r}", SeatFailure.VERSION)
-    major, minor = int(parts[0]), int(parts[1])
-    if major != VERSION_MAJOR:
-        raise SeatError(
-            seat,
-            f"speaks protocol {text[8:]}, this server speaks {VERSION_MAJOR}.{VERSION_MINOR}.0",
-            SeatFailure.VERSION,
-        )
-    if minor > VERSION_MINOR:
-        observer.warning(seat, WarningKind.VERSION, f"this server is currently using version 2.0.0, player sent {text}")
-    return True
 
 
 class _Hand:
@@ -219,6 +135,7 @@ class MatchEngine:
         self.send_timeout = budget.max_response
         """Seconds a send may wait for a seat that does not read (each channel's ``send_timeout``)."""
         self.version_wait = budget.max_response if version_timeout is None else version_timeout
+        self.game, self.hands = game, config.hands
         """Seconds to wait for each seat's ``VERSION`` line."""
         self.verbose = self.observer.wants_messages
         self.stamped = transactions is not None or self.verbose
@@ -229,8 +146,10 @@ class MatchEngine:
         self.over = False
         """Every hand played (or the match failed): no more messages."""
         self._hand: _Hand | None = None
-        self._asked = (0.0, 0.0, "")
-        """When the acting seat's question went (the driver's clock, the wall clock) and its text."""
+        self._asked_clock = self._asked_wall = 0.0
+        """When the acting seat's question went (the driver's clock, the wall clock)."""
+        self._asked_text = ""
+        """The question's line and the ``:`` an echo of it is followed by."""
         self._acting_seat = -1
         """The seat the last messages ask to act (-1: none, the hand is over)."""
         self._noted: _Noted | None = None
@@ -293,20 +212,22 @@ class MatchEngine:
         out: list[Message] = []
         for seat, viewer in order:
             text = printer.line(viewer, betting)
+            line = text + "\r\n"
             if verbose:
-                self._texts[seat] = text + "\r\n"
+                self._texts[seat] = line
             if viewer == acting:
-                self._asked = (0.0, 0.0, text)
-                out.append((seat, (text + "\r\n").encode("ascii"), False, True))
+                self._asked_clock = self._asked_wall = 0.0
+                self._asked_text = text + ":"
+                out.append((seat, line.encode("ascii"), False, True))
             else:
-                out.append((seat, (text + "\r\n").encode("ascii"), batch, verbose))
+                out.append((seat, line.encode("ascii"), batch, verbose))
         return out
 
     def sent(self, seat: int, clock: float, wall: float) -> None:
         """A noted message to ``seat`` went out at ``clock`` (the driver's clock, which its deadlines use) and
         ``wall``."""
         if seat == self._acting_seat:
-            self._asked = (clock, wall, self._asked[2])
+            self._asked_clock, self._asked_wall = clock, wall
         if self.verbose:
             self.observer.message_sent(seat, wall, self._texts[seat])
 
@@ -321,7 +242,7 @@ class MatchEngine:
         if state.finished:
             return None
         seat = hand.seat_of[state.current_player]
-        return seat, self._asked[0] + self.budget.seconds_left(seat)
+        return seat, self._asked_clock + self.budget.seconds_left(seat)
 
     def receive(self, raw: bytes, clock: float, wall: float) -> bool:
         """A line the acting seat sent, read at ``clock`` and ``wall``: True once its action is played,
@@ -335,8 +256,7 @@ class MatchEngine:
         action = self._read_reply(seat, raw, state)
         if action is None:
             return False
-        asked_clock, asked_wall, _ = self._asked
-        self._play(seat, action, clock - asked_clock, asked_wall, wall)
+        self._play(seat, action, clock - self._asked_clock, self._asked_wall, wall)
         return True
 
     def answer(self, action: Action, asked: float, answered: float) -> None:
@@ -363,11 +283,11 @@ class MatchEngine:
                 self.observer.time_report(budget.match_used)
         budget.new_hand()
         hand_id = state.hand_id + 1
-        if hand_id >= self.config.hands:
+        if hand_id >= self.hands:
             self.over = True
             self._write_score(replayed=False)
         else:
-            self._hand = _Hand(self.tables, deal_hand(self.config.game, hand_id, self.rng))
+            self._hand = _Hand(self.tables, deal_hand(self.game, hand_id, self.rng))
 
     def fail(self, error: SeatError) -> None:
         """A seat failed (a rule or the driver's I/O): the match ends, the last action still recorded."""
@@ -387,7 +307,8 @@ class MatchEngine:
         assert hand is not None
         hand_id = hand.state.hand_id
         hand.apply(action)
-        self._noted = (seat, action, seconds, hand_id, asked_wall, wall)
+        if self.transactions is not None or self._tells_actions:
+            self._noted = (seat, action, seconds, hand_id, asked_wall, wall)
         if hand.state.finished:
             self._note()
             self._end_hand(hand.state)
@@ -400,22 +321,20 @@ class MatchEngine:
         self._noted = None
         seat, action, seconds, hand_id, asked_wall, received_wall = noted
         if self.transactions is not None:
-            self.transactions.record(format_action(action, self.config.game), hand_id, asked_wall, received_wall)
+            self.transactions.record(format_action(action, self.game), hand_id, asked_wall, received_wall)
         if self._tells_actions:
             self.observer.action_taken(seat, action, seconds)
 
     def _read_reply(self, seat: int, raw: bytes, state: State) -> Action | None:
         """The action in a line the acting seat sent, fixed as the C dealer's ``readPlayerResponse`` fixes
         it; None for a line to ignore (a comment, a bad or un-requested state)."""
-        line = raw.decode("latin-1")
-        if line.startswith(("#", ";")):
+        line, game = raw.decode("latin-1"), self.game
+        if line.startswith(self._asked_text):  # the usual case: the state echoed byte for byte, then ":"
+            text, pos = line, len(self._asked_text) - 1  # (the action's end is read, not the line's)
+        elif line.startswith(("#", ";")):
             return None
-        text = line.rstrip("\r\n")
-        sent_text = self._asked[2]
-        game = state.game
-        if text.startswith(sent_text) and text[len(sent_text) : len(sent_text) + 1] == ":":
-            pos = len(sent_text)  # the usual case: the state echoed byte for byte
         else:
+            text = line.rstrip("\r\n")
             try:
                 echoed, pos = read_match_state(text, game)
             except ProtocolError:
@@ -451,16 +370,14 @@ class MatchEngine:
     def _add_values(self, state: State) -> list[float]:
         """Count a finished hand in the result; its values by position."""
         values = state.values()
-        config, totals = self.config, self.result.totals
+        totals, seats = self.result.totals, self.tables.seats[self.tables.rotation(state.hand_id)]
         for p, value in enumerate(values):
-            totals[config.seat_of_player(state.hand_id, p)] += value
+            totals[seats[p]] += value
         self.result.hands_played += 1
         return values
 
     def _log_line(self, state: State, values: list[float]) -> str:
-        config = self.config
-        names = [config.players[config.seat_of_player(state.hand_id, p)] for p in range(config.game.num_players)]
-        return format_log_line(state, values, names)
+        return format_log_line(state, values, self.tables.names[self.tables.rotation(state.hand_id)])
 
     def _end_hand(self, state: State) -> None:
         values = self._values = self._add_values(state)

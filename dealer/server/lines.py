@@ -16,6 +16,8 @@ import socket
 import time
 from enum import StrEnum
 
+from acpc_arena.protocol.native import mypyc_attr
+
 MAX_LINE_BYTES = 4096
 RECEIVE_BYTES = 65536
 """The most bytes read from a seat at once."""
@@ -57,6 +59,7 @@ def timed_out(seat: int) -> SeatError:
     return SeatError(seat, "timed out waiting for a response", SeatFailure.TIMEOUT)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled, subclassed by the trio channels (dealer.seat)
 class LineChannel:
     """One seat's bytes received and to send, and the errors that end it; subclasses do the I/O."""
 

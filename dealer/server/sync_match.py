@@ -18,10 +18,12 @@ from acpc_arena.dealer.server.lines import SeatError
 from acpc_arena.dealer.server.match import MatchResult
 
 
-def play_match_sync(engine: MatchEngine, channels: Sequence[BlockingChannel]) -> MatchResult:
-    """Play ``engine``'s match with the players on ``channels`` (one per seat, in seat order)."""
-    engine.check_seats(len(channels))
+def play_match_sync(engine: MatchEngine, seat_channels: Sequence[BlockingChannel]) -> MatchResult:
+    """Play ``engine``'s match with the players on ``seat_channels`` (one per seat, in seat order)."""
+    engine.check_seats(len(seat_channels))
+    channels = list(seat_channels)  # a list: read natively in the compiled loop
     monotonic, wall = time.monotonic, time.time
+    stamped = engine.stamped  # else nobody reads the wall clock between the start and the end
     for channel in channels:
         channel.send_timeout = engine.send_timeout
     try:
@@ -37,14 +39,14 @@ def play_match_sync(engine: MatchEngine, channels: Sequence[BlockingChannel]) ->
                 else:
                     channels[seat].send(data)
                 if noted:
-                    engine.sent(seat, monotonic(), wall())
+                    engine.sent(seat, monotonic(), wall() if stamped else 0.0)
             asked = engine.next_reply()
             if asked is None:
                 engine.next_hand()
                 continue
             seat, deadline = asked
             channel = channels[seat]
-            while not engine.receive(channel.receive_line(deadline), monotonic(), wall()):
+            while not engine.receive(channel.receive_line(deadline), monotonic(), wall() if stamped else 0.0):
                 pass
         for channel in channels:
             channel.send()  # the final states still held (batch_messages)
