@@ -10,6 +10,10 @@ every shipped game the agent claims (or GAME) and checks the promises of the age
 (``agents.checking``); ``acpc-agent --list`` prints every name a plain agent name reaches and where it
 comes from.
 
+``acpc-agent --warm AGENT ...`` imports the agents named once, then plays each match asked for on standard
+input in a child process of its own, forked (``agents.warm``: the arena's runner starts one a run, so that
+torch is imported once, not once a match).
+
 Exit status: 2 for a usage error (an agent spec that names no agent, an unknown game, a bad option, a
 checkpoint that is missing or cannot be used), 1 when it cannot connect or the connection is lost, or
 when ``--check`` finds a broken promise, 130 or 143 on Ctrl-C or SIGTERM (``protocol.commands``).
@@ -25,6 +29,7 @@ from acpc_arena.agents.checking import check_agent
 from acpc_arena.agents.client import ClientSession, play_at
 from acpc_arena.agents.options import parsed_options
 from acpc_arena.agents.registry import add_agent_options, check_spec, spec_sources
+from acpc_arena.agents.warm import serve_warm
 from acpc_arena.protocol.commands import (
     FAILED,
     CommandParser,
@@ -38,7 +43,17 @@ from acpc_arena.protocol.game import load_game
 
 
 def main(argv: list[str] | None = None) -> None:
-    run_command("acpc-agent", lambda: run(sys.argv[1:] if argv is None else argv))
+    argv = sys.argv[1:] if argv is None else argv
+    run_command("acpc-agent", lambda: _warm(argv[1:]) if argv[:1] == ["--warm"] else run(argv))
+
+
+def _warm(specs: list[str]) -> int:
+    """``--warm``: serve the requests of standard input (``agents.warm``) until their end."""
+    try:
+        serve_warm(specs, main)
+    except ValueError as exc:  # a spec that names no agent, an agent whose dependencies are not installed
+        usage_error(f"ERROR: {exc}")
+    return 0
 
 
 def run(argv: list[str]) -> int:

@@ -2,7 +2,8 @@
 rotation of the seats), matches played concurrently.
 
 Every match gets its own listening sockets and freshly started agent processes (no
-memory from one match to the next), and is played by ``play_match`` over TCP; up
+memory from one match to the next; a neural agent's is a child forked by the run's warm
+process, which imported torch once: ``warm_agents``), and is played by ``play_match`` over TCP; up
 to ``concurrency`` matches run at once in this one trio process. A side may be a
 shipped agent (``acpc-agent``), any command line (as ``play_match.pl`` starts
 players: ``{host}``, ``{port}``, ``{game}`` and ``{seed}`` are filled in), or an
@@ -41,6 +42,7 @@ from acpc_arena.dealer.arena.contestants import Contestant, build_agent
 from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher, play_seats
 from acpc_arena.dealer.arena.log_tally import LogTally
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
+from acpc_arena.dealer.arena.warm_agents import AgentProcess, WarmAgents, warm_specs
 from acpc_arena.dealer.server.engine import MatchEngine
 from acpc_arena.dealer.server.logfiles import MatchLog
 from acpc_arena.dealer.server.match import (
@@ -87,6 +89,9 @@ class RunSpec:
     record_policies: bool = False
     """With ``in_process``: record each shipped agent's policy at its decisions (``MatchOutcome.policies``,
     for AIVAT)."""
+    warm: bool = True
+    """The neural agents played over TCP by children of one warm process (``warm_agents``), not by an
+    ``acpc-agent`` process started a match; they answer the same."""
 
     def __post_init__(self) -> None:
         if not self.game_file.isascii() or any(c.isspace() for c in self.game_file):
@@ -195,11 +200,32 @@ async def run_matches(
     async with trio.open_nursery() as helpers:
         if batcher is not None:
             helpers.start_soon(batcher.run)
-        async with trio.open_nursery() as nursery:
-            for match, outcome in outcomes.items():
-                nursery.start_soon(_run_one, spec, match, outcome, limiter, observer, batcher)
+        warm = await _warm_agents(spec)
+        if warm is not None:
+            helpers.start_soon(warm.read_replies)
+        try:
+            async with trio.open_nursery() as nursery:
+                for match, outcome in outcomes.items():
+                    nursery.start_soon(_run_one, spec, match, outcome, limiter, observer, batcher, warm)
+        finally:
+            if warm is not None:
+                with trio.CancelScope(shield=True):
+                    await warm.aclose()
         helpers.cancel_scope.cancel()
     return list(outcomes.values())
+
+
+async def _warm_agents(spec: RunSpec) -> WarmAgents | None:
+    """The run's warm process, for the neural agents it starts over TCP; None where there are none (or none
+    can be started: their processes are then started a match)."""
+    remote = [c for c in spec.contestants if not spec.plays_in_process(c)]
+    specs = warm_specs(remote) if spec.warm else []
+    if not specs:
+        return None
+    try:
+        return await WarmAgents.start(specs, spec.out_dir / "agents" / "warm.err")
+    except OSError:
+        return None
 
 
 async def _run_one(
@@ -209,28 +235,34 @@ async def _run_one(
     limiter: trio.CapacityLimiter,
     observer: RunObserver,
     batcher: DecisionBatcher | None,
+    warm: WarmAgents | None,
 ) -> None:
     async with limiter:
         try:
-            await _play_one(spec, match, outcome, observer, batcher)
+            await _play_one(spec, match, outcome, observer, batcher, warm)
         except OSError as exc:
             outcome.error = f"could not run the match: {exc}"
         observer.match_finished(outcome)
 
 
 async def _play_one(
-    spec: RunSpec, match: MatchSpec, outcome: MatchOutcome, observer: RunObserver, batcher: DecisionBatcher | None
+    spec: RunSpec,
+    match: MatchSpec,
+    outcome: MatchOutcome,
+    observer: RunObserver,
+    batcher: DecisionBatcher | None,
+    warm: WarmAgents | None,
 ) -> None:
     seats = match.seating(spec.contestants)
     remote = [seat for seat, contestant in enumerate(seats) if not spec.plays_in_process(contestant)]
     listeners = {seat: open_listener(spec.host) for seat in remote}
-    processes: list[tuple[Contestant, trio.Process, Path]] = []
+    processes: list[tuple[Contestant, AgentProcess, Path]] = []
     channels: list[SeatChannel] = []
     agent_logs: list[tuple[Contestant, Path]] = []
     culprit: Contestant | None = None
     cancelled = False
     try:
-        await _start_processes(spec, match, seats, listeners, observer, processes)
+        await _start_processes(spec, match, seats, listeners, observer, processes, warm)
         connected, outcome.error = await _connect(spec, seats, listeners, processes)
         if outcome.error is not None:
             return
@@ -339,10 +371,11 @@ async def _start_processes(
     seats: Sequence[Contestant],
     listeners: dict[int, socket.socket],
     observer: RunObserver,
-    processes: list[tuple[Contestant, trio.Process, Path]],
+    processes: list[tuple[Contestant, AgentProcess, Path]],
+    warm: WarmAgents | None,
 ) -> None:
-    """Start each seat's process on its listener's port (an external bot is announced, not started);
-    each started process is added to ``processes``."""
+    """Start each seat's process on its listener's port (an external bot is announced, not started; a
+    neural agent is a child of ``warm``); each started process is added to ``processes``."""
     for seat, listener in listeners.items():
         contestant = seats[seat]
         port = listener.getsockname()[1]
@@ -350,11 +383,15 @@ async def _start_processes(
             observer.external_waiting(match, contestant, spec.announce or spec.host, port)
             continue
         err_path = spec.out_dir / "agents" / f"{match.name}-{contestant.label}.err"
+        command = contestant.command_line(spec.announce or spec.host, port, spec.game_path, match.seed)
+        if warm is not None and warm.plays(contestant):
+            processes.append((contestant, warm.start_match(command[1:], err_path), err_path))
+            continue
         with open(err_path, "wb") as err:
             # A session of its own: a Ctrl-C in the terminal reaches the runner alone,
             # which then ends its matches and stops the agents itself.
             process = await trio.lowlevel.open_process(
-                contestant.command_line(spec.announce or spec.host, port, spec.game_path, match.seed),
+                command,
                 stdin=subprocess.DEVNULL,
                 stdout=err,
                 stderr=err,
@@ -365,7 +402,7 @@ async def _start_processes(
 
 def _note_agents(
     outcome: MatchOutcome,
-    processes: Sequence[tuple[Contestant, trio.Process, Path]],
+    processes: Sequence[tuple[Contestant, AgentProcess, Path]],
     agent_logs: Sequence[tuple[Contestant, Path]],
     culprit: Contestant | None,
 ) -> None:
@@ -392,7 +429,7 @@ async def _connect(
     spec: RunSpec,
     seats: Sequence[Contestant],
     listeners: dict[int, socket.socket],
-    processes: Sequence[tuple[Contestant, trio.Process, Path]],
+    processes: Sequence[tuple[Contestant, AgentProcess, Path]],
 ) -> tuple[dict[int, SeatChannel], str | None]:
     """Accept the connection of every seat that has a listener: the channels by seat, or an error
     if an agent exits first or is too slow."""
@@ -406,7 +443,7 @@ async def _connect(
         async def take(seat: int) -> None:
             connections[seat] = await accept(listeners[seat], deadlines[seat], seats[seat].allowed_from)
 
-        async def watch(contestant: Contestant, process: trio.Process) -> None:
+        async def watch(contestant: Contestant, process: AgentProcess) -> None:
             nonlocal error
             status = await process.wait()
             if error is None and any(c is None for c in connections.values()):
@@ -435,7 +472,7 @@ async def _connect(
     return {}, error or missing
 
 
-async def _reap(processes: Sequence[tuple[Contestant, trio.Process, Path]], grace: float = 10.0) -> None:
+async def _reap(processes: Sequence[tuple[Contestant, AgentProcess, Path]], grace: float = 10.0) -> None:
     """Wait for the agents to leave after the dealer closed their connections; kill stragglers."""
     for _, process, _ in processes:
         with trio.move_on_after(grace):
