@@ -41,6 +41,11 @@ buckets a round) and seed 002's ``cfr-improved`` and ``cfr-traditional`` for
 ``cfr-leduc`` (exact CFR+). ``--checkpoint`` takes a file or the name of a
 shipped checkpoint (``--checkpoint cfr-improved``).
 
+With an ``ehs2-exact`` checkpoint (the limit default) the turn keys are looked up in the
+checkpoint's turn table (``models/cfr/turn_table.py``) once ``acpc-cfr turn-table`` has
+built it into the cache directory; until then they are computed, the same keys, slower (a
+table that appears while the agent plays is used from the next turn on).
+
 ``--resolve-river`` (two-player limit hold'em only; ``models/cfr/river_resolve.py``): at the
 agent's first decision on the river it takes both players' ranges from the average strategy (not
 purified) over their actions before the river, solves the river's real betting between them at card

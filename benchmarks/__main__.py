@@ -13,6 +13,7 @@ from acpc_arena.protocol.files import write_atomic
 from benchmarks.agents import bench_cfr, bench_dqn, bench_ensemble, bench_poker_cnn
 from benchmarks.aivat import bench_aivat
 from benchmarks.bm import bench_bm
+from benchmarks.cfr import bench_cfr_table
 from benchmarks.dealer import bench_dealer, bench_web
 from benchmarks.engine import bench_engine, bench_evaluator
 from benchmarks.eval import bench_eval
@@ -32,6 +33,7 @@ SECTIONS: dict[str, Callable[[], Iterator[Row]]] = {
     "tournament": bench_tournament,
     "eval": bench_eval,
     "cfr": bench_cfr,
+    "cfr_table": bench_cfr_table,
     "dqn": bench_dqn,
     "logs": bench_logs,
     "lbr": bench_lbr,

@@ -48,6 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from acpc_arena.models.cfr import hand_strength
+from acpc_arena.models.cfr.turn_table import AMBIGUOUS, TurnTableFile, table_path
 from acpc_arena.models.hand_strength.classes import hand_class
 from acpc_arena.protocol import equity, evaluator
 from acpc_arena.protocol.cards import MAX_RANKS, NUM_CARDS, rank_of, suit_of
@@ -371,9 +372,11 @@ class ExactStrengthBuckets(Abstraction):
     E[HS^2] (``hand_strength.py``: every turn and river card, every opponent hand).
 
     The flop's buckets come from a table over the 1,755 flops up to suits (``flop_buckets``, which
-    a checkpoint carries: building it takes minutes); the turn's and river's are computed for the
-    hand in play (46 x 990 and 990 showdowns), to the bit the numbers training computed for every
-    hand at once (a value on a bucket edge lands where it landed in training).
+    a checkpoint carries: building it takes minutes); the turn's from the turn table of the edges
+    (``turn_table.py``, ``turn_table_file``: built by ``acpc-cfr turn-table``) where it exists, else
+    they are computed for the hands in play (46 x 990 showdowns); the river's are computed (990
+    showdowns). Either way a key is, to the bit, what training computed for every hand at once (a value
+    on a bucket edge lands where it landed in training).
     """
 
     BATCH_FROM = 256
@@ -404,6 +407,8 @@ class ExactStrengthBuckets(Abstraction):
             raise ValueError(f"a flop bucket table of shape {flop_buckets.shape} does not fit {self.name}")
         self.flop_buckets = flop_buckets
         self.flop_row = {flop: i for i, flop in enumerate(hand_strength.canonical_flops())}
+        self.turn_table_file: TurnTableFile | None = TurnTableFile(table_path(self.edges[1]))
+        """Where the turn table of these edges is kept (None: the turn keys always computed)."""
 
     def num_keys(self, round_: int) -> int:
         return 169 if round_ == 0 else self.buckets[round_ - 1]
@@ -442,17 +447,32 @@ class ExactStrengthBuckets(Abstraction):
         for board, rows in _by_board(boards):
             if round_ == 1:
                 keys[rows] = self._flop_keys(board)[index[rows]]
-            elif len(rows) > self.BATCH_FROM:  # many holdings on one board (local best response): all at once
-                if round_ == 2:
-                    every = hand_strength.turn_ehs2(board)
-                else:
-                    every = hand_strength.river_strengths(board[None])[0] ** 2
-                keys[rows] = self._bucket(round_, every[index[rows]])
             elif round_ == 2:
-                keys[rows] = self._bucket(round_, hand_strength.hands_turn_ehs2(holes[rows], board))
+                keys[rows] = self._turn_keys(holes[rows], board, index[rows])
+            elif len(rows) > self.BATCH_FROM:  # many holdings on one board (local best response): all at once
+                keys[rows] = self._bucket(round_, hand_strength.river_strengths(board[None])[0][index[rows]] ** 2)
             else:
                 keys[rows] = self._bucket(round_, hand_strength.hands_river_strength(holes[rows], board) ** 2)
         return keys
+
+    def _turn_keys(self, holes: np.ndarray, board: np.ndarray, hands: np.ndarray) -> np.ndarray:
+        """(H,) the turn keys of ``holes`` (``hands``: their indices in ``HANDS``) on a four-card ``board``: the
+        turn table's where it is built and sure of them, else computed."""
+        table = None if self.turn_table_file is None else self.turn_table_file.table()
+        if table is None:
+            return self._computed_turn_keys(holes, board, hands)
+        keys = table.buckets(board, hands).astype(np.int64)
+        ambiguous = keys == AMBIGUOUS
+        if ambiguous.any():  # a value near an edge (turn_table.py)
+            keys[ambiguous] = self._computed_turn_keys(holes[ambiguous], board, hands[ambiguous])
+        return keys
+
+    def _computed_turn_keys(self, holes: np.ndarray, board: np.ndarray, hands: np.ndarray) -> np.ndarray:
+        """(H,) the turn keys of ``holes`` on ``board`` computed: from the board's ``TurnBoard``, or for every
+        hand at once where they are many."""
+        if len(holes) > self.BATCH_FROM:  # many holdings on one board (local best response): all at once
+            return self._bucket(2, hand_strength.turn_ehs2(board)[hands])
+        return self._bucket(2, hand_strength.hands_turn_ehs2(holes, board))
 
 
 def _by_board(boards: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -16,6 +16,8 @@ every hand is played.
 - ``flop_ehs2(flop)``: E[HS^2] over the 1,081 turn and river cards, exact; the
   ``FlopTable`` keeps it for the 1,755 flops that differ up to suits, so that a
   flop costs one lookup after the table is built.
+- ``canonical_board(board)``, ``canonical_boards(size)``: a board's representative up to
+  suits and every representative (the flops' here, the turn boards' in ``turn_table.py``).
 
 Hands that share a card with the board get NaN. The counting: on a board, hand h
 wins against the hands ranked below it that share no card with it. Those are all
@@ -184,8 +186,9 @@ def _river_alone(holes: np.ndarray, board: np.ndarray) -> np.ndarray:
         if len(set(hole)) != 2 or not unseen[hole].all():
             raise ValueError(f"a hole of {holes.tolist()} repeats a card or holds one of the board {board.tolist()}")
         unseen[hole] = False
-        theirs = rank_hands(np.flatnonzero(unseen).astype(np.uint8)[_PAIRS_OF_45], board.tolist())
-        mine = rank_hands(np.array([hole], dtype=np.uint8), board.tolist())[0]
+        hands = np.concatenate([np.flatnonzero(unseen).astype(np.uint8)[_PAIRS_OF_45], np.array([hole], np.uint8)])
+        ranks = rank_hands(hands, board.tolist())  # the opponents' and, last, the holding's: one call
+        theirs, mine = ranks[:-1], ranks[-1]
         below, same = np.count_nonzero(theirs < mine), np.count_nonzero(theirs == mine)
         strengths[row] = (below + 0.5 * same) / OPPONENT_HANDS
     return strengths
@@ -341,7 +344,7 @@ def flop_ehs2(flop: np.ndarray) -> np.ndarray:
     return _mean_square_over(boards, flop)
 
 
-# -- flops up to suits ----------------------------------------------------------------
+# -- boards up to suits ---------------------------------------------------------------
 
 SUIT_PERMUTATIONS = np.array(list(itertools.permutations(range(MAX_SUITS))), dtype=np.int64)
 
@@ -350,27 +353,44 @@ def _permuted(cards: np.ndarray, permutation: np.ndarray) -> np.ndarray:
     return (cards // MAX_SUITS) * MAX_SUITS + permutation[cards % MAX_SUITS]
 
 
-def canonical_flop(flop: np.ndarray) -> tuple[tuple[int, int, int], np.ndarray]:
-    """The flop's representative up to suits (the smallest sorted image under the 24 suit
-    permutations) and the permutation of the 52 cards that maps the flop onto it."""
-    flop = np.asarray(flop, dtype=np.int64)
-    images = np.sort((flop // MAX_SUITS) * MAX_SUITS + SUIT_PERMUTATIONS[:, flop % MAX_SUITS], axis=1)
-    rows = images.tolist()
-    best = min(range(len(rows)), key=rows.__getitem__)  # the first smallest, as lists compare
-    permutation = SUIT_PERMUTATIONS[best]
-    return tuple(rows[best]), _permuted(np.arange(52), permutation)
+SUIT_IMAGES = np.stack([_permuted(np.arange(52), permutation) for permutation in SUIT_PERMUTATIONS])
+"""(24, 52) each card's image under each of ``SUIT_PERMUTATIONS``."""
+IMAGE_BITS = np.left_shift(np.uint64(1), (51 - SUIT_IMAGES).astype(np.uint64))
+"""(24, 52) the bit of each card's image, card 0's highest: of two sets of as many cards, the one whose sorted
+cards come first has the larger sum of bits (the first card where they differ is in it)."""
+
+
+def canonical_board(board: np.ndarray) -> tuple[tuple[int, ...], np.ndarray]:
+    """The board's representative up to suits (the smallest sorted image under the 24 suit
+    permutations; the first permutation of ``SUIT_PERMUTATIONS`` that gives it) and the permutation
+    of the 52 cards that maps the board onto it."""
+    board = np.asarray(board, dtype=np.intp)
+    best = int(np.argmax(IMAGE_BITS[:, board].sum(axis=1)))  # the first largest sum of bits
+    mapping = SUIT_IMAGES[best]
+    return tuple(sorted(mapping[board].tolist())), mapping
 
 
 @cache
-def canonical_flops() -> tuple[tuple[int, int, int], ...]:
-    """The 1,755 flops that differ up to suits, each as its representative (``canonical_flop`` of every
-    flop at once: each image under the 24 suit permutations as one number, its cards in order)."""
-    flops = np.array(list(itertools.combinations(range(52), 3)), dtype=np.int64)
-    images = np.sort(
-        (flops // MAX_SUITS)[:, None, :] * MAX_SUITS + SUIT_PERMUTATIONS[:, flops % MAX_SUITS].swapaxes(0, 1), axis=2
-    )
-    smallest = np.unique((images @ np.array([52 * 52, 52, 1])).min(axis=1))
-    return tuple((int(code) // (52 * 52), int(code) // 52 % 52, int(code) % 52) for code in smallest)
+def canonical_boards(size: int) -> tuple[tuple[int, ...], ...]:
+    """The boards of ``size`` cards that differ up to suits, each as its representative, in order
+    (``canonical_board`` of every board at once: the largest sum of bits of the 24 images)."""
+    boards = np.array(list(itertools.combinations(range(52), size)), dtype=np.intp)
+    sums = np.zeros((len(SUIT_IMAGES), len(boards)), dtype=np.uint64)
+    for column in boards.T:
+        sums += IMAGE_BITS[:, column]
+    largest = np.unique(sums.max(axis=0))[::-1]  # the representatives' sums, their cards in order
+    held = (largest[:, None] >> (51 - np.arange(52)).astype(np.uint64)) & np.uint64(1)
+    return tuple(tuple(np.flatnonzero(row).tolist()) for row in held)
+
+
+def canonical_flop(flop: np.ndarray) -> tuple[tuple[int, ...], np.ndarray]:
+    """``canonical_board`` of a three-card flop."""
+    return canonical_board(flop)
+
+
+def canonical_flops() -> tuple[tuple[int, ...], ...]:
+    """The 1,755 flops that differ up to suits, each as its representative (``canonical_boards(3)``)."""
+    return canonical_boards(3)
 
 
 FLOP_TABLE_VERSION = 1
@@ -390,7 +410,7 @@ class FlopTable:
         self.values = cached_array(f"flop-ehs2-exact-v{FLOP_TABLE_VERSION}-{code}", lambda: self._build(flops))
 
     @staticmethod
-    def _build(flops: tuple[tuple[int, int, int], ...]) -> np.ndarray:
+    def _build(flops: tuple[tuple[int, ...], ...]) -> np.ndarray:
         return np.stack([flop_ehs2(np.array(f)) for f in flops]).astype(np.float32)
 
     def ehs2(self, flop: np.ndarray) -> np.ndarray:

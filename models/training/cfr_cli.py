@@ -6,6 +6,7 @@
                    [--bets FRACTIONS] [--raise-cap K] [--check-deals K]
     acpc-cfr exploitability FILE
     acpc-cfr curve FILE --out PNG
+    acpc-cfr turn-table [CHECKPOINT] [--processes N]
 
 Small games (Kuhn, Leduc, every deal enumerable) default to the exact card
 abstraction and print their exploitability every ``--every`` iterations;
@@ -25,21 +26,32 @@ three pots, one pot after; rounds separated by ``/``), at most ``--raise-cap``
 of them a round, and all-in. Their exploitability in the abstract game is
 estimated every ``--every`` iterations by best responses over the abstraction on
 ``--check-deals`` fixed deals, in sample and held out (``sampled_exploitability``).
+
+``turn-table`` builds the turn bucket table of an ``ehs2-exact`` checkpoint (default the
+shipped ``cfr-ehs2-exact``) into the cache folder (``models.cfr.turn_table``), with
+``--processes`` worker processes (default one a core); until it exists the ``cfr`` agent
+computes its turn keys instead (the same keys, slower). A table already there and sound is
+kept; a damaged one is built again.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from acpc_arena.models.cfr.abstraction import all_deals
+from acpc_arena.models.cfr.abstraction import ExactStrengthBuckets, all_deals
 from acpc_arena.models.cfr.checkpoint import ABSTRACTIONS, load_policy, played_rows
 from acpc_arena.models.cfr.nolimit import DEFAULT_BETS, DEFAULT_RAISE_CAP
 from acpc_arena.models.cfr.pool import PooledKeys, keyed_pool
 from acpc_arena.models.cfr.public_chance import ALGORITHMS as PUBLIC_CHANCE_ALGORITHMS
 from acpc_arena.models.cfr.solver import ALGORITHMS, Solver, sampled_exploitability
-from acpc_arena.models.checkpoints import CheckpointError
+from acpc_arena.models.cfr.turn_table import TurnTableError, build_table, canonical_turns, load_table, table_path
+from acpc_arena.models.checkpoints import CheckpointError, checkpoint_path, resolve_checkpoint
 from acpc_arena.models.training.cfr import train
 from acpc_arena.protocol.commands import (
     FAILED,
@@ -61,7 +73,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _parser() -> CommandParser:
-    """``acpc-cfr``'s command line: ``solve``, ``exploitability`` and ``curve``."""
+    """``acpc-cfr``'s command line: ``solve``, ``exploitability``, ``curve`` and ``turn-table``."""
     parser = CommandParser(prog="acpc-cfr", description=plain(__doc__.split("\n\n")[0]))
     commands = parser.add_subparsers(dest="command", required=True)
     solve = commands.add_parser("solve", help="run CFR and save the average strategy")
@@ -96,7 +108,14 @@ def _parser() -> CommandParser:
     curve = commands.add_parser("curve", help="plot the exploitability a training run recorded (PNG)")
     curve.add_argument("checkpoint", type=Path)
     curve.add_argument("--out", type=Path, required=True)
+    table = commands.add_parser("turn-table", help="build the turn bucket table of an ehs2-exact checkpoint")
+    table.add_argument("checkpoint", nargs="?", default=DEFAULT_TURN_TABLE, help=f"default {DEFAULT_TURN_TABLE}")
+    table.add_argument("--processes", type=_count, default=0, help="worker processes (default 0: one a core)")
     return parser
+
+
+DEFAULT_TURN_TABLE = "cfr-ehs2-exact"
+"""The checkpoint whose turn table ``acpc-cfr turn-table`` builds by default (the limit hold'em ``cfr``'s)."""
 
 
 def run(argv: list[str]) -> int:
@@ -107,6 +126,8 @@ def run(argv: list[str]) -> int:
     try:
         if args.command == "solve":
             _solve(args)
+        elif args.command == "turn-table":
+            turn_table(args.checkpoint, args.processes)
         elif args.command == "curve":
             from acpc_arena.models.training.curves import plot_cfr_curve  # matplotlib: the [plots] extra
 
@@ -140,6 +161,42 @@ def _solve(args: argparse.Namespace) -> None:
         pool=args.pool,
     )
     print(f"saved {path} ({solver.num_infosets} information sets, {solver.iterations} iterations)")
+
+
+def turn_table(checkpoint: str, processes: int) -> Path:
+    """``acpc-cfr turn-table``: build the turn table of ``checkpoint``'s edges unless a sound one is there."""
+    path = resolve_checkpoint(checkpoint, ".npz") or checkpoint_path(DEFAULT_TURN_TABLE)
+    abstraction = load_policy(path).abstraction
+    if not isinstance(abstraction, ExactStrengthBuckets):
+        raise ValueError(f"{path} has the {abstraction.name} abstraction: a turn table is for ehs2-exact-F-T-R")
+    table = table_path(abstraction.edges[1])
+    try:
+        load_table(table)
+        print(f"turn table of {path.stem}: {table} (up to date)")
+        return table
+    except FileNotFoundError:
+        pass
+    except TurnTableError as exc:
+        print(f"acpc-cfr: {exc}: building it again", file=sys.stderr)
+    workers = processes or os.cpu_count() or 1
+    start, shown = time.perf_counter(), [0]
+
+    def progress(done: int, total: int) -> None:
+        if done * 10 // total > shown[0] or done == total:
+            shown[0] = done * 10 // total
+            print(f"turn table: {done:,} of {total:,} boards, {time.perf_counter() - start:.0f} s", file=sys.stderr)
+
+    if workers == 1:
+        build_table(abstraction.edges[1], table, progress=progress)
+    else:  # fresh interpreters, not forks, for the workers (as poker_cnn's folds)
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            build_table(abstraction.edges[1], table, mapper=pool.map, progress=progress)
+    seconds, size = time.perf_counter() - start, table.stat().st_size / 2**20
+    print(
+        f"turn table of {path.stem}: {table} ({len(canonical_turns()):,} boards, {size:.1f} MiB, "
+        f"{seconds:.0f} s, {workers} process{'es' if workers > 1 else ''})"
+    )
+    return table
 
 
 def exploitability(checkpoint: Path, deals: int) -> str:
