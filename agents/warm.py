@@ -18,6 +18,8 @@ fresh ``acpc-agent`` does once its imports are done: it builds its agent from it
 and seed (the interpreter's ``random`` and numpy's global generator are reseeded, as a new process
 seeds them). Its answers are that process's (``tests/test_agent_startup.py`` compares the logs). The
 arena's runner keeps one such process a run for its neural agents (``dealer.arena.warm_agents``).
+A child ends as ``multiprocessing``'s forked children do: its standard output and error flushed, then
+``os._exit`` (no ``atexit`` handlers, no interpreter teardown: the agents played so keep no file open).
 Linux only (``os.fork`` after torch's import). A child keeps the warm process's name in ``ps``.
 """
 

@@ -54,9 +54,11 @@ ROUNDS = 7
 def bench_agent_startup() -> Iterator[Row]:
     """From starting ``acpc-agent AGENT HOST PORT`` to its first action read by a listener on PORT, for each
     neural agent, and from asking a warm process (``agents.warm``) that has imported them all to its child's
-    first action: median wall seconds of interleaved runs (goal: at most 1.5 s). Then a run's saving."""
+    first action: median wall seconds of interleaved runs (goal: at most 1.5 s), and the processor seconds of the
+    whole fresh process (its end after the first action included). Then a run's saving."""
     program = str(Path(sys.executable).parent / "acpc-agent")
     fresh: dict[str, list[float]] = {agent: [] for agent in NEURAL}
+    processor: dict[str, list[float]] = {agent: [] for agent in NEURAL}
     children: dict[str, list[float]] = {agent: [] for agent in NEURAL}
     with socket.create_server(("127.0.0.1", 0)) as listener:
         port = listener.getsockname()[1]
@@ -64,10 +66,11 @@ def bench_agent_startup() -> Iterator[Row]:
         _child_first_action(warm, listener, "random")  # the warm process's imports done before any measure
         for _ in range(ROUNDS):  # alternating, so a busy moment slows each alike
             for agent in NEURAL:
-                start = time.perf_counter()
+                before, start = _processor_seconds(), time.perf_counter()
                 process = subprocess.Popen([program, agent, "127.0.0.1", str(port)], stderr=subprocess.DEVNULL)
                 fresh[agent].append(_first_action(listener, start))
                 process.wait()
+                processor[agent].append(_processor_seconds() - before)
                 children[agent].append(_child_first_action(warm, listener, agent))
         assert warm.stdin is not None
         warm.stdin.close()
@@ -78,7 +81,8 @@ def bench_agent_startup() -> Iterator[Row]:
         yield (
             f"start-up: acpc-agent {agent} to its first action",
             f"{median:.3f} s",
-            f"median of {ROUNDS} (goal <= {FIRST_ACTION_GOAL_S} s: {verdict}); "
+            f"median of {ROUNDS} (goal <= {FIRST_ACTION_GOAL_S} s: {verdict}), the process "
+            f"{statistics.median(processor[agent]):.2f} s of processor time; "
             f"a warm process's child: {statistics.median(children[agent]):.3f} s",
         )
     yield _warm_run_row()

@@ -1,4 +1,5 @@
-"""The neural agents' start: the run's warm process (``agents.warm``, ``dealer.arena.warm_agents``).
+"""The neural agents' start: the run's warm process (``agents.warm``, ``dealer.arena.warm_agents``), and
+their networks loaded without weights drawn first.
 
 A warm process's child plays as a fresh ``acpc-agent`` process: the same seeded matches played by
 children and by fresh processes log the same, line for line (and as the same agents in process);
@@ -17,11 +18,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+import torch
 import trio
 
 from acpc_arena.dealer.arena.contestants import Contestant
 from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec, run_matches
 from acpc_arena.dealer.arena.warm_agents import WarmAgents, WarmChild
+from acpc_arena.models.checkpoints import FOLDER
+from acpc_arena.models.nfq.network import NFQNetwork
+from acpc_arena.models.q_networks.checkpoint import load_module
+from acpc_arena.models.q_networks.networks import NETWORKS
 from acpc_arena.protocol.game import load_game, resolve_game_path
 from tests.helpers.processes import program, spawn
 
@@ -187,3 +193,14 @@ def test_a_run_learns_its_children_ended_when_the_warm_process_dies(tmp_path: Pa
     waiting, late, told = trio.run(main)
     assert waiting == -signal.SIGKILL  # the warm process's own end, its child's unknown
     assert late == 1 and "the warm agent process has ended" in told
+
+
+@pytest.mark.parametrize("name", ["lstm_dqn", "dqn", "poker_cnn", "nfq"])
+def test_a_loaded_network_holds_the_checkpoints_tensors_bit_for_bit(name: str) -> None:
+    """The network is built without weights of its own (``load_module``): each tensor it holds is the file's."""
+    path = FOLDER / f"{name}.pt"
+    network, _ = load_module(path, {**NETWORKS, "nfq": NFQNetwork}, torch.device("cpu"))
+    saved = torch.load(path, map_location="cpu", weights_only=True)
+    held = dict(network.named_parameters()) | dict(network.named_buffers())
+    assert set(held) == set(saved)  # nothing left as the memory was
+    assert all(torch.equal(held[key], saved[key]) for key in saved)

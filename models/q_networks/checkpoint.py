@@ -105,17 +105,20 @@ def load_module(
         )
     build = networks[meta["network"]]
     try:
-        with torch.device("meta"):  # the sizes only: no memory taken
-            needed = sum(t.numel() * t.element_size() for t in build(**arguments).state_dict().values())
+        with torch.device("meta"):  # the sizes only: no memory taken, no weights drawn
+            network = build(**arguments)
     except (KeyError, TypeError, ValueError, RuntimeError) as exc:
         raise CheckpointError(f"{described}: cannot build a {meta['network']} network ({exc})") from None
+    needed = sum(t.numel() * t.element_size() for t in network.state_dict().values())
     size = weights_size(path)
     if needed > size:
         raise CheckpointError(
             f"{path}: damaged checkpoint (the {meta['network']} network {described.name} describes has "
             f"{needed:,} bytes of weights, the file {size:,})"
         )
-    network = build(**arguments)
+    # Memory for the weights, left as it is: the checkpoint's then fill every tensor (the networks hold none
+    # outside their state dict, and a missing one fails the strict load below).
+    network = network.to_empty(device=device)
     try:
         state = torch.load(path, map_location=device, weights_only=True)
     except FileNotFoundError:
