@@ -144,8 +144,9 @@ def _fork(play: Play, argv: list[str], err: str, inherited: tuple[int, ...]) -> 
 
 
 def _redirect(err: str) -> None:
-    """Standard output and error to the file ``err`` (made afresh), standard input from /dev/null."""
-    out = os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    """Standard output and error to the file ``err`` (made afresh, then appended to: a line the runner adds
+    stays), standard input from /dev/null."""
+    out = os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
     nothing = os.open(os.devnull, os.O_RDONLY)
     os.dup2(nothing, 0)
     os.dup2(out, 1)

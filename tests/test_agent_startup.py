@@ -97,6 +97,7 @@ def test_warm_children_log_the_matches_of_fresh_processes(tmp_path: Path, monkey
     assert sorted(children) == ["dqn", "lstm_dqn"]  # the fresh run started none
     assert _logs(warm, 1) == _logs(fresh, 1)
     assert all(path.read_text() == "" for path in (warm / "agents").glob("seed*.err"))
+    assert not (warm / "agents" / "warm.err").exists()  # nothing told: no file left
 
 
 def test_every_neural_kind_plays_warm_as_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -174,7 +175,7 @@ def test_a_child_is_killed_when_asked_and_the_warm_process_leaves_after_its_chil
 
 
 def test_a_run_learns_its_children_ended_when_the_warm_process_dies(tmp_path: Path) -> None:
-    async def main() -> tuple[int | None, int | None, str]:
+    async def main() -> tuple[int | None, int | None, str, str]:
         warm = await WarmAgents.start(["random"], tmp_path / "warm.err")
         async with trio.open_nursery() as nursery:
             nursery.start_soon(warm.read_replies)
@@ -188,11 +189,13 @@ def test_a_run_learns_its_children_ended_when_the_warm_process_dies(tmp_path: Pa
                         await waiting.wait()
                     late = warm.start_match(["random", "127.0.0.1", port], tmp_path / "b.err")
             await warm.aclose()
-        return waiting.returncode, late.returncode, (tmp_path / "b.err").read_text()
+        return waiting.returncode, late.returncode, (tmp_path / "a.err").read_text(), (tmp_path / "b.err").read_text()
 
-    waiting, late, told = trio.run(main)
+    waiting, late, *told = trio.run(main)
     assert waiting == -signal.SIGKILL  # the warm process's own end, its child's unknown
-    assert late == 1 and "the warm agent process has ended" in told
+    assert late == 1
+    assert all(f"the warm agent process has ended (its standard error: {tmp_path / 'warm.err'})" in t for t in told)
+    assert (tmp_path / "warm.err").exists()  # kept, empty as it is, where the children's errors point
 
 
 @pytest.mark.parametrize("name", ["lstm_dqn", "dqn", "poker_cnn", "nfq"])

@@ -45,9 +45,10 @@ def warm_specs(contestants: Sequence[Contestant]) -> list[str]:
 class WarmChild:
     """One match's agent, a child of the warm process."""
 
-    def __init__(self, warm: WarmAgents, ident: int) -> None:
+    def __init__(self, warm: WarmAgents, ident: int, err_path: Path) -> None:
         self._warm = warm
         self.ident = ident
+        self.err_path = err_path
         self.returncode: int | None = None
         """Its exit status once it has ended (``-SIGNAL`` for a signal), as ``trio.Process`` gives it."""
         self._ended = trio.Event()
@@ -74,12 +75,13 @@ AgentProcess: TypeAlias = "trio.Process | WarmChild"
 class WarmAgents:
     """The warm process of a run and its children."""
 
-    def __init__(self, process: trio.Process, requests: int, err_path: Path) -> None:
+    def __init__(self, process: trio.Process, requests: int, err_path: Path, specs: Sequence[str]) -> None:
         self._process = process
         self._requests: int | None = requests
+        """The write end of the warm process's standard input (None once closed)."""
         self._err_path = err_path
         self._children: dict[int, WarmChild] = {}
-        self.specs: frozenset[str] = frozenset()
+        self.specs = frozenset(specs)
 
     @classmethod
     async def start(cls, specs: Sequence[str], err_path: Path) -> WarmAgents:
@@ -99,20 +101,18 @@ class WarmAgents:
             raise
         finally:
             os.close(read)
-        warm = cls(process, write, err_path)
-        warm.specs = frozenset(specs)
-        return warm
+        return cls(process, write, err_path, specs)
 
     def plays(self, contestant: Contestant) -> bool:
+        """Whether ``contestant``'s matches are played by children of this warm process."""
         return contestant.agent in self.specs and contestant.command is None and not contestant.external
 
     def start_match(self, argv: Sequence[str], err_path: Path) -> WarmChild:
         """A child that runs ``acpc-agent ARGV`` (``argv`` without the program), its output to ``err_path``."""
-        child = WarmChild(self, len(self._children))
+        child = WarmChild(self, len(self._children), err_path)
         self._children[child.ident] = child
         if not self.send({"id": child.ident, "argv": list(argv), "err": str(err_path)}):
-            err_path.write_text(f"ERROR: the warm agent process has ended (its standard error: {self._err_path})\n")
-            child.ended(FAILED)
+            self._orphaned(child, FAILED)
         return child
 
     def send(self, message: dict[str, object]) -> bool:
@@ -137,7 +137,14 @@ class WarmAgents:
                     self._children[reply["id"]].ended(reply["status"])
             status = await self._process.wait()
             for child in self._children.values():  # a warm process that died leaves no word of its children
-                child.ended(status or FAILED)
+                if child.returncode is None:
+                    self._orphaned(child, status or FAILED)
+
+    def _orphaned(self, child: WarmChild, status: int) -> None:
+        """``child`` ended with ``status`` as the warm process has: told at the end of its standard error."""
+        with contextlib.suppress(OSError), open(child.err_path, "a") as err:
+            print(f"ERROR: the warm agent process has ended (its standard error: {self._err_path})", file=err)
+        child.ended(status)
 
     async def aclose(self) -> None:
         """End the requests (and any child still running: the runner has reaped those it started) and
@@ -153,5 +160,5 @@ class WarmAgents:
             self._process.kill()
             await self._process.wait()
         with contextlib.suppress(OSError):
-            if self._err_path.stat().st_size == 0:  # nothing to tell: no file left in the run's folder
+            if self._process.returncode == 0 and self._err_path.stat().st_size == 0:  # nothing to tell
                 self._err_path.unlink()
