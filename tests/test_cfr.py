@@ -32,7 +32,7 @@ from acpc_arena.models.checkpoints import CheckpointError, checkpoint_path
 from acpc_arena.models.training.cfr import train
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.evaluator import HAND_RANKS, rank_hands
-from acpc_arena.protocol.game import load_game, resolve_game_path
+from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 from acpc_arena.protocol.rank_rules import hand_classes
 from acpc_arena.protocol.state import CALL, FOLD, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState, format_betting, parse_state
@@ -53,6 +53,34 @@ def test_tree_matches_the_engine() -> None:
     game = load_game("holdem.limit.2p.reverse_blinds")
     tree = build_tree(game)
     assert (len(tree.decision_nodes), len(tree.terminal_nodes)) == (6378, 10206)
+    check_tree_against_the_engine(game, tree)
+    assert tree.node_of_sequence["crrc/r"] > 0
+
+
+def test_a_tree_read_from_the_disk_cache_is_the_tree_walked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first build walks the tree and keeps it; later builds read it; a damaged or foreign cached file
+    is walked again. Each agrees with the engine (as test_tree_matches_the_engine) and with the others."""
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path))
+    game = load_game("kuhn.limit.3p")
+    walked = build_tree(game)
+    files = sorted(tmp_path.glob("limit-tree-*.npy"))
+    assert len(files) == 2  # the columns and the sequences
+    read = build_tree(game)
+    check_tree_against_the_engine(game, read)
+    columns = next(f for f in files if f.name.endswith("-columns.npy"))
+    columns.write_bytes(columns.read_bytes()[:200])  # truncated
+    truncated = build_tree(game)
+    np.save(columns, np.zeros((3, 4), dtype=np.int64))  # an array of another shape
+    foreign = build_tree(game)
+    for tree in (read, truncated, foreign):
+        assert tree.sequences == walked.sequences and tree.fingerprint == walked.fingerprint
+        for field in ("depth", "folded", "showdown"):
+            assert np.array_equal(getattr(tree, field), getattr(walked, field)), field
+            assert getattr(tree, field).dtype == getattr(walked, field).dtype, field
+
+
+def check_tree_against_the_engine(game: Game, tree: BettingTree) -> None:
+    """Random paths through ``tree``: every node agrees with the ``State`` engine."""
     rng = random.Random(1)
     for _ in range(300):  # random paths: every node agrees with State
         state, node = State(game), 0
@@ -66,7 +94,6 @@ def test_tree_matches_the_engine() -> None:
             state.apply(Action(kind))
             node = tree.children[node, kind]
         assert tree.player[node] == -1 and list(tree.spent[node]) == state.spent
-    assert tree.node_of_sequence["crrc/r"] > 0
 
 
 @pytest.mark.parametrize(("name", "nash_conv"), [("kuhn", 11 / 12), ("leduc", 4.747222222222222)])

@@ -17,11 +17,14 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 
+from acpc_arena.protocol.disk_cache import cached_array, source_digest
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.native import source_file
 from acpc_arena.protocol.state import FOLD, RAISE, Action, ActionKind, State
 from acpc_arena.protocol.wire import format_betting
 
@@ -82,10 +85,29 @@ class BettingTree:
 
 
 def build_tree(game: Game) -> BettingTree:
-    """Every betting sequence of a limit game, breadth first."""
+    """Every betting sequence of a limit game, breadth first; kept in the disk cache (named by the game and
+    the sources that shape the tree), since walking a hold'em tree takes a third of a second."""
     if game.no_limit:
         raise ProtocolError("the CFR tree covers limit games (no-limit needs an action abstraction)")
+    players = game.num_players
+    code = source_digest(Path(__file__), *(source_file(f"protocol.{name}") for name in ("state", "wire", "game")))
+    name = f"limit-tree-{hashlib.sha256(game.to_text().encode()).hexdigest()[:16]}-{code}"
+    built: list[TreeLists] = []
 
+    def walk() -> TreeLists:
+        if not built:
+            built.append(_walk_limit_tree(game))
+        return built[0]
+
+    columns = cached_array(f"{name}-columns", lambda: _tree_columns(walk(), players))
+    sequences = cached_array(f"{name}-sequences", lambda: np.array(walk().sequences, dtype=str))
+    if columns.ndim != 2 or columns.shape[1] != _FIXED_COLUMNS + 2 * players or sequences.shape != columns.shape[:1]:
+        nodes = walk()  # a cached file of another shape (damaged, or written by other code): walked again
+        return BettingTree(game=game, sequences=tuple(nodes.sequences), **nodes.arrays())
+    return BettingTree(game=game, sequences=tuple(sequences.tolist()), **_tree_arrays(columns, players))
+
+
+def _walk_limit_tree(game: Game) -> TreeLists:
     def moves(state: State, _: int) -> list[Move]:
         legal = state.legal_actions()
         return [
@@ -94,8 +116,37 @@ def build_tree(game: Game) -> BettingTree:
             if not (kind == FOLD and not legal.can_fold) and not (kind == RAISE and not legal.can_raise)
         ]
 
-    nodes = walk_tree(game, NUM_ACTIONS, moves)
-    return BettingTree(game=game, sequences=tuple(nodes.sequences), **nodes.arrays())
+    return walk_tree(game, NUM_ACTIONS, moves)
+
+
+_FIXED_COLUMNS = 5 + NUM_ACTIONS
+"""A cached tree's columns before the players' spent and folded: parent, depth, player, round, showdown, children."""
+
+
+def _tree_columns(nodes: TreeLists, players: int) -> np.ndarray:
+    """A limit tree's per-node lists as one (nodes, columns) array, as the disk cache keeps it."""
+    arrays = nodes.arrays()
+    showdown = np.zeros(len(nodes.parent), dtype=np.int64)
+    showdown[arrays["showdown"]] = 1
+    flat = [
+        arrays[key].astype(np.int64).reshape(len(nodes.parent), -1) for key in ("parent", "depth", "player", "round")
+    ]
+    return np.hstack([*flat, showdown[:, None], arrays["children"], arrays["spent"], arrays["folded"]]).astype(np.int64)
+
+
+def _tree_arrays(columns: np.ndarray, players: int) -> dict[str, np.ndarray]:
+    """``_tree_columns``' array back as ``TreeLists.arrays()`` gives it."""
+    children_end = _FIXED_COLUMNS
+    return {
+        "parent": columns[:, 0].astype(np.int32),
+        "depth": columns[:, 1].astype(np.int32),
+        "player": columns[:, 2].astype(np.int8),
+        "round": columns[:, 3].astype(np.int8),
+        "showdown": np.flatnonzero(columns[:, 4]).astype(np.int32),
+        "children": columns[:, 5:children_end].astype(np.int32),
+        "spent": columns[:, children_end : children_end + players].astype(np.int64),
+        "folded": columns[:, children_end + players :].astype(bool),
+    }
 
 
 Move = tuple[int, Action, int]
