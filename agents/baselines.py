@@ -296,14 +296,27 @@ class EquityAgent(Agent):
 
     def policies(self, views: Sequence[MatchState]) -> list[Policy]:
         """``policy`` at each view; where the views share a board (a range's views), their equities are
-        computed in one batch."""
+        computed in one batch, and where they share the betting too, each band of equity (fold, call, raise)
+        gets one policy object, shared by its views."""
         boards = {(tuple(v.state.visible_board()), self.game.num_players - v.state.num_folded - 1) for v in views}
         if len(boards) == 1:  # the memo keeps one board at a time
             (board, opponents), *_ = boards
             new = self.equities.missing([v.state.hole_cards[v.viewer] for v in views], board, opponents)
             if new:
                 self.equities.put(new, board, opponents, self._equities(new, board, opponents))
-        return [self.policy(view) for view in views]
+        first = views[0] if views else None
+        if first is None or any(v.state.actions is not first.state.actions or v.viewer != first.viewer for v in views):
+            return [self.policy(view) for view in views]
+        # one betting (a range's views share it): the action follows the equity's band, one policy a band
+        made: dict[int, Policy] = {}
+        out = []
+        for view in views:
+            equity = self.equity(view)
+            band = 2 if equity >= self.raise_at else 1 if equity >= self.call_at else 0
+            if band not in made:
+                made[band] = self.policy(view)
+            out.append(made[band])
+        return out
 
     def policy(self, view: MatchState) -> Policy:
         return {self.act(view): 1.0}

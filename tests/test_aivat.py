@@ -20,6 +20,8 @@ import pytest
 from acpc_arena.agents.base import Agent, Policy, limit_policy
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.dealer.arena.aivat import AivatUnavailable, HandEstimator, Settings
+from acpc_arena.dealer.arena.aivat import estimator as estimator_module
+from acpc_arena.dealer.arena.aivat import values as values_module
 from acpc_arena.dealer.arena.aivat.values import board_ranks, holding_strata, holdings_of, sign_sums
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.evaluator import rank_hand
@@ -244,3 +246,19 @@ def test_pair_sums_agree_with_brute_force(game: Game, board: list[int], size: in
     signed, mass = sign_sums(holdings, rows, p[rows][None], q[rows][None], ranks)
     expected = brute_force_sums(game, p, q, board)
     assert (signed[0], mass[0]) == pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
+def test_the_direct_pair_sums_give_the_sorted_sums_estimates_in_holdem(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Decoy ranges in limit hold'em take the sums over the pairs directly (value, action corrections, the
+    range's weight apart); forced through the sorted sums (checked against brute force above), every hand's
+    estimate and parts are the same to rounding."""
+    hands = simulated_hands(HOLDEM, pair(HOLDEM, "cfr", "equity"), 12, seed=3)
+    settings = Settings(decoys=40)
+    direct = HandEstimator(HOLDEM, dict(zip(NAMES, pair(HOLDEM, "cfr", "equity"), strict=True)), settings)
+    expected = [direct.hand(hand) for hand in hands]
+    monkeypatch.setattr(estimator_module, "DENSE_PAIRS", 0)
+    monkeypatch.setattr(values_module, "DENSE_PAIRS", 0)
+    forced = HandEstimator(HOLDEM, dict(zip(NAMES, pair(HOLDEM, "cfr", "equity"), strict=True)), settings)
+    for hand, want in zip(hands, expected, strict=True):
+        got = forced.hand(hand)
+        assert (got.value, got.chance, got.actions) == pytest.approx((want.value, want.chance, want.actions), abs=1e-9)

@@ -10,6 +10,7 @@ far narrower than the duplicate one.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import pytest
 
 from acpc_arena.agents.baselines import CallAgent
 from acpc_arena.dealer.arena.aivat import AivatUnavailable, aivat_estimates, shipped_agent
+from acpc_arena.dealer.arena.aivat.reporting import cpu_line
 from acpc_arena.dealer.arena.api import play
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.match_log import LoggedMatch
@@ -61,6 +63,12 @@ def test_acpc_match_adds_aivat_to_a_kuhn_run_and_it_hits_the_exact_value(kuhn_ru
     row = next(line for line in printed.splitlines() if "AIVAT duplicate" in line)
     assert f"{aivat['mbb_per_hand']:+.1f}" in row
     assert "AIVAT's corrections: chance: the cards dealt and the board cards; actions of a-cfr and b-random" in printed
+    # AIVAT's CPU beside the match's, in report.json and printed (one decimal, the ratio as hand-formatted here)
+    match_cpu, aivat_cpu = report["cpu_seconds"], aivat["cpu_seconds"]
+    assert 0 < match_cpu <= report["elapsed_seconds"] * (os.cpu_count() or 1) + 0.5
+    assert aivat_cpu > 0
+    ratio = f"{aivat_cpu / match_cpu:.1f}"
+    assert f"AIVAT's CPU: {aivat_cpu:.1f} s beside the match's {match_cpu:.1f} s ({ratio}x)" in printed
 
 
 def test_acpc_report_aivat_with_one_player_known(kuhn_run: tuple[Path, str], tmp_path: Path) -> None:
@@ -76,6 +84,14 @@ def test_acpc_report_aivat_with_one_player_known(kuhn_run: tuple[Path, str], tmp
     assert "actions of a-cfr;" in aivat["corrections"]
     assert aivat["ci95"][0] <= 1000 * exact_value_of_a() <= aivat["ci95"][1]
     assert "AIVAT duplicate, 95% CI" in done.stdout
+    assert aivat["cpu_seconds"] > 0
+    assert f"AIVAT's CPU: {aivat['cpu_seconds']:.1f} s (the match's CPU time is not in the logs)" in done.stdout
+
+
+def test_cpu_line_puts_aivat_beside_the_match() -> None:
+    assert cpu_line({"cpu_seconds": 3.04}, 1.52) == "AIVAT's CPU: 3.0 s beside the match's 1.5 s (2.0x)"
+    assert cpu_line({"cpu_seconds": 0.26}, None) == "AIVAT's CPU: 0.3 s (the match's CPU time is not in the logs)"
+    assert cpu_line({"cpu_seconds": 1.0}, 0.0) == "AIVAT's CPU: 1.0 s beside the match's 0.0 s"
 
 
 def test_the_runs_recorded_policies_give_acpc_reports_replay_to_the_last_digits(

@@ -70,9 +70,9 @@ def lbr(out: Path, agent: str) -> dict[str, Any]:
     return result
 
 
-NAMED = ("player", "known", "corrections", "seconds")
+NAMED = ("player", "known", "corrections", "seconds", "cpu_seconds")
 """What AIVAT's figures say besides numbers: the players' names (a shipped agent's name in a run of the
-shipped agent, a plugin's class in the card) and the time taken."""
+shipped agent, a plugin's class in the card) and the time taken (wall and CPU)."""
 
 
 def check_equal(matchup: dict[str, Any], separate: dict[str, Any]) -> None:

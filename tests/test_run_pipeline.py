@@ -15,6 +15,7 @@ from acpc_arena.dealer.commands import match as match_cli
 RUN_FIELDS = [
     "elapsed_seconds",
     "scoring_seconds",
+    "cpu_seconds",
     "hands_per_second",
     "concurrency",
     "failed",

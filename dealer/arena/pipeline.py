@@ -4,6 +4,7 @@ estimate added as asked, and the run's own figures (time, speed, failures) in a 
 
 from __future__ import annotations
 
+import resource
 import signal
 import time
 from collections.abc import Mapping
@@ -49,6 +50,9 @@ class RunResult:
     elapsed_seconds: float
     """The whole run's time, the scoring included."""
     scoring_seconds: float
+    cpu_seconds: float
+    """The CPU time of this process and of its finished children (agents, dealers) over the run, the scoring
+    included, AIVAT not (``cpu_time``)."""
     hands: int
     """The hands played (the report's ``hands_played``)."""
     concurrency: int
@@ -73,6 +77,7 @@ class RunResult:
         fields: dict[str, object] = {
             "elapsed_seconds": round(self.elapsed_seconds, 3),
             "scoring_seconds": round(self.scoring_seconds, 3),
+            "cpu_seconds": round(self.cpu_seconds, 3),
             "hands_per_second": self.hands_per_second,
             "concurrency": self.concurrency,
             "failed": self.failed,
@@ -101,7 +106,7 @@ def play_run(
     KeyboardInterrupt is raised). ``progress``: the scoring's progress bars. Raises ``JobsUnavailable``
     where the jobs cannot be played.
     """
-    started = time.time()
+    started, cpu = time.time(), cpu_time()
     try:
         interrupted = _play_as_jobs(spec, observer, jobs) if jobs else _play_here(spec, observer, interruptible)
     finally:
@@ -113,7 +118,7 @@ def play_run(
     report = score_run(spec, outcomes, observer.failures, progress=progress)
     scoring = time.time() - scoring_started
     result = RunResult(
-        report, outcomes, len(order), observer.failures, time.time() - started, scoring,
+        report, outcomes, len(order), observer.failures, time.time() - started, scoring, cpu_time() - cpu,
         hands=report.to_json()["hands_played"] if report is not None else 0, concurrency=spec.concurrency,
         changed_actions=run_changed_actions(spec, outcomes),
         interrupted=signal.Signals(interrupted) if interrupted is not None else None,
@@ -128,6 +133,13 @@ def play_run(
         records = {outcome.log: outcome.policies for outcome in outcomes if outcome.policies}
         result.aivat_unavailable = add_to_run(report, (spec.a, spec.b), aivat, progress=progress, records=records)
     return result
+
+
+def cpu_time() -> float:
+    """CPU seconds so far of this process and of its children that have ended (a match's agent processes, jobs'
+    workers; Ray's remote workers are not counted)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def _play_here(spec: RunSpec, observer: RunProgress, interruptible: bool) -> int | None:

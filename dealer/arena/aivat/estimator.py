@@ -30,8 +30,13 @@ distribution its action was drawn from, given its view and its earlier hands (th
 told each hand's start and end, as in a match); an action that a known policy gives
 probability 0 with the cards the player held makes AIVAT unavailable (``AivatUnavailable``).
 A range weighs each holding in both orders of its two cards (a policy may depend on the order
-the cards were dealt in: ``equity`` seeds its Monte Carlo samples with them); the value
+the cards were dealt in: an agent may seed its draws with them, ``baselines.card_seeded_rng``); the value
 function sees the cards alone.
+
+Cost: a known player's holdings are asked of its agent in one ``policies`` call a decision (the views
+share the state: ``range_views``); where the two ranges weigh few pairs (decoy ranges, Kuhn, Leduc) the
+value function and the action corrections sum over the pairs directly, one matrix of the pairs' signs
+a board, and the full ranges of hold'em take ``values.sign_sums``' sorted sums.
 """
 
 from __future__ import annotations
@@ -45,12 +50,14 @@ import numpy as np
 
 from acpc_arena.agents.base import Agent, Policy
 from acpc_arena.dealer.arena.aivat.values import (
+    DENSE_PAIRS,
     board_ranks,
     holding_strata,
     holdings_of,
     outcome_masks,
     sign_sums,
     stake,
+    stratum_order,
 )
 from acpc_arena.protocol.cards import NUM_CARDS
 from acpc_arena.protocol.equity import Holdings
@@ -183,10 +190,9 @@ class HandEstimator:
         if decoys is None or decoys + 1 >= self.holdings.size:
             return np.repeat(possible[:, None], self.orders, axis=1).astype(np.float64)
         own = self._entry(hole)
-        strata = holding_strata(self.game, decoys + 1)
-        rows = np.flatnonzero(possible)
-        by_stratum = rows[np.argsort(strata[rows], kind="stable")]
-        sizes = np.bincount(strata[rows], minlength=decoys + 1)
+        strata, order = holding_strata(self.game, decoys + 1), stratum_order(self.game, decoys + 1)
+        by_stratum = order[possible[order]]  # the possible holdings by stratum, each stratum's in row order
+        sizes = np.bincount(strata[by_stratum], minlength=decoys + 1)
         rng = np.random.default_rng([self.settings.seed, *seed])
         picks = np.cumsum(sizes) - sizes + (rng.random(decoys + 1) * sizes).astype(np.intp)
         drawn = np.flatnonzero((sizes > 0) & (np.arange(decoys + 1) != strata[own[0]]))
@@ -239,13 +245,28 @@ class HandEstimator:
         is ``stake * S / Z``; ``Z`` is the outcome's probability up to a factor)."""
         holdings = self.holdings
         first, second = np.atleast_2d(first), np.atleast_2d(second)
-        rows = np.flatnonzero(first.any(axis=0) | second.any(axis=0))
         if outcomes.shape[1] == 0:  # the board alone: every row the same ranks, kept for the board
-            ranks = np.broadcast_to(self._ranks_on(board)[rows], (len(outcomes), len(rows)))
-            return sign_sums(holdings, rows, first[:, rows], second[:, rows], ranks)
+            return self._board_sums(first, second, board)
+        rows = np.flatnonzero(first.any(axis=0) | second.any(axis=0))
         apart = (outcome_masks(outcomes)[:, None] & holdings.masks[rows][None, :]) == 0
         ranks = board_ranks(holdings, board, outcomes, rows)
         return sign_sums(holdings, rows, first[:, rows] * apart, second[:, rows] * apart, ranks)
+
+    def _board_sums(self, first: np.ndarray, second: np.ndarray, board: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """``_sums`` with the board alone (``first`` and ``second`` (B, n)): where the ranges weigh few pairs,
+        one matrix of the pairs' signs (0 for a pair sharing a card) and one of the pairs apart, else
+        ``sign_sums``."""
+        mine, theirs = np.flatnonzero(first.any(axis=0)), np.flatnonzero(second.any(axis=0))
+        ranks = self._ranks_on(board)
+        if len(mine) * len(theirs) > DENSE_PAIRS:
+            rows = np.union1d(mine, theirs)
+            shown = np.broadcast_to(ranks[rows], (len(first), len(rows)))
+            return sign_sums(self.holdings, rows, first[:, rows], second[:, rows], shown)
+        masks = self.holdings.masks
+        apart = (masks[mine][:, None] & masks[theirs][None, :]) == 0
+        signs = np.sign(ranks[mine][:, None] - ranks[theirs][None, :]) * apart
+        p, q = first[:, mine], second[:, theirs]
+        return ((p @ signs) * q).sum(axis=1), ((p @ apart) * q).sum(axis=1)
 
     def _ranks_on(self, board: Sequence[int]) -> np.ndarray:
         """(n,) the rank of every holding with ``board`` (0 for a holding that shares a card with it), kept
@@ -300,6 +321,9 @@ class HandEstimator:
         k = cards.shape[1]
         weights = weights.sum(axis=1)
         held = np.flatnonzero(weights)
+        if len(held) * len(rows) <= DENSE_PAIRS:  # few pairs (decoy ranges): over the pairs directly
+            masks = self.holdings.masks
+            return np.asarray(((masks[rows][:, None] & masks[held][None, :]) == 0) @ weights[held])
         per_card = np.bincount(cards[held].ravel(), weights=np.repeat(weights[held], k), minlength=NUM_CARDS)
         return weights[held].sum() - per_card[cards[rows]].sum(axis=1) + (k - 1) * weights[rows]
 
@@ -349,19 +373,38 @@ class HandEstimator:
         if going_on:
             # one value per distinct range after the action: a policy the same with every holding leaves it as is
             columns = sigma[going_on[:1]] if shared else sigma[going_on]
-            after = np.zeros((len(columns), holdings.size))
-            for after_row, column in zip(after, columns, strict=True):
-                np.add.at(after_row, rows, weights[live] * column)
-            others = np.broadcast_to(other.sum(axis=1), after.shape)
-            pair = (after, others) if actor == 0 else (others, after)
-            signed, mass = self._sums(pair[0], pair[1], board, np.zeros((len(columns), 0), dtype=np.uint8))
-            signs = np.divide(signed, mass, out=np.zeros_like(signed), where=mass > 0)
+            signs = self._signs_after(actor, rows, weights[live] * columns, other.sum(axis=1), board)
             for j, i in enumerate(going_on):
                 values[i] = self._stake_after(state, choices[i]) * signs[0 if shared else j]
         taken = choices.index(action)
         weights[live] *= sigma[taken]
         ranges[actor] /= weights.sum()
         return float(values[taken] - chances @ values)
+
+    def _signs_after(
+        self, actor: int, rows: np.ndarray, after: np.ndarray, other: np.ndarray, board: Sequence[int]
+    ) -> np.ndarray:
+        """(C,) ``E[sign(rank0 - rank1)]`` for each range of the actor after an action (``after`` (C, len(rows)):
+        weights of the holdings ``rows``, a holding maybe twice, once an order) against the other player's
+        (``other`` (n,)): where they weigh few pairs, over the pairs directly, else by ``_sums``."""
+        theirs = np.flatnonzero(other)
+        mine, where = np.unique(rows, return_inverse=True)
+        compact = np.zeros((len(after), len(mine)))
+        for compact_row, after_row in zip(compact, after, strict=True):
+            np.add.at(compact_row, where, after_row)
+        if len(mine) * len(theirs) <= DENSE_PAIRS:
+            masks, ranks = self.holdings.masks, self._ranks_on(board)
+            apart = (masks[mine][:, None] & masks[theirs][None, :]) == 0
+            signs = np.sign(ranks[mine][:, None] - ranks[theirs][None, :]) * apart
+            signed = (compact @ signs) @ other[theirs] * (1 if actor == 0 else -1)
+            mass = (compact @ apart) @ other[theirs]
+        else:
+            full = np.zeros((len(after), self.holdings.size))
+            full[:, mine] = compact
+            others = np.broadcast_to(other, full.shape)
+            pair = (full, others) if actor == 0 else (others, full)
+            signed, mass = self._board_sums(pair[0], pair[1], board)
+        return np.divide(signed, mass, out=np.zeros_like(signed, dtype=np.float64), where=mass > 0)
 
     def _stake_after(self, state: State, action: Action) -> int:
         """``stake`` once ``action`` (a call or a raise) is taken at ``state``: a limit raise counts at its

@@ -52,6 +52,8 @@ class AivatReport(DuplicateOrPerHand):
     duplicate: Estimate
     duplicate_pairs: int
     seconds: float
+    cpu_seconds: float
+    """This process's CPU time over the estimate (the agents' policies included)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -63,6 +65,7 @@ class AivatReport(DuplicateOrPerHand):
             "per_hand": self.per_hand.to_json(),
             "duplicate_pairs": self.duplicate_pairs,
             "seconds": self.seconds,
+            "cpu_seconds": self.cpu_seconds,
         }
 
 
@@ -102,7 +105,7 @@ def aivat_estimates(
     why (a log of another kind of game, an agent that cannot be loaded or whose policy gives a logged
     action probability 0); a log that cannot be read raises ``ProtocolError`` as ``read_log`` does.
     ``progress`` is called with the number of hands done since its last call."""
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     matches = [log if isinstance(log, LoggedMatch) else read_log(log) for log in logs]
     if not matches:
         raise ProtocolError("no logs to score")
@@ -145,6 +148,7 @@ def aivat_estimates(
         duplicate=estimate(pairs, game.big_blind),
         duplicate_pairs=len(pairs),
         seconds=time.perf_counter() - start,
+        cpu_seconds=time.process_time() - cpu,
     )
 
 

@@ -67,6 +67,13 @@ def holding_strata(game: Game, count: int) -> np.ndarray:
     return strata
 
 
+@cache
+def stratum_order(game: Game, count: int) -> np.ndarray:
+    """(holdings,) the rows of ``game``'s holdings by their stratum of ``holding_strata``, each stratum's in
+    row order."""
+    return np.argsort(holding_strata(game, count), kind="stable")
+
+
 def stake(state: State) -> int:
     """The chips each player has in once the bet to the player to act is called (heads-up: a showdown's stake)."""
     return min(min(state.max_spent, stack) for stack in state.game.stack)
@@ -98,12 +105,14 @@ def sign_sums(
     ``rows`` (the others have no weight)."""
     first = np.flatnonzero(p.any(axis=0))
     second = np.flatnonzero(q.any(axis=0))
-    if len(first) * len(second) <= DENSE_PAIRS:
+    if len(first) * len(second) <= DENSE_PAIRS:  # each row's signs of the pairs (int8), one product a row
         masks = holdings.masks[rows]
         apart = (masks[first][:, None] & masks[second][None, :]) == 0
-        weights = p[:, first][:, :, None] * q[:, second][:, None, :] * apart[None]
-        signs = np.sign(ranks[:, first][:, :, None] - ranks[:, second][:, None, :])
-        return (weights * signs).sum(axis=(1, 2)), weights.sum(axis=(1, 2))
+        mine, theirs = ranks[:, first][:, :, None], ranks[:, second][:, None, :]
+        signs = ((mine > theirs).view(np.int8) - (mine < theirs).view(np.int8)) * apart
+        p_first, q_second = p[:, first], q[:, second]
+        signed = np.matmul(p_first[:, None, :], np.matmul(signs.astype(np.float64), q_second[:, :, None]))
+        return signed[:, 0, 0], ((p_first @ apart) * q_second).sum(axis=1)
     full = [np.zeros((len(p), holdings.size), dtype=array.dtype) for array in (p, q, ranks)]
     for array, values in zip(full, (p, q, ranks), strict=True):
         array[:, rows] = values
