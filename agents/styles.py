@@ -44,6 +44,7 @@ street and kept for the rest of it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -184,6 +185,28 @@ class StyleAgent(Agent):
         strength = percentile(hole) if not board else postflop_strength(tuple(hole), tuple(board))
         raise_action, p, other = choices(self.current_style(view), state, strength)
         return merge([(raise_action, p), (other, 1.0 - p)])
+
+    def policies(self, views: Sequence[MatchState]) -> list[Policy]:
+        """``policy`` at each view; where the views share the betting (a range's views), ``choices`` is
+        worked out once for each pair of the two thresholds it compares the strength with, and the views
+        that agree on both share one policy object."""
+        first = views[0] if views else None
+        if first is None or any(v.state.actions is not first.state.actions or v.viewer != first.viewer for v in views):
+            return [self.policy(view) for view in views]
+        style = self.current_style(first)
+        in_range, fearless = 1.0 - style.range, max(1.0 - style.range, style.aggression.fear)
+        board = tuple(first.state.visible_board())
+        made: dict[tuple[bool, bool], Policy] = {}
+        out = []
+        for view in views:
+            hole = view.state.hole_cards[view.viewer]
+            strength = percentile(hole) if not board else postflop_strength(tuple(hole), board)
+            band = (strength >= in_range, strength >= fearless)
+            if band not in made:
+                raise_action, p, other = choices(style, view.state, strength)
+                made[band] = merge([(raise_action, p), (other, 1.0 - p)])
+            out.append(made[band])
+        return out
 
 
 def style_agent(style: Style) -> type[StyleAgent]:

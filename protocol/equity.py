@@ -33,10 +33,15 @@ import numpy as np
 
 from acpc_arena.protocol import evaluator
 from acpc_arena.protocol.cards import NUM_CARDS
+from acpc_arena.protocol.completions import index_combinations, shared_board_strengths, subset
 from acpc_arena.protocol.disk_cache import cache_directory, source_digest
 from acpc_arena.protocol.evaluator import HAND_RANKS, rank_hands, rank_hands_of_players, rank_holdings_on_boards
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import State
+
+SHARED_BOARD_HANDS = 20_000
+"""Completions times opponent hands up to which ``strength_moments`` takes ``shared_board_strengths`` for many
+holdings on one board (beyond, every hand ranked alone is no dearer)."""
 
 
 def equity_vs_random(
@@ -251,19 +256,6 @@ def _unseen(deck: Sequence[int], known: np.ndarray) -> np.ndarray:
     return np.broadcast_to(deck_array, hidden.shape)[hidden].reshape(len(known), -1).astype(np.uint8)
 
 
-@cache
-def _fixed_subset(total: int, count: int) -> np.ndarray:
-    """``count`` of ``range(total)`` drawn once at random with a fixed seed, in increasing order."""
-    return np.sort(np.random.default_rng(total * 1_000_003 + count).choice(total, count, replace=False))
-
-
-def _subset(rows: np.ndarray, count: int | None) -> np.ndarray:
-    """A fixed random ``count`` of ``rows`` (all of them if ``count`` is None or not smaller)."""
-    if count is None or count >= len(rows):
-        return rows
-    return rows[_fixed_subset(len(rows), count)]
-
-
 def showdown_strengths(
     deck: Sequence[int], holes: np.ndarray, boards: np.ndarray, opponents: int | None = None
 ) -> np.ndarray:
@@ -278,7 +270,7 @@ def showdown_strengths(
     holes, boards = np.asarray(holes, dtype=np.uint8), np.asarray(boards, dtype=np.uint8)
     count, k = holes.shape
     unseen = _unseen(deck, np.concatenate([holes, boards], axis=1))
-    hands = _subset(index_combinations(unseen.shape[1], k), opponents)
+    hands = subset(index_combinations(unseen.shape[1], k), opponents)
     theirs_cards = unseen[:, hands]  # (N, hands, k)
     shared = np.broadcast_to(boards[:, None, :], (count, len(hands), boards.shape[1]))
     theirs = rank_hands(np.concatenate([theirs_cards, shared], axis=2).reshape(count * len(hands), -1))
@@ -311,18 +303,18 @@ def strength_moments(
         strength = showdown_strengths(deck, holes, boards, opponents)
         return strength, strength**2
     unseen = _unseen(deck, np.concatenate([holes, boards], axis=1))
-    completions = _subset(index_combinations(unseen.shape[1], missing), runouts)
+    completions = subset(index_combinations(unseen.shape[1], missing), runouts)
+    hands = subset(index_combinations(unseen.shape[1] - missing, holes.shape[1]), opponents)
+    shared = missing == 1 or len(completions) * len(hands) <= SHARED_BOARD_HANDS
+    if shared and len(holes) > 1 and (boards == boards[0]).all():  # one board (a range's holdings)
+        strength = shared_board_strengths(holes, boards[0], unseen, completions, hands)
+        moments = [(row.mean(), (row**2).mean()) for row in strength]  # each summed as a hand alone
+        return np.array([m[0] for m in moments]), np.array([m[1] for m in moments])
     count, each = len(holes), len(completions)
     rest = unseen[:, completions].reshape(count * each, missing)
     full = np.concatenate([np.repeat(boards, each, axis=0), rest], axis=1)
     strength = showdown_strengths(deck, np.repeat(holes, each, axis=0), full, opponents).reshape(count, each)
     return strength.mean(axis=1), (strength**2).mean(axis=1)
-
-
-@cache
-def index_combinations(available: int, chosen: int) -> np.ndarray:
-    """Every ``chosen``-subset of ``range(available)`` as rows of an array (kept for reuse)."""
-    return np.array(list(itertools.combinations(range(available), chosen)), dtype=np.uint8).reshape(-1, chosen)
 
 
 def expected_showdown_values(ranks: np.ndarray, spent: Sequence[int], folded: Sequence[bool]) -> np.ndarray:
