@@ -52,6 +52,11 @@ if TYPE_CHECKING:  # numpy is imported where used: an agent starts without it (m
     from acpc_arena.protocol.equity import BoardDraws, BoardStrengths
 
 EXACT_SHOWDOWNS = 50_000
+RECENT_BOARDS = 8
+"""The boards' equity work kept for any equity agent of the same game, seed and samples (the latest boards):
+AIVAT scores a seed's two seatings hand by hand in turn, and they deal the same boards."""
+_RECENT_BOARDS: dict[tuple[object, ...], BoardDraws | BoardStrengths] = {}
+"""The latest boards' ``BoardDraws`` or ``BoardStrengths`` by game, seed, samples, board and opponents, oldest first."""
 
 
 def default_rng(seed: int | Sequence[int] | None) -> np.random.Generator:
@@ -284,11 +289,16 @@ class EquityAgent(Agent):
         values = self.boards.get(key)
         if values is None:  # kept before the flop, and on the board of the moment
             self.boards = {k: v for k, v in self.boards.items() if not k[0]}
-            if opponents == 1 and showdowns <= EXACT_SHOWDOWNS:
+            shared = (game, self.seed, self.samples, *key)
+            values = _RECENT_BOARDS.pop(shared, None)
+            if values is None and opponents == 1 and showdowns <= EXACT_SHOWDOWNS:
                 values = BoardStrengths(game.deck, board, game.total_board_cards, game.num_hole_cards)
-            else:  # the same draws whichever holdings are asked
+            elif values is None:  # the same draws whichever holdings are asked
                 rng = board_seeded_rng(self.seed, board, opponents)
                 values = BoardDraws(game, board, opponents, self.samples, rng)
+            _RECENT_BOARDS[shared] = values
+            while len(_RECENT_BOARDS) > RECENT_BOARDS:
+                del _RECENT_BOARDS[next(iter(_RECENT_BOARDS))]
             self.boards[key] = values
         if isinstance(values, BoardStrengths):
             return [float(e) for e in values.strengths(holes)]

@@ -112,6 +112,20 @@ def test_the_runs_recorded_policies_give_acpc_reports_replay_to_the_last_digits(
         assert np.allclose(replayed[key]["ci95"], recorded[key]["ci95"], rtol=0, atol=1e-9)
 
 
+def test_a_seeds_seatings_scored_in_turn_give_each_log_its_values_alone(kuhn_run: tuple[Path, str]) -> None:
+    # the two seatings of a seed are scored hand by hand in turn (their agents share a board's work): each
+    # log's values are those it gets scored on its own, and progress counts every hand once
+    out, _ = kuhn_run
+    logs = sorted(out.glob("*.log"))
+    done: list[int] = []
+    together = aivat_estimates(logs, {"a-cfr": shipped_agent("a-cfr")}, progress=done.append)
+    assert sum(done) == 2 * len(SEEDS.split(",")) * HANDS
+    for log, figure in zip(logs, together.matches, strict=True):
+        alone = aivat_estimates([log], {"a-cfr": shipped_agent("a-cfr")}, player=together.player)
+        assert np.array_equal(alone.matches[0].values, figure.values)
+        assert np.array_equal(alone.matches[0].results, figure.results)
+
+
 def test_an_agent_that_cannot_be_loaded_leaves_the_plain_figures_and_one_line(kuhn_run: tuple[Path, str]) -> None:
     out, _ = kuhn_run
     logs = sorted(str(p) for p in out.glob("*.log"))

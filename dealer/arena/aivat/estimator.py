@@ -126,7 +126,8 @@ class HandEstimator:
         self.known = dict(known)
         self.settings = settings or Settings()
         self.orders = 2 if game.num_hole_cards == 2 else 1
-        self._board_ranks: dict[tuple[int, ...], np.ndarray] = {}
+        self._board_ranks: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+        """By board: the ranks of the holdings on it and which are ranked yet (``_ranks_on``)."""
         everything = np.ones((self.holdings.size, self.orders))
         self.prior_value = self._value(State(game), [everything, everything], [])
 
@@ -235,7 +236,7 @@ class HandEstimator:
         self, ranges: Sequence[np.ndarray], board: Sequence[int], outcomes: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """``_sums`` of the ranges (n, orders)."""
-        return self._sums(ranges[0].sum(axis=1), ranges[1].sum(axis=1), board, outcomes)
+        return self._sums(_per_holding(ranges[0]), _per_holding(ranges[1]), board, outcomes)
 
     def _sums(
         self, first: np.ndarray, second: np.ndarray, board: Sequence[int], outcomes: np.ndarray
@@ -247,7 +248,7 @@ class HandEstimator:
         first, second = np.atleast_2d(first), np.atleast_2d(second)
         if outcomes.shape[1] == 0:  # the board alone: every row the same ranks, kept for the board
             return self._board_sums(first, second, board)
-        rows = np.flatnonzero(first.any(axis=0) | second.any(axis=0))
+        rows = np.union1d(_weighed(first), _weighed(second))
         apart = (outcome_masks(outcomes)[:, None] & holdings.masks[rows][None, :]) == 0
         ranks = board_ranks(holdings, board, outcomes, rows)
         return sign_sums(holdings, rows, first[:, rows] * apart, second[:, rows] * apart, ranks)
@@ -256,10 +257,10 @@ class HandEstimator:
         """``_sums`` with the board alone (``first`` and ``second`` (B, n)): where the ranges weigh few pairs,
         one matrix of the pairs' signs (0 for a pair sharing a card) and one of the pairs apart, else
         ``sign_sums``."""
-        mine, theirs = np.flatnonzero(first.any(axis=0)), np.flatnonzero(second.any(axis=0))
-        ranks = self._ranks_on(board)
+        mine, theirs = _weighed(first), _weighed(second)
+        rows = np.union1d(mine, theirs)
+        ranks = self._ranks_on(board, rows)
         if len(mine) * len(theirs) > DENSE_PAIRS:
-            rows = np.union1d(mine, theirs)
             shown = np.broadcast_to(ranks[rows], (len(first), len(rows)))
             return sign_sums(self.holdings, rows, first[:, rows], second[:, rows], shown)
         masks = self.holdings.masks
@@ -268,18 +269,25 @@ class HandEstimator:
         p, q = first[:, mine], second[:, theirs]
         return ((p @ signs) * q).sum(axis=1), ((p @ apart) * q).sum(axis=1)
 
-    def _ranks_on(self, board: Sequence[int]) -> np.ndarray:
-        """(n,) the rank of every holding with ``board`` (0 for a holding that shares a card with it), kept
-        for the board of the moment and the empty one."""
+    def _ranks_on(self, board: Sequence[int], rows: np.ndarray) -> np.ndarray:
+        """(n,) the rank of each holding of ``rows`` with ``board`` (0 for a holding that shares a card with it;
+        the other entries mean nothing), each ranked once for the board of the moment and the empty one."""
         key = tuple(board)
-        ranks = self._board_ranks.get(key)
-        if ranks is None:
+        entry = self._board_ranks.get(key)
+        if entry is None:
             if key:
                 self._board_ranks = {(): self._board_ranks[()]} if () in self._board_ranks else {}
-            apart = np.flatnonzero(self.holdings.apart_from(board))
-            ranks = np.zeros(self.holdings.size, dtype=np.int64)
+            entry = self._board_ranks[key] = (
+                np.zeros(self.holdings.size, dtype=np.int64),
+                np.zeros(self.holdings.size, dtype=bool),
+            )
+        ranks, known = entry
+        missing = rows[~known[rows]]
+        if len(missing):
+            shown = np.uint64(sum(1 << c for c in board))
+            apart = missing[(self.holdings.masks[missing] & shown) == 0]
             ranks[apart] = board_ranks(self.holdings, board, np.zeros((1, 0), dtype=np.uint8), apart)[0]
-            self._board_ranks[key] = ranks
+            known[missing] = True
         return ranks
 
     def _draw_outcomes(
@@ -291,10 +299,10 @@ class HandEstimator:
         count = self._sample_count(ranges)
         unseen_cards = np.array(unseen, dtype=np.intp)
         taken = np.zeros((count, len(unseen_cards)), dtype=bool)  # a drawn holding's cards, by unseen card
-        live = np.flatnonzero(ranges[0].any(axis=1) | ranges[1].any(axis=1))  # the holdings of some weight
+        live = np.flatnonzero(_per_holding(ranges[0]) + _per_holding(ranges[1]))  # the holdings of some weight
         drawn: np.ndarray | None = None
         for p in sorted(hidden):
-            weights = ranges[p].sum(axis=1)[live]
+            weights = _per_holding(ranges[p])[live]
             if drawn is None and len(hidden) == 2:  # the first player's marginal: weighed by the other's apart
                 weights = weights * self._apart_mass(ranges[1 - p], live)
             weights = np.broadcast_to(weights, (count, len(live)))
@@ -310,7 +318,7 @@ class HandEstimator:
     def _sample_count(self, ranges: Sequence[np.ndarray]) -> int:
         """How many outcomes a drawn chance correction takes: ``sample_budget`` over the holdings weighed,
         at least ``samples``."""
-        weighed = int(np.count_nonzero(ranges[0].any(axis=1) | ranges[1].any(axis=1)))
+        weighed = int(np.count_nonzero(_per_holding(ranges[0]) + _per_holding(ranges[1])))
         return max(self.settings.samples, self.settings.sample_budget // max(weighed, 1))
 
     def _apart_mass(self, weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -319,7 +327,7 @@ class HandEstimator:
         cards, the holding itself taken back once for each card but one."""
         cards = self.holdings.cards
         k = cards.shape[1]
-        weights = weights.sum(axis=1)
+        weights = _per_holding(weights)
         held = np.flatnonzero(weights)
         if len(held) * len(rows) <= DENSE_PAIRS:  # few pairs (decoy ranges): over the pairs directly
             masks = self.holdings.masks
@@ -373,7 +381,7 @@ class HandEstimator:
         if going_on:
             # one value per distinct range after the action: a policy the same with every holding leaves it as is
             columns = sigma[going_on[:1]] if shared else sigma[going_on]
-            signs = self._signs_after(actor, rows, weights[live] * columns, other.sum(axis=1), board)
+            signs = self._signs_after(actor, rows, weights[live] * columns, _per_holding(other), board)
             for j, i in enumerate(going_on):
                 values[i] = self._stake_after(state, choices[i]) * signs[0 if shared else j]
         taken = choices.index(action)
@@ -388,12 +396,11 @@ class HandEstimator:
         weights of the holdings ``rows``, a holding maybe twice, once an order) against the other player's
         (``other`` (n,)): where they weigh few pairs, over the pairs directly, else by ``_sums``."""
         theirs = np.flatnonzero(other)
-        mine, where = np.unique(rows, return_inverse=True)
-        compact = np.zeros((len(after), len(mine)))
-        for compact_row, after_row in zip(compact, after, strict=True):
-            np.add.at(compact_row, where, after_row)
+        starts = np.flatnonzero(np.diff(rows, prepend=-1))  # rows are in order: each holding's first entry
+        mine = rows[starts]
+        compact = np.add.reduceat(after, starts, axis=1)  # a holding's orders added (0 + a + b as one by one)
         if len(mine) * len(theirs) <= DENSE_PAIRS:
-            masks, ranks = self.holdings.masks, self._ranks_on(board)
+            masks, ranks = self.holdings.masks, self._ranks_on(board, np.union1d(mine, theirs))
             apart = (masks[mine][:, None] & masks[theirs][None, :]) == 0
             signs = np.sign(ranks[mine][:, None] - ranks[theirs][None, :]) * apart
             signed = (compact @ signs) @ other[theirs] * (1 if actor == 0 else -1)
@@ -432,3 +439,14 @@ def _support(policies: Sequence[Policy]) -> list[Action]:
             if p > 0:
                 seen.setdefault(action)
     return list(seen)
+
+
+def _per_holding(weights: np.ndarray) -> np.ndarray:
+    """(n,) a range's (n, orders) weight of each holding, its orders added (as ``sum(axis=1)`` adds them, at a
+    tenth of the cost on a hold'em range)."""
+    return weights[:, 0] + weights[:, 1] if weights.shape[1] == 2 else weights[:, 0].copy()
+
+
+def _weighed(weights: np.ndarray) -> np.ndarray:
+    """The holdings (columns) of some weight in any row of ``weights`` (B, n)."""
+    return np.flatnonzero(weights[0] if len(weights) == 1 else weights.any(axis=0))

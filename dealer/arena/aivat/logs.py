@@ -111,32 +111,20 @@ def aivat_estimates(
         raise ProtocolError("no logs to score")
     player = player or matches[0].seat_names[0]
     settings = settings or Settings()
-    names: set[str] = set()
-    figures = []
     for match in matches:
         if match.game != matches[0].game:
             raise AivatUnavailable(f"{match.path} is a different game from {matches[0].path}")
         if player not in match.seat_names:
             raise AivatUnavailable(f"{match.path} has no player named {player!r}")
-        agents = _agents_of(match, known)
-        names |= set(agents)
-        estimator = HandEstimator(match.game, agents, settings)
-        hands = []
-        signs = []  # the player's side: +1 where it is position 0 (the log read once)
-        try:
-            for hand in match.hands:
-                hands.append(estimator.hand(hand))
-                signs.append(1.0 if hand.names[0] == player else -1.0)
-                if progress is not None and len(hands) % 100 == 0:
-                    progress(100)
-        except AivatUnavailable as exc:
-            raise AivatUnavailable(f"{match.path}: {exc}") from None
-        if progress is not None:
-            progress(len(hands) % 100)
-        sign = np.array(signs)
-        values = np.array([h.value for h in hands]) * sign
-        results = np.array([h.result for h in hands]) * sign
-        figures.append(MatchAivat(match, match.seat_of(player), values, results))
+    names: set[str] = set()
+    figures = [MatchAivat(m, m.seat_of(player), np.zeros(len(m.hands)), np.zeros(len(m.hands))) for m in matches]
+    for group in _groups(matches, known):
+        estimators = []
+        for i in group:
+            agents = _agents_of(matches[i], known)
+            names |= set(agents)
+            estimators.append(HandEstimator(matches[i].game, agents, settings))
+        _score([figures[i] for i in group], estimators, player, progress)
     game = matches[0].game
     pairs = _duplicate_pairs(figures)
     return AivatReport(
@@ -161,6 +149,49 @@ def corrections_used(known: Sequence[str], settings: Settings) -> str:
             held = "every holding" if settings.decoys is None else f"its holding and {settings.decoys} others"
             parts.append(f"the known players' cards weighed over their ranges ({held})")
     return "; ".join(parts)
+
+
+def _groups(matches: Sequence[LoggedMatch], known: Mapping[str | int, AgentSource]) -> list[list[int]]:
+    """The logs (by index) scored together, hand by hand in turn: a seed's seatings, which deal the same boards
+    (an agent keeps the work of a board for the next seating's hand, ``baselines.EquityAgent``), where every
+    known agent is built for its log; else one log at a time (an agent object given is told the logs' hands
+    in order)."""
+    if any(isinstance(source, Agent) for source in known.values()):
+        return [[i] for i in range(len(matches))]
+    by_seed: dict[int, list[int]] = {}
+    for i, match in enumerate(matches):
+        by_seed.setdefault(match.seed, []).append(i)
+    return list(by_seed.values())
+
+
+def _score(
+    figures: Sequence[MatchAivat],
+    estimators: Sequence[HandEstimator],
+    player: str,
+    progress: Callable[[int], object] | None,
+) -> None:
+    """Fill ``figures``' values and results (``player``'s side) with their logs' AIVAT values, hand *i* of each
+    log in turn; ``progress`` is told every 100 hands and the rest at the end."""
+    done = 0
+    streams = [enumerate(figure.match.hands) for figure in figures]
+    live = list(range(len(figures)))
+    while live:
+        for j in list(live):
+            i, hand = next(streams[j], (-1, None))
+            if hand is None:
+                live.remove(j)
+                continue
+            try:
+                value = estimators[j].hand(hand)
+            except AivatUnavailable as exc:
+                raise AivatUnavailable(f"{figures[j].match.path}: {exc}") from None
+            sign = 1.0 if hand.names[0] == player else -1.0
+            figures[j].values[i], figures[j].results[i] = value.value * sign, value.result * sign
+            done += 1
+            if progress is not None and done % 100 == 0:
+                progress(100)
+    if progress is not None:
+        progress(done % 100)
 
 
 def _agents_of(match: LoggedMatch, known: Mapping[str | int, AgentSource]) -> dict[str, Agent]:
