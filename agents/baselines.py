@@ -21,7 +21,9 @@ Leduc and Kuhn); otherwise it is a Monte Carlo estimate (``--samples``, default
 draws seeded by ``--seed`` and the board and shared by every holding on that board
 (``protocol.equity.BoardDraws``). A policy asked for many holdings on one board,
 as AIVAT asks, ranks the hands of the board once (the exact values too:
-``protocol.equity.BoardStrengths``, the same numbers as ``strength_moments``).
+``protocol.equity.BoardStrengths``, the same numbers as ``strength_moments``), and the latest boards'
+work is kept for any equity agent of the same game, seed and samples (AIVAT scores a seed's two
+seatings, which deal the same boards, hand by hand in turn).
 
 Policies (``Agent.policy``): ``random`` is the example player's probabilities
 (no-limit raise sizes as its ``genrand_int32() % n`` draws them); ``call`` and

@@ -308,8 +308,10 @@ def strength_moments(
     shared = missing == 1 or len(completions) * len(hands) <= SHARED_BOARD_HANDS
     if shared and len(holes) > 1 and (boards == boards[0]).all():  # one board (a range's holdings)
         strength = shared_board_strengths(holes, boards[0], unseen, completions, hands)
-        moments = [(row.mean(), (row**2).mean()) for row in strength]  # each summed as a hand alone
-        return np.array([m[0] for m in moments]), np.array([m[1] for m in moments])
+        # each row summed on its own, as a hand alone is (a 2-D mean may add in another order)
+        each = strength.shape[1]
+        firsts = np.array([np.add.reduce(row) for row in strength]) / each
+        return firsts, np.array([np.add.reduce(row) for row in strength * strength]) / each
     count, each = len(holes), len(completions)
     rest = unseen[:, completions].reshape(count * each, missing)
     full = np.concatenate([np.repeat(boards, each, axis=0), rest], axis=1)

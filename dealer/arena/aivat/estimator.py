@@ -258,9 +258,9 @@ class HandEstimator:
         one matrix of the pairs' signs (0 for a pair sharing a card) and one of the pairs apart, else
         ``sign_sums``."""
         mine, theirs = _weighed(first), _weighed(second)
-        rows = np.union1d(mine, theirs)
-        ranks = self._ranks_on(board, rows)
+        ranks = self._ranks_on(board, np.concatenate([mine, theirs]))
         if len(mine) * len(theirs) > DENSE_PAIRS:
+            rows = np.union1d(mine, theirs)
             shown = np.broadcast_to(ranks[rows], (len(first), len(rows)))
             return sign_sums(self.holdings, rows, first[:, rows], second[:, rows], shown)
         masks = self.holdings.masks
@@ -396,11 +396,13 @@ class HandEstimator:
         weights of the holdings ``rows``, a holding maybe twice, once an order) against the other player's
         (``other`` (n,)): where they weigh few pairs, over the pairs directly, else by ``_sums``."""
         theirs = np.flatnonzero(other)
-        starts = np.flatnonzero(np.diff(rows, prepend=-1))  # rows are in order: each holding's first entry
+        first = np.ones(len(rows), dtype=bool)  # rows are in order: each holding's first entry
+        first[1:] = rows[1:] != rows[:-1]
+        starts = np.flatnonzero(first)
         mine = rows[starts]
         compact = np.add.reduceat(after, starts, axis=1)  # a holding's orders added (0 + a + b as one by one)
         if len(mine) * len(theirs) <= DENSE_PAIRS:
-            masks, ranks = self.holdings.masks, self._ranks_on(board, np.union1d(mine, theirs))
+            masks, ranks = self.holdings.masks, self._ranks_on(board, np.concatenate([mine, theirs]))
             apart = (masks[mine][:, None] & masks[theirs][None, :]) == 0
             signs = np.sign(ranks[mine][:, None] - ranks[theirs][None, :]) * apart
             signed = (compact @ signs) @ other[theirs] * (1 if actor == 0 else -1)
