@@ -286,7 +286,8 @@ class CFRAgent(Agent):
                 folds[i] = self.guard.folds(views[i].state, viewer)
             return folds[i]
 
-        for weight, node in self._translated_nodes(state):
+        translated = self._translated_nodes(state)
+        for weight, node in translated:
             guarded = self._guarded(state, node)
             going_on = [i for i in range(len(views)) if not (guarded and guard_folds(i))]
             for i in set(range(len(views))) - set(going_on):
@@ -307,7 +308,10 @@ class CFRAgent(Agent):
                 return real[slot]
 
             rows = self._rows([views[i] for i in going_on], node)
-            for i, policy in zip(going_on, self._slot_policies(rows, allowed, action_of), strict=True):
+            policies = self._slot_policies(rows, allowed, action_of)
+            if len(translated) == 1 and weight == 1.0 and len(going_on) == len(views):  # nothing to mix
+                return policies
+            for i, policy in zip(going_on, policies, strict=True):
                 mixed[i].extend((action, weight * p) for action, p in policy.items())
         return [merge(pairs) for pairs in mixed]
 

@@ -79,15 +79,22 @@ def shared_board_strengths(
 def _river_grid(board: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(ranks (1326, R), row_of (52, 52), column (52,)): the rank of every two-card holding on ``board`` with
     each other card (R of them) added, the holding's row by its cards (either order) and each card's column."""
+    pairs, row_of = _two_card_holdings()
     rivers = np.array(sorted(set(range(NUM_CARDS)) - set(board.tolist())), dtype=np.uint8)
     boards = np.concatenate([np.broadcast_to(board, (len(rivers), len(board))), rivers[:, None]], axis=1)
-    pairs = np.array(list(itertools.combinations(range(NUM_CARDS), 2)), dtype=np.uint8)
     ranks = rank_holdings_on_boards(pairs, boards).astype(np.int32)  # a pair sharing a card: never read
-    row_of = np.zeros((NUM_CARDS, NUM_CARDS), dtype=np.intp)
-    row_of[pairs[:, 0], pairs[:, 1]] = row_of[pairs[:, 1], pairs[:, 0]] = np.arange(len(pairs))
     column = np.zeros(NUM_CARDS, dtype=np.intp)
     column[rivers] = np.arange(len(rivers))
     return ranks, row_of, column
+
+
+@cache
+def _two_card_holdings() -> tuple[np.ndarray, np.ndarray]:
+    """(pairs (1326, 2), row_of (52, 52)): every two cards, and the row of each pair in either order."""
+    pairs = np.array(list(itertools.combinations(range(NUM_CARDS), 2)), dtype=np.uint8)
+    row_of = np.zeros((NUM_CARDS, NUM_CARDS), dtype=np.intp)
+    row_of[pairs[:, 0], pairs[:, 1]] = row_of[pairs[:, 1], pairs[:, 0]] = np.arange(len(pairs))
+    return pairs, row_of
 
 
 def _ranked(
