@@ -108,6 +108,11 @@ class CardMemo:
         table = self._table(board)
         return list(dict.fromkeys(tuple(hole) for hole in holes if (tuple(hole), extra) not in table))
 
+    def kept(self, holes: Sequence[Sequence[int]], board: Sequence[int], extra: int) -> list[float]:
+        """The values of ``holes`` on ``board``, each kept already."""
+        table = self._table(board)
+        return [table[tuple(hole), extra] for hole in holes]
+
     def put(self, holes: Sequence[Sequence[int]], board: Sequence[int], extra: int, values: Sequence[float]) -> None:
         """Keep the values of ``holes`` on ``board``."""
         table = self._table(board)
@@ -311,19 +316,23 @@ class EquityAgent(Agent):
         computed in one batch, and where they share the betting too, each band of equity (fold, call, raise)
         gets one policy object, shared by its views."""
         boards = {(tuple(v.state.visible_board()), self.game.num_players - v.state.num_folded - 1) for v in views}
+        holes = [v.state.hole_cards[v.viewer] for v in views]
         if len(boards) == 1:  # the memo keeps one board at a time
             (board, opponents), *_ = boards
-            new = self.equities.missing([v.state.hole_cards[v.viewer] for v in views], board, opponents)
+            new = self.equities.missing(holes, board, opponents)
             if new:
                 self.equities.put(new, board, opponents, self._equities(new, board, opponents))
         first = views[0] if views else None
-        if first is None or any(v.state.actions is not first.state.actions or v.viewer != first.viewer for v in views):
+        if (
+            first is None
+            or len(boards) != 1
+            or any(v.state.actions is not first.state.actions or v.viewer != first.viewer for v in views)
+        ):
             return [self.policy(view) for view in views]
         # one betting (a range's views share it): the action follows the equity's band, one policy a band
         made: dict[int, Policy] = {}
         out = []
-        for view in views:
-            equity = self.equity(view)
+        for view, equity in zip(views, self.equities.kept(holes, board, opponents), strict=True):
             band = 2 if equity >= self.raise_at else 1 if equity >= self.call_at else 0
             if band not in made:
                 made[band] = self.policy(view)
