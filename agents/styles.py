@@ -51,7 +51,7 @@ from typing import ClassVar
 import numpy as np
 
 from acpc_arena.agents.base import Agent, Policy, merge, valid_or_call
-from acpc_arena.models.hand_strength.postflop import postflop_strength
+from acpc_arena.models.hand_strength.postflop import HOLDINGS, HOLDINGS_WITH_CARD, holding_ranks, postflop_strength
 from acpc_arena.models.hand_strength.preflop import percentile
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action, State
@@ -142,6 +142,25 @@ def choose(style: Style, state: State, strength: float, x: float) -> Action:
     return raise_action if x < p else other
 
 
+_ROW_OF = np.zeros((52, 52), dtype=np.intp)
+"""The row of ``postflop.HOLDINGS`` of two cards, in either order."""
+_ROW_OF[HOLDINGS[:, 0], HOLDINGS[:, 1]] = _ROW_OF[HOLDINGS[:, 1], HOLDINGS[:, 0]] = np.arange(len(HOLDINGS))
+
+
+def range_strengths(holes: Sequence[Sequence[int]], board: tuple[int, ...]) -> list[float]:
+    """``postflop_strength`` of each of ``holes`` on ``board`` (the same numbers), in one pass over the board's
+    ranked holdings: a holding's rank is its row of ``holding_ranks``, its opponents the holdings sharing no
+    card with it or the board."""
+    ranks = holding_ranks(board)
+    cards = np.array(holes, dtype=np.intp).reshape(len(holes), 2)
+    shown = np.asarray(HOLDINGS_WITH_CARD[list(board)].any(axis=0))
+    possible = ~(shown[None, :] | HOLDINGS_WITH_CARD[cards[:, 0]] | HOLDINGS_WITH_CARD[cards[:, 1]])
+    mine = ranks[_ROW_OF[cards[:, 0], cards[:, 1]]][:, None]
+    below = np.count_nonzero(possible & (ranks[None, :] < mine), axis=1)
+    level = np.count_nonzero(possible & (ranks[None, :] == mine), axis=1)
+    return ((below + 0.5 * level) / np.count_nonzero(possible, axis=1)).tolist()
+
+
 def _check_game(game: Game) -> None:
     if game.num_hole_cards != 2 or len(game.deck) != 52 or game.total_board_cards != 5:
         raise ValueError("the style opponents play hold'em (two hole cards, a 52-card deck, five board cards)")
@@ -196,11 +215,11 @@ class StyleAgent(Agent):
         style = self.current_style(first)
         in_range, fearless = 1.0 - style.range, max(1.0 - style.range, style.aggression.fear)
         board = tuple(first.state.visible_board())
+        holes = [view.state.hole_cards[view.viewer] for view in views]
+        strengths = [percentile(hole) for hole in holes] if not board else range_strengths(holes, board)
         made: dict[tuple[bool, bool], Policy] = {}
         out = []
-        for view in views:
-            hole = view.state.hole_cards[view.viewer]
-            strength = percentile(hole) if not board else postflop_strength(tuple(hole), board)
+        for view, strength in zip(views, strengths, strict=True):
             band = (strength >= in_range, strength >= fearless)
             if band not in made:
                 raise_action, p, other = choices(style, view.state, strength)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from acpc_arena.agents.registry import agent_class
+from acpc_arena.agents.styles import range_strengths
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.equity import strength_moments
 from acpc_arena.protocol.evaluator import rank_hand
@@ -69,3 +70,11 @@ def test_style_policies_of_a_range_are_each_holdings_policy() -> None:
     batched = agent.policies(views)
     assert state.round == 1 and batched == [agent.policy(view) for view in views]
     assert len({id(policy) for policy in batched}) < len(batched)  # holdings alike share one policy
+
+
+def test_style_strengths_of_a_range_count_every_opponent_hand() -> None:
+    board = parse_cards("Td7d2cJs")
+    holes = [parse_cards(text) for text in ("AdKd", "7c7h", "3s2s", "9h8h", "Jd2d")]
+    for hole, strength in zip(holes, range_strengths(holes, tuple(board)), strict=True):
+        unseen = [c for c in DECK if c not in hole + board]
+        assert strength == plain_strength(hole, board, list(itertools.combinations(unseen, 2)))
