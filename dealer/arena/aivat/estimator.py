@@ -196,7 +196,7 @@ class HandEstimator:
         sizes = np.bincount(strata[by_stratum], minlength=decoys + 1)
         rng = np.random.default_rng([self.settings.seed, *seed])
         picks = np.cumsum(sizes) - sizes + (rng.random(decoys + 1) * sizes).astype(np.intp)
-        drawn = np.flatnonzero((sizes > 0) & (np.arange(decoys + 1) != strata[own[0]]))
+        drawn = ((sizes > 0) & (np.arange(decoys + 1) != strata[own[0]])).nonzero()[0]
         chosen = by_stratum[picks[drawn]]
         start = np.zeros((self.holdings.size, self.orders))
         start[chosen, rng.integers(self.orders, size=len(chosen))] = sizes[drawn]
@@ -299,7 +299,7 @@ class HandEstimator:
         count = self._sample_count(ranges)
         unseen_cards = np.array(unseen, dtype=np.intp)
         taken = np.zeros((count, len(unseen_cards)), dtype=bool)  # a drawn holding's cards, by unseen card
-        live = np.flatnonzero(_per_holding(ranges[0]) + _per_holding(ranges[1]))  # the holdings of some weight
+        live = (_per_holding(ranges[0]) + _per_holding(ranges[1])).nonzero()[0]  # the holdings of some weight
         drawn: np.ndarray | None = None
         for p in sorted(hidden):
             weights = _per_holding(ranges[p])[live]
@@ -328,7 +328,7 @@ class HandEstimator:
         cards = self.holdings.cards
         k = cards.shape[1]
         weights = _per_holding(weights)
-        held = np.flatnonzero(weights)
+        held = weights.nonzero()[0]
         if len(held) * len(rows) <= DENSE_PAIRS:  # few pairs (decoy ranges): over the pairs directly
             masks = self.holdings.masks
             return np.asarray(((masks[rows][:, None] & masks[held][None, :]) == 0) @ weights[held])
@@ -352,7 +352,7 @@ class HandEstimator:
         """V after ``action`` less its expectation over the actions the actor's policy could have taken
         given the view; the actor's range is weighed by the probability of ``action``."""
         holdings, weights = self.holdings, ranges[actor].ravel()  # a view: updates reach the range
-        live = np.flatnonzero(weights)
+        live = weights.nonzero()[0]  # 1-D: nonzero without flatnonzero's ravel and wrapper
         rows, orders = np.divmod(live, self.orders)
         cards = holdings.cards[rows]
         cards = np.where(orders[:, None] == 1, cards[:, ::-1], cards)
@@ -395,10 +395,10 @@ class HandEstimator:
         """(C,) ``E[sign(rank0 - rank1)]`` for each range of the actor after an action (``after`` (C, len(rows)):
         weights of the holdings ``rows``, a holding maybe twice, once an order) against the other player's
         (``other`` (n,)): where they weigh few pairs, over the pairs directly, else by ``_sums``."""
-        theirs = np.flatnonzero(other)
+        theirs = other.nonzero()[0]
         first = np.ones(len(rows), dtype=bool)  # rows are in order: each holding's first entry
         first[1:] = rows[1:] != rows[:-1]
-        starts = np.flatnonzero(first)
+        starts = first.nonzero()[0]
         mine = rows[starts]
         compact = np.add.reduceat(after, starts, axis=1)  # a holding's orders added (0 + a + b as one by one)
         if len(mine) * len(theirs) <= DENSE_PAIRS:
@@ -451,4 +451,4 @@ def _per_holding(weights: np.ndarray) -> np.ndarray:
 
 def _weighed(weights: np.ndarray) -> np.ndarray:
     """The holdings (columns) of some weight in any row of ``weights`` (B, n)."""
-    return np.flatnonzero(weights[0] if len(weights) == 1 else weights.any(axis=0))
+    return (weights[0] if len(weights) == 1 else np.asarray(weights.any(axis=0))).nonzero()[0]
