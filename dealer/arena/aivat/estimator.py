@@ -128,6 +128,8 @@ class HandEstimator:
         self.orders = 2 if game.num_hole_cards == 2 else 1
         self._board_ranks: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
         """By board: the ranks of the holdings on it and which are ranked yet (``_ranks_on``)."""
+        self._outcome_ranks: tuple[np.ndarray, np.ndarray] = (np.zeros(0, dtype=np.intp), np.zeros((0, 0)))
+        """The holdings the last ``_sums`` ranked with outcomes, and their ranks (outcome, holding)."""
         everything = np.ones((self.holdings.size, self.orders))
         self.prior_value = self._value(State(game), [everything, everything], [])
 
@@ -223,6 +225,7 @@ class HandEstimator:
             outcomes = np.array(list(itertools.combinations(unseen, len(new))), dtype=np.uint8)
             signed, mass = self._outcome_sums(ranges, board, outcomes)
             expected = m * float(signed.sum() / mass.sum())
+            self._keep_ranks(board + new, outcomes, new)
         else:
             rng = np.random.default_rng([self.settings.seed, hand.state.hand_id, _BOARD, state.round])
             outcomes = self._draw_outcomes(ranges, hidden, unseen, len(new), rng)
@@ -251,7 +254,16 @@ class HandEstimator:
         rows = np.union1d(_weighed(first), _weighed(second))
         apart = (outcome_masks(outcomes)[:, None] & holdings.masks[rows][None, :]) == 0
         ranks = board_ranks(holdings, board, outcomes, rows)
+        self._outcome_ranks = (rows, ranks)
         return sign_sums(holdings, rows, first[:, rows] * apart, second[:, rows] * apart, ranks)
+
+    def _keep_ranks(self, board: Sequence[int], outcomes: np.ndarray, new: Sequence[int]) -> None:
+        """Keep for ``_ranks_on`` the ranks on ``board`` (the cards ``new`` dealt) of the holdings the last
+        ``_sums`` ranked with each of ``outcomes``, ``new`` among them."""
+        rows, ranks = self._outcome_ranks
+        dealt = int((outcome_masks(outcomes) == np.uint64(sum(1 << c for c in new))).nonzero()[0][0])
+        kept, known = self._ranks_entry(board)
+        kept[rows], known[rows] = ranks[dealt], True
 
     def _board_sums(self, first: np.ndarray, second: np.ndarray, board: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """``_sums`` with the board alone (``first`` and ``second`` (B, n)): where the ranges weigh few pairs,
@@ -272,16 +284,7 @@ class HandEstimator:
     def _ranks_on(self, board: Sequence[int], rows: np.ndarray) -> np.ndarray:
         """(n,) the rank of each holding of ``rows`` with ``board`` (0 for a holding that shares a card with it;
         the other entries mean nothing), each ranked once for the board of the moment and the empty one."""
-        key = tuple(board)
-        entry = self._board_ranks.get(key)
-        if entry is None:
-            if key:
-                self._board_ranks = {(): self._board_ranks[()]} if () in self._board_ranks else {}
-            entry = self._board_ranks[key] = (
-                np.zeros(self.holdings.size, dtype=np.int64),
-                np.zeros(self.holdings.size, dtype=bool),
-            )
-        ranks, known = entry
+        ranks, known = self._ranks_entry(board)
         missing = rows[~known[rows]]
         if len(missing):
             shown = np.uint64(sum(1 << c for c in board))
@@ -289,6 +292,18 @@ class HandEstimator:
             ranks[apart] = board_ranks(self.holdings, board, np.zeros((1, 0), dtype=np.uint8), apart)[0]
             known[missing] = True
         return ranks
+
+    def _ranks_entry(self, board: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """The ranks on ``board`` kept for ``_ranks_on`` and which holdings they hold (a new board drops the
+        last one's, the empty board's kept)."""
+        key = tuple(board)
+        entry = self._board_ranks.get(key)
+        if entry is None:
+            if key:
+                self._board_ranks = {(): self._board_ranks[()]} if () in self._board_ranks else {}
+            size = self.holdings.size
+            entry = self._board_ranks[key] = (np.zeros(size, dtype=np.int64), np.zeros(size, dtype=bool))
+        return entry
 
     def _draw_outcomes(
         self, ranges: list[np.ndarray], hidden: set[int], unseen: list[int], size: int, rng: np.random.Generator
