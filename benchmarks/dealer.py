@@ -101,7 +101,8 @@ def _check_runs(*programs: Path) -> None:
 def bench_dealer() -> Iterator[Row]:
     """acpc-dealer beside the C dealer, both with ACPC_SERVER_DIR's two C ``example_player``s, on limit and
         no-limit reverse-blinds hold'em: 5 interleaved pairs of 10,000-hand matches, the median of the pairs'
-        rate ratios (goal >= 0.8x; whether its hot path is compiled, ``protocol.native``, is said) and of each
+        rate ratios (goal >= 0.8x; whether its hot path is compiled, ``protocol.native``, is said, and the load
+        average over the pairs: the machine's other work slows the two unevenly) and of each
         dealer process's own processor time per action; where ``strace``
     is installed, each dealer's system calls per action over 2,000 hands (goal: no more than the C dealer). Without
         ACPC_SERVER_DIR (a folder where the ACPC server was built; nothing of it is part of this project), the
@@ -128,9 +129,12 @@ def bench_dealer() -> Iterator[Row]:
             player = [str(bin_dir / "acpc-agent"), "random", "127.0.0.1", "{port}", "--game", path]
             dealers = {"ours": ours}
         runs: dict[str, list[_Run]] = {key: [] for key in dealers}
+        loads = []
         for _ in range(pairs):  # interleaved, so a busy moment slows both alike
             for key, command in dealers.items():
                 runs[key].append(_match(command, [player, player], path, hands))
+            loads.append(os.getloadavg()[0])
+        load = f"load average {statistics.median(loads):.2f} on {os.cpu_count()} processors"
 
         def rate(key: str, runs: dict[str, list[_Run]] = runs) -> float:
             return statistics.median(hands / run.wall for run in runs[key])
@@ -143,7 +147,7 @@ def bench_dealer() -> Iterator[Row]:
             yield (
                 f"acpc-dealer + 2 acpc-agent random, {name}",
                 f"{rate('ours'):,.0f} hands/s",
-                f"median of {pairs}; {compiled}",
+                f"median of {pairs}; {compiled}; {load}",
             )
             yield ("  its processor time per action", f"{per_action('ours'):.1f} us", f"{cpu} (goal <= 12 us)")
             continue
@@ -156,7 +160,7 @@ def bench_dealer() -> Iterator[Row]:
             f"acpc-dealer / C dealer, 2 C example players, {name}",
             f"{statistics.median(ratios):.2f}x",
             f"median of {pairs} pairs (goal >= 0.8x): {rate('ours'):,.0f} vs {rate('C'):,.0f} hands/s; logs {same}; "
-            f"{compiled}",
+            f"{compiled}; {load}",
         )
         yield (
             "  processor time per action, acpc-dealer",

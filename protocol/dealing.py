@@ -10,21 +10,22 @@ from __future__ import annotations
 
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.rng import MT19937
-from acpc_arena.protocol.state import State
+from acpc_arena.protocol.state import State, rules_of
 
 
 def deal_cards(game: Game, rng: MT19937) -> tuple[list[list[int]], list[int]]:
     """(hole cards per player, every board card of the hand) for one hand."""
-    deck = list(game.deck)
-    draw = rng.genrand_int32
-    hole = game.num_hole_cards
-    holes_end = game.num_players * hole
+    rules = rules_of(game)
+    deck = rules.deck.copy()
+    hole = rules.num_hole_cards
+    players = rules.num_players
+    holes_end = players * hole
     dealt = []
-    for left in range(len(deck), len(deck) - holes_end - game.total_board_cards, -1):
-        i = draw() % left
+    for left in range(len(deck), len(deck) - holes_end - rules.board_start[rules.num_rounds], -1):
+        i = rng.genrand_int32() % left  # a method call, native when compiled
         dealt.append(deck[i])
         deck[i] = deck[left - 1]
-    return [dealt[p * hole : (p + 1) * hole] for p in range(game.num_players)], dealt[holes_end:]
+    return [dealt[p * hole : (p + 1) * hole] for p in range(players)], dealt[holes_end:]
 
 
 def deal_hand(game: Game, hand_id: int, rng: MT19937) -> State:

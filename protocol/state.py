@@ -11,7 +11,7 @@ Actions are ``Action(kind, size)`` with kinds ``FOLD``, ``CALL``, ``RAISE`` (an
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import MAX_NUM_ACTIONS, Game
@@ -19,17 +19,21 @@ from acpc_arena.protocol.rank_lookup import rank_hand
 
 
 class ActionKind(IntEnum):
-    """What an action does; the values index ``ACTION_CHARS`` and the (fold, call, raise) arrays of the agents."""
+    """What an action does; the values index ``ACTION_CHARS`` and the (fold, call, raise) arrays of the agents.
+
+    The engine compares kinds with ``is`` (each kind is one object): compiled in a group
+    (``protocol.native``), ``==`` on an ``IntEnum`` is a generic comparison.
+    """
 
     FOLD = 0
     CALL = 1
     RAISE = 2
 
 
-FOLD = ActionKind.FOLD
-CALL = ActionKind.CALL
-RAISE = ActionKind.RAISE
-ACTION_CHARS = "fcr"
+FOLD: Final = ActionKind.FOLD
+CALL: Final = ActionKind.CALL
+RAISE: Final = ActionKind.RAISE
+ACTION_CHARS: Final = "fcr"
 """The letter the ACPC protocol prints for each kind."""
 
 
@@ -40,9 +44,11 @@ class Action(NamedTuple):
     size: int = 0
 
 
-FOLD_ACTION = Action(FOLD, 0)
-CALL_ACTION = Action(CALL, 0)
-LIMIT_RAISE_ACTION = Action(RAISE, 0)
+FOLD_ACTION: Final = Action(FOLD, 0)
+CALL_ACTION: Final = Action(CALL, 0)
+LIMIT_RAISE_ACTION: Final = Action(RAISE, 0)
+_MAX_ACTIONS: Final = MAX_NUM_ACTIONS
+"""``MAX_NUM_ACTIONS`` (a name final here: compiled, read as a constant, not looked up)."""
 
 
 class LegalActions(NamedTuple):
@@ -59,11 +65,57 @@ class LegalActions(NamedTuple):
     """Chips the player must add to call (less when calling puts them all in)."""
 
 
+class GameRules:
+    """What states (action after action) and deals read of a ``Game``, read from it once.
+
+    ``Game`` is a frozen dataclass, not compiled: each of its attributes read by compiled code is a
+    lookup by name; these are fields. Shared by every state of the game (``rules_of``).
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.no_limit: bool = game.no_limit
+        self.num_players: int = game.num_players
+        self.num_rounds: int = game.num_rounds
+        self.stack = list(game.stack)
+        self.blind = list(game.blind)
+        self.raise_size = list(game.raise_size)
+        self.max_raises = list(game.max_raises)
+        self.first_player = list(game.first_player)
+        self.board_start = list(game.board_start)
+        self.deck = list(game.deck)
+        self.num_hole_cards: int = game.num_hole_cards
+        self.start_max_spent = max(self.blind)
+        """The largest blind: what the first raise must beat."""
+        self.round_min_raise = max(1, self.start_max_spent)
+        """A round's smallest no-limit raise, added to the bet (every round after the first)."""
+        self.start_min_raise_to = (self.start_max_spent * 2 if self.start_max_spent else 1) if game.no_limit else 0
+        self.start_all_in = sum(1 for p in range(self.num_players) if self.blind[p] >= self.stack[p])
+
+
+_RULES: Final[dict[int, GameRules]] = {}
+"""The rules of each game seen, by the game's ``id`` (each holds its game, so the id stays its own)."""
+_MOST_RULES: Final = 256
+"""Games whose rules are kept at once (past them the cache starts again: a program that makes many
+``Game`` objects does not keep them all)."""
+
+
+def rules_of(game: Game) -> GameRules:
+    """The ``GameRules`` of ``game``, made on its first state."""
+    rules = _RULES.get(id(game))
+    if rules is None or rules.game is not game:
+        if len(_RULES) >= _MOST_RULES:
+            _RULES.clear()
+        rules = _RULES[id(game)] = GameRules(game)
+    return rules
+
+
 class State:
     """One hand of an ACPC game: betting, money spent and cards."""
 
     __slots__ = (
         "game",
+        "rules",
         "hand_id",
         "max_spent",
         "min_no_limit_raise_to",
@@ -89,26 +141,25 @@ class State:
         board_cards: list[int] | None = None,
     ) -> None:
         """The start of a hand (the ACPC ``initState``), with the given cards if any."""
+        rules = rules_of(game)
         self.game = game
+        self.rules = rules
         self.hand_id = hand_id
-        spent = list(game.blind)
-        self.spent = spent
-        max_spent = max(spent)
-        self.max_spent = max_spent
-        if game.no_limit:
-            self.min_no_limit_raise_to = max_spent * 2 if max_spent else 1
-        else:
-            self.min_no_limit_raise_to = 0
-        self.actions: list[list[Action]] = [[] for _ in range(game.num_rounds)]
-        self.acting_players: list[list[int]] = [[] for _ in range(game.num_rounds)]
+        self.spent = rules.blind.copy()
+        self.max_spent = rules.start_max_spent
+        self.min_no_limit_raise_to = rules.start_min_raise_to
+        rounds = rules.num_rounds
+        self.actions: list[list[Action]] = [[] for _ in range(rounds)]
+        self.acting_players: list[list[int]] = [[] for _ in range(rounds)]
         self.round = 0
         self.finished = False
-        self.folded = [False] * game.num_players
-        self.hole_cards: list[list[int]] = hole_cards if hole_cards is not None else [[] for _ in spent]
+        self.folded = [False] * rules.num_players
+        self.hole_cards: list[list[int]] = (
+            hole_cards if hole_cards is not None else [[] for _ in range(rules.num_players)]
+        )
         self.board_cards: list[int] = board_cards if board_cards is not None else []
         self.num_folded = 0
-        stack = game.stack
-        self.num_all_in = sum(1 for p in range(game.num_players) if spent[p] >= stack[p])
+        self.num_all_in = rules.start_all_in
         self.round_raises = 0
         self.current_player = -1
         self.current_player = self._first_player()
@@ -149,11 +200,11 @@ class State:
 
     def _next_player(self, player: int) -> int:
         """The next player after ``player`` who has not folded and is not all in."""
-        game = self.game
-        n = game.num_players
+        rules = self.rules
+        n = rules.num_players
         folded = self.folded
         spent = self.spent
-        stack = game.stack
+        stack = rules.stack
         p = player
         for _ in range(n):
             p = (p + 1) % n
@@ -162,24 +213,24 @@ class State:
         return -1
 
     def _first_player(self) -> int:
-        game = self.game
-        return self._next_player(game.first_player[self.round] + game.num_players - 1)
+        rules = self.rules
+        return self._next_player(rules.first_player[self.round] + rules.num_players - 1)
 
     def num_called(self) -> int:
         """Players who have called (or made) the current bet this round and are not all in."""
         spent = self.spent
-        stack = self.game.stack
+        stack = self.rules.stack
         count = 0
         actions = self.actions[self.round]
         players = self.acting_players[self.round]
         for i in range(len(actions) - 1, -1, -1):
             kind = actions[i].kind
-            if kind == FOLD:
+            if kind is FOLD:
                 continue
             p = players[i]
             if spent[p] < stack[p]:
                 count += 1
-            if kind == RAISE:
+            if kind is RAISE:
                 break
         return count
 
@@ -188,24 +239,24 @@ class State:
 
         A player all in can no longer fold, so the two counts never overlap.
         """
-        return self.game.num_players - self.num_folded - self.num_all_in
+        return self.rules.num_players - self.num_folded - self.num_all_in
 
     def raise_range(self) -> tuple[int, int] | None:
         """The ACPC ``raiseIsValid``: None if no raise is allowed, else ``(min, max)``
         raise-to sizes for no-limit games and ``(0, 0)`` for limit games."""
-        game = self.game
+        rules = self.rules
         if self.finished:
             return None
         round_ = self.round
-        if self.round_raises >= game.max_raises[round_]:
+        if self.round_raises >= rules.max_raises[round_]:
             return None
-        if len(self.actions[round_]) + game.num_players > MAX_NUM_ACTIONS:
+        if len(self.actions[round_]) + rules.num_players > _MAX_ACTIONS:
             return None
         if self.num_active() <= 1:
             return None
-        if not game.no_limit:
+        if not rules.no_limit:
             return (0, 0)
-        stack = game.stack[self.current_player]
+        stack = rules.stack[self.current_player]
         low = self.min_no_limit_raise_to
         if low > stack:
             if self.max_spent >= stack:
@@ -219,7 +270,7 @@ class State:
             return False
         p = self.current_player
         spent = self.spent[p]
-        return spent != self.max_spent and spent != self.game.stack[p]
+        return spent != self.max_spent and spent != self.rules.stack[p]
 
     def legal_actions(self) -> LegalActions:
         """The choices of the player to act; raise-to amounts are totals over the hand."""
@@ -247,11 +298,11 @@ class State:
         if self.finished:
             return None
         kind = action.kind
-        if kind == RAISE:
+        if kind is RAISE:
             bounds = self.raise_range()
             if bounds is None:
                 return None
-            if self.game.no_limit:
+            if self.rules.no_limit:
                 low, high = bounds
                 if action.size < low:
                     return Action(RAISE, low) if try_fixing else None
@@ -259,75 +310,77 @@ class State:
                     return Action(RAISE, high) if try_fixing else None
                 return action
             return action if action.size == 0 else LIMIT_RAISE_ACTION
-        if kind == FOLD:
+        if kind is FOLD:
             if not self.can_fold():
                 return None
             return FOLD_ACTION
-        if kind == CALL:
+        if kind is CALL:
             return CALL_ACTION
-        return None
+        return None  # type: ignore[unreachable]  # not a kind (an int, run from the source)
 
     # -- transitions -----------------------------------------------------------
 
     def apply(self, action: Action) -> None:
         """Record ``action`` for the player to act (the ACPC ``doAction``; no validity check)."""
-        game = self.game
+        rules = self.rules
         p = self.current_player
         round_ = self.round
         actions = self.actions[round_]
         if p < 0 or self.finished:
             raise ProtocolError("the hand is over: no action can be applied")
-        if len(actions) >= MAX_NUM_ACTIONS:
-            raise ProtocolError(f"more than {MAX_NUM_ACTIONS} actions in one round")
+        if len(actions) >= _MAX_ACTIONS:
+            raise ProtocolError(f"more than {_MAX_ACTIONS} actions in one round")
         actions.append(action)
         self.acting_players[round_].append(p)
-        stack = game.stack[p]
+        stack = rules.stack[p]
+        max_spent = self.max_spent
         kind = action.kind
-        if kind == FOLD:
+        if kind is FOLD:
             self.folded[p] = True
             self.num_folded += 1
-        elif kind == CALL:
-            self.spent[p] = stack if self.max_spent > stack else self.max_spent
-            if self.spent[p] >= stack:
+        elif kind is CALL:
+            called = stack if max_spent > stack else max_spent
+            self.spent[p] = called
+            if called >= stack:
                 self.num_all_in += 1
-        elif kind == RAISE:
-            if game.no_limit:
+        elif kind is RAISE:
+            if rules.no_limit:
                 size = action.size
-                if size <= self.max_spent or size > stack:
-                    raise ProtocolError(f"raise to {size} is not between {self.max_spent + 1} and {stack}")
-                next_min = size + size - self.max_spent
+                if size <= max_spent or size > stack:
+                    raise ProtocolError(f"raise to {size} is not between {max_spent + 1} and {stack}")
+                next_min = size + size - max_spent
                 if next_min > self.min_no_limit_raise_to:
                     self.min_no_limit_raise_to = next_min
-                self.max_spent = size
-            elif self.max_spent + game.raise_size[round_] > stack:
-                self.max_spent = stack
+                max_spent = size
+            elif max_spent + rules.raise_size[round_] > stack:
+                max_spent = stack
             else:
-                self.max_spent += game.raise_size[round_]
-            self.spent[p] = self.max_spent
+                max_spent += rules.raise_size[round_]
+            self.max_spent = max_spent
+            self.spent[p] = max_spent
             self.round_raises += 1
-            if self.max_spent >= stack:
+            if max_spent >= stack:
                 self.num_all_in += 1
         else:
             raise ProtocolError(f"not an action kind: {kind!r}")
 
-        n = game.num_players
-        if self.num_folded + 1 >= n:
+        if self.num_folded + 1 >= rules.num_players:
             self.finished = True
             self.current_player = -1
             return
         active = self.num_active()
         if self.num_called() >= active:
             if active > 1:
-                if round_ + 1 < game.num_rounds:
+                if round_ + 1 < rules.num_rounds:
                     self.round = round_ + 1
                     self.round_raises = 0
-                    self.min_no_limit_raise_to = max(1, max(game.blind)) + self.max_spent
+                    self.min_no_limit_raise_to = rules.round_min_raise + self.max_spent
                     self.current_player = self._first_player()
                     return
                 self.finished = True
             else:
                 self.finished = True
-                self.round = game.num_rounds - 1
+                self.round = rules.num_rounds - 1
             self.current_player = -1
             return
         self.current_player = self._next_player(p)
@@ -336,7 +389,7 @@ class State:
 
     def visible_board(self) -> list[int]:
         """Board cards dealt up to the current round."""
-        return self.board_cards[: self.game.board_cards_after(self.round)]
+        return self.board_cards[: self.rules.board_start[self.round + 1]]
 
     def value(self, player: int) -> float:
         """Chips won (negative: lost) by ``player`` in a finished hand (``valueOfState``).
@@ -349,24 +402,48 @@ class State:
         spent = self.spent
         if self.folded[player]:
             return float(-spent[player])
-        n = self.game.num_players
-        if self.num_folded + 1 == n:
+        if self.num_folded + 1 == self.rules.num_players:
             return float(sum(spent) - spent[player])
+        return self._pot_share(player, self._contender_ranks())
+
+    def values(self) -> list[float]:
+        """``value(p)`` for every player (each hand ranked once)."""
+        if not self.finished:
+            raise ProtocolError("the hand is not finished")
+        spent, folded, n = self.spent, self.folded, self.rules.num_players
+        total, low, high = 0, spent[0], spent[0]  # a loop, not sum/min/max: compiled, those are calls by name
+        for amount in spent:
+            total += amount
+            low = amount if amount < low else low
+            high = amount if amount > high else high
+        if self.num_folded + 1 == n:
+            return [float(-spent[p]) if folded[p] else float(total - spent[p]) for p in range(n)]
+        ranks = self._contender_ranks()
+        if len(ranks) == n and low == high:  # one pot, everyone in it: the best hands share it
+            best = ranks[0]
+            for rank in ranks:
+                best = rank if rank > best else best
+            winners = ranks.count(best)
+            share, loss = 0.0 + spent[0] * (n - winners) / winners, 0.0 - spent[0]  # as _pot_share counts them
+            return [float(-spent[p]) if folded[p] else share if ranks[p] == best else loss for p in range(n)]
+        return [float(-spent[p]) if folded[p] else self._pot_share(p, ranks) for p in range(n)]
+
+    def _contender_ranks(self) -> list[int]:
+        """The hand rank of everyone who put money in, by position (-1: folded)."""
         board = self.visible_board()
-        contenders: list[tuple[int, int]] = []  # (rank, spent) of everyone who put money in
-        me = -1
-        for p in range(n):
-            if spent[p] == 0:
-                continue
-            if self.folded[p]:
-                rank = -1
-            else:
-                if p == player:
-                    me = len(contenders)
-                rank = rank_hand(self.hole_cards[p] + board)
-            contenders.append((rank, spent[p]))
-        ranks = [c[0] for c in contenders]
-        amounts = [c[1] for c in contenders]
+        spent, folded, holes = self.spent, self.folded, self.hole_cards
+        return [-1 if folded[p] else rank_hand(holes[p] + board) for p in range(len(spent)) if spent[p] != 0]
+
+    def _pot_share(self, player: int, ranks: list[int]) -> float:
+        """What ``player`` (at a showdown, not folded) wins or loses, given ``_contender_ranks``."""
+        spent = self.spent
+        amounts = [amount for amount in spent if amount != 0]
+        me = -1  # a player who put nothing in: -1 (the last contender's rank is read, one pot counted)
+        if spent[player] != 0:
+            me = 0
+            for p in range(player):
+                if spent[p] != 0:
+                    me += 1
         value = 0.0
         while True:
             size = min(amounts)
@@ -382,10 +459,6 @@ class State:
             me = keep.index(me)
             ranks = [ranks[i] for i in keep]
             amounts = [amounts[i] - size for i in keep]
-
-    def values(self) -> list[float]:
-        """``value(p)`` for every player."""
-        return [self.value(p) for p in range(self.game.num_players)]
 
 
 def _replayed_state(

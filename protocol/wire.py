@@ -11,23 +11,37 @@ canonical line parsed prints back identically.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from acpc_arena.protocol.cards import CARD_STRINGS, read_cards
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import Game
-from acpc_arena.protocol.state import ACTION_CHARS, CALL, FOLD, RAISE, Action, State
+from acpc_arena.protocol.state import (
+    CALL_ACTION,
+    FOLD,
+    FOLD_ACTION,
+    LIMIT_RAISE_ACTION,
+    RAISE,
+    Action,
+    State,
+)
 
-MATCHSTATE_PREFIX = "MATCHSTATE:"
+MATCHSTATE_PREFIX: Final = "MATCHSTATE:"
 """What every state sent to a player starts with."""
-VERSION_PREFIX = "VERSION:"
+VERSION_PREFIX: Final = "VERSION:"
 """What the first line a player sends starts with (``VERSION:2.0.0``)."""
 
-_KIND_OF_CHAR = {"f": FOLD, "F": FOLD, "c": CALL, "C": CALL, "k": CALL, "K": CALL}
-_KIND_OF_CHAR.update({"r": RAISE, "R": RAISE, "b": RAISE, "B": RAISE})
-_DIGITS = "0123456789"
-_C_SPACE = " \t\n\v\f\r"
+_ACTION_OF_CHAR: Final = {
+    char: action
+    for chars, action in (("fF", FOLD_ACTION), ("cCkK", CALL_ACTION), ("rRbB", LIMIT_RAISE_ACTION))
+    for char in chars
+}
+"""The action each letter stands for, as read in a limit game (a no-limit raise has a size)."""
+_DIGITS: Final = "0123456789"
+_C_SPACE: Final = " \t\n\v\f\r"
 """The characters C's ``isspace`` accepts, which ``sscanf`` skips before a number."""
+_CARD_TEXT: Final = CARD_STRINGS
+"""``CARD_STRINGS``, final here (compiled: a constant, not a name looked up)."""
 
 
 class MatchState(NamedTuple):
@@ -63,31 +77,37 @@ class Score(NamedTuple):
 
 def format_action(action: Action, game: Game) -> str:
     """``f``, ``c``, ``r`` or (no-limit) ``r<size>``."""
-    if action.kind == RAISE and game.no_limit:
-        return f"r{action.size}"
-    return ACTION_CHARS[action.kind]
+    return action_text(action, game.no_limit)
+
+
+def action_text(action: Action, no_limit: bool) -> str:
+    """``format_action`` in a no-limit game or not (``State.rules.no_limit``: read without the game)."""
+    kind = action.kind
+    if kind is RAISE:
+        return f"r{action.size}" if no_limit else "r"
+    return "f" if kind is FOLD else "c"
 
 
 def format_betting(state: State) -> str:
     """The betting of every round so far, rounds separated by ``/``."""
-    game = state.game
-    if game.no_limit:
-        rounds = (
-            "".join(f"r{a.size}" if a.kind == RAISE else ACTION_CHARS[a.kind] for a in state.actions[r])
-            for r in range(state.round + 1)
-        )
-    else:
-        rounds = ("".join(ACTION_CHARS[a.kind] for a in state.actions[r]) for r in range(state.round + 1))
-    return "/".join(rounds)
+    no_limit = state.rules.no_limit
+    actions = state.actions
+    return "/".join(["".join([action_text(a, no_limit) for a in actions[r]]) for r in range(state.round + 1)])
 
 
-def _board_text(state: State) -> str:
-    """Board cards of every round so far, rounds separated by ``/``."""
-    game = state.game
-    board = state.board_cards
-    starts = game.board_start
-    parts = ["".join(CARD_STRINGS[c] for c in board[starts[r] : starts[r + 1]]) for r in range(state.round + 1)]
-    return "/".join(parts)
+def _cards_text(cards: list[int]) -> str:
+    return "".join([_CARD_TEXT[c] for c in cards])
+
+
+def _board_texts(state: State) -> list[str]:
+    """The board's text as each round shows it (every round's cards so far, separated by ``/``)."""
+    starts, cards = state.rules.board_start, _cards_text(state.board_cards)  # two letters a card
+    text = cards[: 2 * starts[1]]
+    texts = [text]
+    for r in range(1, state.rules.num_rounds):
+        text = f"{text}/{cards[2 * starts[r] : 2 * starts[r + 1]]}"
+        texts.append(text)
+    return texts
 
 
 def shows_cards(state: State, player: int, viewer: int) -> bool:
@@ -96,7 +116,7 @@ def shows_cards(state: State, player: int, viewer: int) -> bool:
         return True
     if not state.finished or state.folded[player]:
         return False
-    return state.num_folded + 1 != state.game.num_players
+    return state.num_folded + 1 != state.rules.num_players
 
 
 def format_match_state(state: State, viewer: int, betting: str | None = None) -> str:
@@ -111,51 +131,62 @@ class MatchStatePrinter:
     text of a hand changes only with the round and at the end, so it is built once.
     """
 
-    __slots__ = ("_boards", "_holes", "_own_views", "_prefix", "state")
+    __slots__ = ("_boards", "_heads", "_holes", "_own_views", "state")
 
     def __init__(self, state: State) -> None:
         self.state = state
-        self._holes = ["".join(CARD_STRINGS[c] for c in cards) for cards in state.hole_cards]
-        self._own_views = [
-            "|".join(text if p == viewer else "" for p, text in enumerate(self._holes))
-            for viewer in range(len(self._holes))
-        ]
-        game = state.game
-        board = state.board_cards
-        starts = game.board_start
-        rounds = ["".join(CARD_STRINGS[c] for c in board[starts[r] : starts[r + 1]]) for r in range(game.num_rounds)]
-        self._boards = ["/".join(rounds[: r + 1]) for r in range(game.num_rounds)]
-        self._prefix = f":{state.hand_id}:"
+        holes = [_cards_text(cards) for cards in state.hole_cards]
+        self._holes = holes
+        last = len(holes) - 1
+        self._own_views = ["|" * viewer + holes[viewer] + "|" * (last - viewer) for viewer in range(last + 1)]
+        """Each viewer's hole cards among the others' empty fields."""
+        self._boards = _board_texts(state)
+        hand = f":{state.hand_id}:"
+        self._heads = [f"{MATCHSTATE_PREFIX}{viewer}{hand}" for viewer in range(last + 1)]
+        """Each viewer's line up to the betting."""
 
-    def line(self, viewer: int, betting: str) -> str:
+    def line(self, viewer: int, betting: str, end: str = "") -> str:
+        """``viewer``'s line, ``betting`` its betting text (``format_betting``), then ``end`` (``"\\r\\n"``, say)."""
         state = self.state
         if state.finished:
-            holes = "|".join(text if shows_cards(state, p, viewer) else "" for p, text in enumerate(self._holes))
+            holes = "|".join([text if shows_cards(state, p, viewer) else "" for p, text in enumerate(self._holes)])
         else:
             holes = self._own_views[viewer]
-        return f"{MATCHSTATE_PREFIX}{viewer}{self._prefix}{betting}:{holes}{self._boards[state.round]}"
+        return f"{self._heads[viewer]}{betting}:{holes}{self._boards[state.round]}{end}"
+
+    def log_line(self, betting: str, values: Sequence[float], names: Sequence[str]) -> str:
+        """The hand's log line (``format_log_line``), ``betting`` its betting text (``format_betting``)."""
+        state = self.state
+        cards = f"{'|'.join(self._holes)}{self._boards[state.round]}"
+        return f"STATE:{state.hand_id}:{betting}:{cards}:{_values_text(values)}:{'|'.join(names)}"
 
 
 def format_state(state: State) -> str:
     """``STATE:<hand>:<betting>:<all hole cards><board>``, every card shown (the log's view)."""
-    holes = "|".join("".join(CARD_STRINGS[c] for c in cards) for cards in state.hole_cards)
-    return f"STATE:{state.hand_id}:{format_betting(state)}:{holes}{_board_text(state)}"
+    holes = "|".join([_cards_text(cards) for cards in state.hole_cards])
+    return f"STATE:{state.hand_id}:{format_betting(state)}:{holes}{_board_texts(state)[state.round]}"
 
 
 def format_value(value: float) -> str:
     """``%.6f`` with trailing zeros and a trailing point removed (``-20000``, ``15.5``)."""
+    if value % 1.0 == 0.0 and value != 0.0:  # a whole number (not inf, nan or a zero, which may be -0): its digits
+        return str(int(value))
     text = f"{value:.6f}".rstrip("0")
     return text[:-1] if text.endswith(".") else text
 
 
+def _values_text(values: Sequence[float]) -> str:
+    return "|".join([format_value(value) for value in values])
+
+
 def format_log_line(state: State, values: Sequence[float], names: Sequence[str]) -> str:
     """A log ``STATE:`` line: the finished state, each position's value and name."""
-    return f"{format_state(state)}:{'|'.join(map(format_value, values))}:{'|'.join(names)}"
+    return f"{format_state(state)}:{_values_text(values)}:{'|'.join(names)}"
 
 
 def format_score_line(totals: Sequence[float], names: Sequence[str]) -> str:
     """``SCORE:<total seat 1>|...:<name seat 1>|...``."""
-    return f"SCORE:{'|'.join(map(format_value, totals))}:{'|'.join(names)}"
+    return f"SCORE:{_values_text(totals)}:{'|'.join(names)}"
 
 
 # -- reading -----------------------------------------------------------------
@@ -180,12 +211,12 @@ def read_action(text: str, pos: int, game: Game) -> tuple[Action, int]:
     white space, read into 32 bits as ``sscanf`` reads it); a limit raise takes
     no size.
     """
-    kind = _KIND_OF_CHAR.get(text[pos : pos + 1])
-    if kind is None:
+    action = _ACTION_OF_CHAR.get(text[pos : pos + 1])
+    if action is None:
         raise ProtocolError(f"expected an action (one of fcrbk) at position {pos} of {text!r}")
     pos += 1
-    if kind != RAISE or not game.no_limit:
-        return Action(kind, 0), pos
+    if action.kind is not RAISE or not game.no_limit:
+        return action, pos
     start = pos
     while pos < len(text) and text[pos] in _C_SPACE:
         pos += 1

@@ -121,6 +121,9 @@ class Record(MatchObserver):
     def action_taken(self, seat, action, seconds): digest.update(f"A{seat}{action}".encode())
     def message_sent(self, seat, stamp, line): digest.update(f"S{seat}{line}".encode())
 
+class Quiet(Record):  # reads no messages: a hand's last states are held for each seat's next send
+    wants_messages = False
+
 class Lines:
     next_hand = 0
     last_record = ""
@@ -128,12 +131,13 @@ class Lines:
     def record(self, action, hand_id, sent, received): digest.update(f"T{action}{hand_id}".encode())
 
 FAULTS = [b"#a comment\n", b"MATCHSTATE:9:9::\n", b"garbage\n"]
-for name, batch in (("holdem.limit.2p.reverse_blinds", False), ("holdem.nolimit.2p.reverse_blinds", True),
-                    ("holdem.nolimit.3p", False)):
+for name, batch, observer in (("holdem.limit.2p.reverse_blinds", False, Record()),
+                              ("holdem.nolimit.2p.reverse_blinds", True, Record()),
+                              ("holdem.nolimit.3p", False, Quiet())):
     path = str(resolve_game_path(name))
     config = MatchConfig("t", load_game(path), path, 300, 7, ("A", "B", "C")[: load_game(path).num_players],
                          max_invalid_actions=10**6)
-    engine, choice = MatchEngine(config, Record(), Lines(), Lines(), batch_messages=batch), random.Random(5)
+    engine, choice = MatchEngine(config, observer, Lines(), Lines(), batch_messages=batch), random.Random(5)
     for seat in range(config.game.num_players):
         engine.version_received(seat, b"VERSION:2.0.0\r\n")
     engine.start(0.0)

@@ -41,6 +41,7 @@ from acpc_arena.protocol.state import CALL_ACTION, RAISE, Action, State
 from acpc_arena.protocol.wire import (
     MatchState,
     MatchStatePrinter,
+    action_text,
     format_action,
     format_betting,
     format_log_line,
@@ -88,14 +89,15 @@ class _Hand:
         self.seat_order = tables.orders[rotation]
         self.seat_of = tables.seats[rotation]
         self.acting_first = tables.acting_first[rotation]
-        self.betting = format_betting(state)
+        self.betting = format_betting(state) if state.actions[0] else ""  # a hand just dealt: no betting yet
 
     def apply(self, action: Action) -> None:
         """Apply ``action`` and extend the betting text (a ``/`` for each round it ends)."""
         state = self.state
         round_before = state.round
         state.apply(action)
-        self.betting += format_action(action, state.game) + "/" * (state.round - round_before)
+        text, ended = action_text(action, state.rules.no_limit), state.round - round_before
+        self.betting += text + "/" * ended if ended else text
 
 
 class MatchEngine:
@@ -149,7 +151,7 @@ class MatchEngine:
         self._asked_clock = self._asked_wall = 0.0
         """When the acting seat's question went (the driver's clock, the wall clock)."""
         self._asked_text = ""
-        """The question's line and the ``:`` an echo of it is followed by."""
+        """The question's line (a reply echoes it, then ``:`` and the action)."""
         self._acting_seat = -1
         """The seat the last messages ask to act (-1: none, the hand is over)."""
         self._noted: _Noted | None = None
@@ -200,24 +202,26 @@ class MatchEngine:
 
         The acting seat's message comes first, so that it thinks while the others are sent theirs (and
         only it is ``noted``); when the observer reads the messages they go seat by seat, each noted, in
-        the order the C dealer prints them. A hand's last states go to every seat (held, with batching).
+        the order the C dealer prints them. A hand's last states go to every seat held (unless the observer
+        reads the messages): each goes out in one send with the seat's first state of the next hand (or at
+        the end of the match), the same bytes in the same order with a system call less a seat a hand.
         """
         hand = self._hand
         assert hand is not None
         printer, betting = hand.printer, hand.betting
         acting = hand.state.current_player
-        verbose, batch = self.verbose, self.batch
+        verbose = self.verbose
+        batch = self.batch or (acting < 0 and not verbose)
         order = hand.seat_order if verbose or acting < 0 else hand.acting_first[acting]
         self._acting_seat = hand.seat_of[acting] if acting >= 0 else -1
         out: list[Message] = []
         for seat, viewer in order:
-            text = printer.line(viewer, betting)
-            line = text + "\r\n"
+            line = printer.line(viewer, betting, "\r\n")
             if verbose:
                 self._texts[seat] = line
             if viewer == acting:
                 self._asked_clock = self._asked_wall = 0.0
-                self._asked_text = text + ":"
+                self._asked_text = line[:-2]
                 out.append((seat, line.encode("ascii"), False, True))
             else:
                 out.append((seat, line.encode("ascii"), batch, verbose))
@@ -329,8 +333,9 @@ class MatchEngine:
         """The action in a line the acting seat sent, fixed as the C dealer's ``readPlayerResponse`` fixes
         it; None for a line to ignore (a comment, a bad or un-requested state)."""
         line, game = raw.decode("latin-1"), self.game
-        if line.startswith(self._asked_text):  # the usual case: the state echoed byte for byte, then ":"
-            text, pos = line, len(self._asked_text) - 1  # (the action's end is read, not the line's)
+        asked = self._asked_text
+        if line.startswith(asked) and line[len(asked) : len(asked) + 1] == ":":  # the usual case: the state
+            text, pos = line, len(asked)  # echoed byte for byte, then ":" (the action's end is read, not the line's)
         elif line.startswith(("#", ";")):
             return None
         else:
@@ -361,7 +366,7 @@ class MatchEngine:
             self.budget.count_invalid(seat)
             self.observer.warning(seat, WarningKind.INVALID_ACTION, "invalid action, changed to call")
             return CALL_ACTION
-        if fixed.kind == RAISE and fixed.size != action.size and state.game.no_limit:
+        if fixed.kind is RAISE and fixed.size != action.size and state.game.no_limit:
             self.budget.fixed[seat] += 1
             change = "increased" if fixed.size > action.size else "decreased"
             self.observer.warning(seat, WarningKind.RAISE_FIXED, f"raise of {action.size} {change} to {fixed.size}")
@@ -381,8 +386,10 @@ class MatchEngine:
 
     def _end_hand(self, state: State) -> None:
         values = self._values = self._add_values(state)
-        if self.log is not None:
-            self.log.write_line(self._log_line(state, values))
+        hand = self._hand
+        if self.log is not None and hand is not None:  # the hand's own printer and betting text: the same line
+            names = self.tables.names[self.tables.rotation(state.hand_id)]
+            self.log.write_line(hand.printer.log_line(hand.betting, values, names))
 
     def _write_score(self, replayed: bool) -> None:
         """The log's ``SCORE`` line, unless every hand was replayed and the log has it already."""

@@ -15,11 +15,12 @@ import select
 import socket
 import time
 from enum import StrEnum
+from typing import Final
 
 from acpc_arena.protocol.native import mypyc_attr
 
-MAX_LINE_BYTES = 4096
-RECEIVE_BYTES = 65536
+MAX_LINE_BYTES: Final = 4096
+RECEIVE_BYTES: Final = 65536
 """The most bytes read from a seat at once."""
 
 IGNORABLE_ACCEPT_ERRNOS = frozenset(

@@ -38,13 +38,11 @@ class Budget:
         """Add a response's time; raises SeatError when a limit is passed."""
         if seconds < 0.0:  # wall clocks (transaction files) can step back
             seconds = 0.0
-        self.hand_used[seat] += seconds
-        self.match_used[seat] += seconds
-        if (
-            seconds > self.max_response
-            or self.hand_used[seat] > self.max_hand
-            or self.match_used[seat] > self.max_match
-        ):
+        hand_used = self.hand_used[seat] + seconds
+        match_used = self.match_used[seat] + seconds
+        self.hand_used[seat] = hand_used
+        self.match_used[seat] = match_used
+        if seconds > self.max_response or hand_used > self.max_hand or match_used > self.max_match:
             raise SeatError(seat, "ran out of time", SeatFailure.TIMEOUT)
 
     def count_invalid(self, seat: int) -> None:
