@@ -42,6 +42,7 @@ AGENTS: dict[str, str] = {
     "rule": "acpc_arena.agents.baselines:RuleAgent",
     "equity": "acpc_arena.agents.baselines:EquityAgent",
     "cfr": "acpc_arena.agents.cfr:CFRAgent",
+    "cfr_exploit": "acpc_arena.agents.cfr_exploit:CFRExploitAgent",
     "lstm_dqn": "acpc_arena.agents.dqn:LSTMDQNAgent",
     "dqn": "acpc_arena.agents.dqn:DQNAgent",
     "nfq": "acpc_arena.agents.nfq:NFQAgent",

@@ -45,6 +45,7 @@ CASES: list[tuple[str, str, int]] = [
     ("cfr", NOLIMIT, 150),
     ("cfr", "leduc.limit.2p", 300),
     ("cfr", "kuhn.limit.2p", 300),
+    ("cfr_exploit", LIMIT, 80),
     ("lstm_dqn", LIMIT, 25),
     ("dqn", LIMIT, 25),
     ("nfq", LIMIT, 25),
