@@ -13,7 +13,7 @@ NATIVE ?= 1
 NATIVE_SOURCES := $(addprefix protocol/,state.py wire.py cards.py rank_lookup.py dealing.py errors.py evaluator.py \
 	game.py disk_cache.py rank_rules.py rng.py native.py native_build.py) \
 	$(addprefix dealer/server/,lines.py seat_rules.py blocking_seat.py engine.py sync_match.py logfiles.py match.py \
-	match_config.py)
+	match_config.py signal_point.py)
 NATIVE_STAMP := $(VENV)/.native-stamp-$(NATIVE)
 
 .PHONY: help install test test-slow lint docs results match tournament spar web bench train data clean
@@ -63,7 +63,7 @@ $(NATIVE_STAMP): $(STAMP) $(NATIVE_SOURCES)
 # process), and prints its slowest tests at the end.
 JOBS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 2)')
 
-test: install ## the test suite in parallel, at most 8 minutes on 2 cores: JOBS=N workers (default cores + 1)
+test: install ## the test suite in parallel, at most 8 minutes on 2 cores: JOBS=N workers (default cores + 2)
 	$(PY) -m pytest -q -n '$(JOBS)' --dist worksteal --durations=25
 
 test-slow: install ## the long exhaustive tests, the full-size documented examples, and the property fuzzing

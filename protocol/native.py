@@ -73,6 +73,7 @@ TYPED_AGAINST = (
     "dealer.server.logfiles",
     "dealer.server.match",
     "dealer.server.match_config",
+    "dealer.server.signal_point",
 )
 """The project's modules they import (not compiled): a change to these may change what the compiled code assumes."""
 GROUP = "protocol.native_lib"

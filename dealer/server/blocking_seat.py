@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Final
 
 from acpc_arena.dealer.server.lines import MAX_LINE_BYTES, RECEIVE_BYTES, LineChannel, prepare_player_socket
+from acpc_arena.dealer.server.signal_point import run_signal_handlers
 
 _SHORT_WAIT = 1.0
 """Seconds left under which the receive limit is set to the whole time left; above it, to half of it
@@ -85,6 +86,7 @@ class BlockingChannel(LineChannel):
                 flags = 0
             else:
                 flags = _DONTWAIT  # past the deadline: only what is there already
+            run_signal_handlers()  # compiled, this loop runs no handler of its own (signal_point)
             try:
                 data = self._recv(RECEIVE_BYTES, flags)
             except BlockingIOError:  # the receive limit passed
