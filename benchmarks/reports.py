@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from acpc_arena.protocol.completions import index_combinations
 from benchmarks.timing import Row, best_of
 
 
@@ -77,10 +78,10 @@ def _allin_valuation(cache: Path) -> Row:
         for deal in deals:
             holes = [deal[:2], deal[2:]]
             unseen = np.array([c for c in game.deck if c not in deal], dtype=np.uint8)
-            boards = unseen[equity.index_combinations(len(unseen), 5)]
+            boards = unseen[index_combinations(len(unseen), 5)]
             equity.expected_showdown_values(rank_hands_of_players(boards, holes), [20000, 20000], [False, False])
 
-    equity.index_combinations(48, 5)  # built once per process, in neither figure
+    index_combinations(48, 5)  # built once per process, in neither figure
     t_plain = best_of(1, enumerate_boards) / len(deals)
     t_first = best_of(1, lambda: [equity.PreflopTable(game).equity(d[:2], d[2:]) for d in deals]) / len(deals)
     t_table = best_of(3, lambda: [equity.PreflopTable(game).equity(d[:2], d[2:]) for d in deals]) / len(deals)

@@ -30,7 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from acpc_arena.protocol.equity import index_combinations, suit_canonical
+from acpc_arena.protocol.completions import index_combinations
+from acpc_arena.protocol.equity import suit_canonical
 from acpc_arena.protocol.evaluator import rank_hands
 from acpc_arena.protocol.game import Game, load_game
 

@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 from acpc_arena.protocol.cards import parse_cards
+from acpc_arena.protocol.completions import index_combinations
 from acpc_arena.protocol.equity import (
     SHIPPED_TABLES,
     _preflop_counts,
     allin_expected_values,
     ended_all_in_early,
     expected_showdown_values,
-    index_combinations,
     preflop_equity,
     suit_canonical,
 )
