@@ -367,12 +367,13 @@ def test_a_usage_error_is_status_2_and_one_line(tmp_path: Path, command: list[st
     assert words in line
 
 
+SLOW_ONLY = pytest.mark.slow  # the same models.checkpoints path as lstm_dqn's, which make test keeps
 CHECKPOINTS = {  # agent, game, the file looked for when --checkpoint names "nope"
     "cfr": ("cfr", "leduc.limit.2p", "nope.npz"),
     "lstm_dqn": ("lstm_dqn", "holdem.limit.2p.reverse_blinds", "nope.pt"),
-    "dqn": ("dqn", "holdem.limit.2p.reverse_blinds", "nope.pt"),
-    "poker_cnn": ("poker_cnn", "holdem.limit.2p.reverse_blinds", "nope.pt"),
-    "nfq": ("nfq", "holdem.limit.2p.reverse_blinds", "nope.pt"),
+    "dqn": pytest.param("dqn", "holdem.limit.2p.reverse_blinds", "nope.pt", marks=SLOW_ONLY),
+    "poker_cnn": pytest.param("poker_cnn", "holdem.limit.2p.reverse_blinds", "nope.pt", marks=SLOW_ONLY),
+    "nfq": pytest.param("nfq", "holdem.limit.2p.reverse_blinds", "nope.pt", marks=SLOW_ONLY),
     "ensemble": ("ensemble", "holdem.nolimit.2p.reverse_blinds", "nope.pt"),
 }
 

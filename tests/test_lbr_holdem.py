@@ -87,6 +87,7 @@ def test_lbr_finds_the_call_bots_exploitability() -> None:
     assert taken >= 0.95 * available, (taken, available)
 
 
+@pytest.mark.slow  # make test keeps the call bot's (test_lbr_finds_the_call_bots_exploitability)
 def test_lbr_finds_the_raise_bots_exploitability() -> None:
     """No-limit hold'em (stacks 20000, blinds 100/50) against ``raise``, which min-raises whenever it
     may and otherwise calls: it never folds.

@@ -29,10 +29,10 @@ if TYPE_CHECKING:
     from tests.conftest import OpenSpielGame, OpenSpielGames
 
 HANDS_PER_GAME = {
-    "holdem.limit.2p.reverse_blinds": 1500,
-    "holdem.nolimit.2p.reverse_blinds": 1500,
-    "holdem.limit.3p": 1000,
-    "holdem.nolimit.3p": 1000,
+    "holdem.limit.2p.reverse_blinds": 600,
+    "holdem.nolimit.2p.reverse_blinds": 600,
+    "holdem.limit.3p": 400,
+    "holdem.nolimit.3p": 400,
     "kuhn.limit.2p": 500,
     "kuhn.limit.3p": 500,
     "leduc.limit.2p": 1000,
