@@ -58,12 +58,12 @@ $(NATIVE_STAMP): $(STAMP) $(NATIVE_SOURCES)
 	else $(PY) -m acpc_arena.protocol.native_build > $(VENV)/native-build.log 2>&1; tail -n 1 $(VENV)/native-build.log; fi
 	@touch $@
 
-# `make test` runs the suite in parallel (pytest-xdist) with a worker a core and four more, since its tests spend
+# `make test` runs the suite in parallel (pytest-xdist) with a worker a core and two more, since its tests spend
 # part of their time waiting on the processes and sockets they test (JOBS=N: N workers; JOBS=0 in make's own
 # process), and prints its slowest tests at the end.
-JOBS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 4)')
+JOBS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 2)')
 
-test: install ## the test suite in parallel, at most 8 minutes on 2 cores: JOBS=N workers (default cores + 4)
+test: install ## the test suite in parallel, at most 8 minutes on 2 cores: JOBS=N workers (default cores + 2)
 	$(PY) -m pytest -q -n '$(JOBS)' --dist worksteal --durations=25
 
 test-slow: install ## the long exhaustive tests, the full-size documented examples, and the property fuzzing

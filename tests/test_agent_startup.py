@@ -22,13 +22,14 @@ import torch
 import trio
 
 from acpc_arena.dealer.arena.contestants import Contestant
-from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec, run_matches
+from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec
 from acpc_arena.dealer.arena.warm_agents import WarmAgents, WarmChild
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.nfq.network import NFQNetwork
 from acpc_arena.models.q_networks.checkpoint import load_module
 from acpc_arena.models.q_networks.networks import NETWORKS
 from acpc_arena.protocol.game import load_game, resolve_game_path
+from tests.helpers.matches import run_all
 from tests.helpers.processes import program, spawn
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="a warm process forks: Linux only")
@@ -52,15 +53,6 @@ def _spec(game_file: str, a: str, b: str, out: Path, cls: type = RunSpec, **fiel
         game_path=resolve_game_path(game_file).resolve(), seeds=(SEED,), hands=HANDS, out_dir=out, concurrency=2,
         **fields,
     )  # fmt: skip
-
-
-def _run_all(specs: Sequence[RunSpec]) -> None:
-    async def main() -> None:
-        async with trio.open_nursery() as nursery:
-            for spec in specs:
-                nursery.start_soon(run_matches, spec)
-
-    trio.run(main)
 
 
 def _logs(out: Path, matches: int) -> dict[str, list[str]]:
@@ -88,7 +80,7 @@ def test_warm_children_log_the_matches_of_fresh_processes(tmp_path: Path, monkey
     """lstm_dqn against dqn: children of one warm process, and an ``acpc-agent`` process each."""
     children = _counting_children(monkeypatch)
     warm, fresh = tmp_path / "warm", tmp_path / "fresh"
-    _run_all(
+    run_all(
         [
             _spec(LIMIT, "lstm_dqn", "dqn", warm, _OneSeating),
             _spec(LIMIT, "lstm_dqn", "dqn", fresh, _OneSeating, warm=False),
@@ -110,7 +102,7 @@ def test_every_neural_kind_plays_warm_as_in_process(tmp_path: Path, monkeypatch:
         for game, a, b in pairs
         for kind in ("warm", "inproc")
     ]
-    _run_all(specs)
+    run_all(specs)
     assert sorted(children) == ["ensemble", "nfq", "poker_cnn"]  # random is started as before
     for _, a, _ in pairs:
         assert _logs(tmp_path / f"{a}-warm", 1) == _logs(tmp_path / f"{a}-inproc", 1), a

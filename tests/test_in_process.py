@@ -26,7 +26,7 @@ from acpc_arena.agents.client import ClientSession
 from acpc_arena.dealer.arena.api import play
 from acpc_arena.dealer.arena.contestants import Contestant
 from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher
-from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec, run_matches
+from acpc_arena.dealer.arena.runner import MatchSpec, RunSpec
 from acpc_arena.dealer.server.engine import MatchEngine
 from acpc_arena.dealer.server.match import MatchConfig, MatchObserver, MatchResult
 from acpc_arena.dealer.server.seat import SeatFailure
@@ -35,6 +35,7 @@ from acpc_arena.protocol.game import Game, load_game, resolve_game_path
 from acpc_arena.protocol.state import Action
 from acpc_arena.protocol.wire import MatchState, format_match_state, parse_match_state
 from tests.helpers.agents import SlowOnFifthDecision
+from tests.helpers.matches import run_all
 from tests.helpers.processes import program
 
 LIMIT = "holdem.limit.2p.reverse_blinds"
@@ -73,17 +74,6 @@ def _spec(game_file: str, a: Contestant, b: Contestant, out: Path, in_process: b
     )  # fmt: skip
 
 
-def _run_all(specs: Sequence[RunSpec]) -> None:
-    """Play every run at once in one trio loop (the agents' processes start side by side)."""
-
-    async def main() -> None:
-        async with trio.open_nursery() as nursery:
-            for spec in specs:
-                nursery.start_soon(run_matches, spec)
-
-    trio.run(main)
-
-
 def _logs(out: Path, matches: int = 2) -> dict[str, list[str]]:
     logs = {path.name: path.read_text().splitlines() for path in sorted(out.glob("*.log"))}
     assert len(logs) == matches and all(any(line.startswith("SCORE:") for line in lines) for lines in logs.values()), (
@@ -99,7 +89,7 @@ def test_every_shipped_holdem_agent_logs_the_same_in_process_as_over_tcp(tmp_pat
             out = tmp_path / f"{index}-{a}-{b}-{kind}"
             a_side, b_side = Contestant("a", agent=a), Contestant("b", agent=b)
             specs.append(_spec(game_file, a_side, b_side, out, kind == "inproc", _OneSeating))
-    _run_all(specs)
+    run_all(specs)
     for index, (_, a, b) in enumerate(PAIRS):
         tcp, inproc = _logs(tmp_path / f"{index}-{a}-{b}-tcp", 1), _logs(tmp_path / f"{index}-{a}-{b}-inproc", 1)
         assert sum(line.startswith("STATE:") for line in tcp["seed7-a1.log"]) == HANDS
@@ -113,7 +103,7 @@ def test_a_seat_in_process_against_a_bot_over_tcp(tmp_path: Path) -> None:
     mixed = _spec(
         LIMIT, Contestant("a", agent="rule"), Contestant("b", command=command, title="random"), tmp_path / "mixed", True
     )
-    _run_all([both_tcp, mixed])
+    run_all([both_tcp, mixed])
     assert _logs(tmp_path / "mixed") == _logs(tmp_path / "tcp")
 
 
@@ -136,7 +126,7 @@ def test_neural_agents_decide_across_matches_in_batches_and_log_as_over_tcp(
             LIMIT, Contestant("a", agent="lstm_dqn"), Contestant("b", agent="poker_cnn"), tmp_path / kind, False
         )
         specs.append(replace(spec, seeds=(7, 8, 9), concurrency=6, in_process=kind == "inproc"))
-    _run_all(specs)
+    run_all(specs)
     tcp, inproc = _logs(tmp_path / "tcp", 6), _logs(tmp_path / "inproc", 6)
     assert inproc == tcp
     (batcher,) = batchers

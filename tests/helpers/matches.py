@@ -6,9 +6,13 @@ import json
 import math
 import statistics
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import trio
+
+from acpc_arena.dealer.arena.runner import RunSpec, run_matches
 from tests.helpers.processes import program
 
 
@@ -47,3 +51,14 @@ def mean_and_ci95_mbb(samples: list[float], big_blind: int) -> tuple[float, list
     mean = statistics.fmean(samples)
     half = 1.96 * statistics.stdev(samples) / math.sqrt(len(samples))
     return 1000 * mean / big_blind, [1000 * (mean - half) / big_blind, 1000 * (mean + half) / big_blind]
+
+
+def run_all(specs: Sequence[RunSpec]) -> None:
+    """Play every run at once in one trio loop (the agents' processes start side by side)."""
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            for spec in specs:
+                nursery.start_soon(run_matches, spec)
+
+    trio.run(main)
