@@ -126,15 +126,16 @@ web: install ## the browser view of runs/ and matches/: PORT=8080 (acpc-match --
 
 # `make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|nfq|poker_cnn|ensemble` retrains that agent's checkpoints into runs/train/
 # (TRAIN_ARGS adds options); INSTALL=1 writes over the shipped ones in models/checkpoints/ instead.
-# poker_cnn learns from the decision records that `make data` writes first.
+# poker_cnn learns from the teacher's decisions that `make data` records first (made by `make train` when missing).
 train: install ## retrain an agent's checkpoints into runs/train: AGENT=cfr|... [INSTALL=1] [TRAIN_ARGS=...]
 	@test -n "$(AGENT)" || { echo "usage: make train AGENT=cfr|cfr-nl|lstm_dqn|dqn|nfq|poker_cnn|ensemble [INSTALL=1] [TRAIN_ARGS='--iterations N']"; exit 2; }
 	$(VENV)/bin/acpc-train '$(AGENT)' $(if $(filter 1,$(INSTALL)),--install) $(TRAIN_ARGS)
 
-# `make data`: Poker-CNN's training set, the teacher's decisions in ACPC logs of its matches (runs/poker_cnn/;
-# DATA_ARGS adds options, e.g. DATA_ARGS='--logs LOG... --imitate NAME' to read other logs instead).
-data: install ## Poker-CNN's training records (runs/poker_cnn/)
-	$(PY) -m acpc_arena.models.training.poker_cnn_data $(DATA_ARGS)
+# `make data`: the default Poker-CNN's training set, the teacher's decisions recorded while it plays
+# (runs/poker_cnn-default/; DATA_ARGS adds options, e.g. DATA_ARGS='--shards 20'). The seed configuration's
+# (poker_cnn-seed), from ACPC logs: python -m acpc_arena.models.training.poker_cnn_data.
+data: install ## the default Poker-CNN's training records (runs/poker_cnn-default/)
+	$(PY) -m acpc_arena.models.training.poker_cnn_teacher $(DATA_ARGS)
 
 # `make docs`: the documentation site into docs/_build/html, in strict mode (a warning, a broken link or
 # reference fails the build); `.ci/run` builds it. Open docs/_build/html/index.html.

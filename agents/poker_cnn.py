@@ -1,6 +1,8 @@
-"""Seed 004's agent: ``poker_cnn`` plays the action policy Poker-CNN learned from ACPC logs.
+"""Seed 004's agent: ``poker_cnn`` plays the action policy Poker-CNN learned by imitating a teacher.
 
-Each decision encodes the view as the 16x17x17 card image, runs the network and
+Each decision encodes the view as the checkpoint's sidecar says
+(``models.q_networks.history_encoding``: the seed's 16 planes of 17x17, or those
+and the betting history and position), runs the network and
 takes the legal action with the highest probability (``--sample``: draws one
 from the probabilities of the legal actions, renormalised). Fold is never
 chosen with nothing owed, nor raise when raising is not allowed. The network
@@ -8,6 +10,11 @@ predicts fold, call or raise, not sizes: on no-limit games a raise is
 pot-sized (the raise-to that puts the pot's size on top of the call), clamped
 to the legal range, as the Q-network agents do. Checkpoints load onto the GPU
 when there is one.
+
+Checkpoints: ``poker_cnn`` (the default: the default limit ``cfr``'s argmax imitated
+over millions of decisions, ``history`` encoding; ``models/training/poker_cnn_imitate.py``)
+and ``poker_cnn-seed`` (the seed's configuration: 16 planes, 240,000 records of
+``cfr-ehs2 --argmax``'s matches, 4-fold cross-validation; ``models/training/poker_cnn.py``).
 """
 
 from __future__ import annotations
@@ -17,11 +24,16 @@ from dataclasses import dataclass
 from typing import Annotated
 
 import numpy as np
+import torch
 
-from acpc_arena.agents.base import Policy
-from acpc_arena.agents.dqn import QAgent, QOptions
+from acpc_arena.agents.base import Agent, Policy
+from acpc_arena.agents.dqn import QAgent, QOptions, _loaded
 from acpc_arena.agents.options import options_from
+from acpc_arena.models.checkpoints import FOLDER, CheckpointError, resolve_checkpoint
+from acpc_arena.models.q_networks.checkpoint import default_device
+from acpc_arena.models.q_networks.history_encoding import encoding_of
 from acpc_arena.models.q_networks.networks import NUM_ACTIONS
+from acpc_arena.models.q_networks.row_passes import forward_rows
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import Action, ActionKind
 from acpc_arena.protocol.wire import MatchState
@@ -39,10 +51,35 @@ class PokerCNNAgent(QAgent):
     Options = PokerCNNOptions
 
     def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
+        Agent.__init__(self, game, seed)  # QAgent's loading, but the planes are the checkpoint's encoding's
         given = options_from(PokerCNNOptions, options)
-        super().__init__(game, seed, checkpoint=given.checkpoint, threads=given.threads)
+        torch.set_num_threads(given.threads or 1)
+        self.path = resolve_checkpoint(given.checkpoint, ".pt") or FOLDER / f"{self.network}.pt"
+        self.device = default_device()
+        torch.backends.cudnn.allow_tf32 = False  # as QAgent: a row's bits the same alone or batched
+        try:
+            self.net, self.meta, digest = _loaded(self.path, self.device)
+        except CheckpointError as exc:
+            raise ValueError(str(exc)) from None  # acpc-agent prints it as one line
+        self.encoding = encoding_of(self.meta, self.path)
+        if self.meta["planes"] != self.encoding.planes(game):
+            raise ValueError(
+                f"{self.path} was trained on {self.meta['planes']} planes; its {self.encoding.name} encoding of this"
+                f" game has {self.encoding.planes(game)}"
+            )
+        self._network_key = (self.network, digest, str(self.device))
+        self._empty = torch.zeros(0, device=self.device)
         self.sample = given.sample
         self.rng = np.random.default_rng(seed)
+
+    @torch.no_grad()
+    def outputs(self, views: Sequence[MatchState]) -> np.ndarray:
+        """(views, 3) action probabilities at each view, the network run on the checkpoint's encoding of it
+        (in passes of one shape: ``models.q_networks.row_passes``)."""
+        observations = np.stack([self.encoding.observe(view.state, view.viewer) for view in views])
+        planes = self.encoding.images(self.game, observations)
+        rows = torch.from_numpy(planes.reshape(len(views), -1)).to(self.device)
+        return forward_rows(self._step_rows, rows).cpu().numpy()
 
     def act(self, view: MatchState) -> Action:
         if not self.sample:

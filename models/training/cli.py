@@ -40,9 +40,13 @@ command prints how to install what it wrote.
   traces and the UCT reward against the ``sound`` pool (``--hands``, default
   ``NFQ_HANDS``; ``--reward chips`` drops the UCT reward, ``--lam`` and ``--window``
   set lambda and n: the ablations ``nfq-chips``, ``nfq-lambda0``, ``nfq-n1``; ``--seed``, ``--out``).
-- ``poker_cnn``: seed 004's Poker-CNN on the decision records of ``make data``
-  (``models/training/poker_cnn.py``; ``--data``, ``--epochs``, ``--records``,
-  ``--test-records``, ``--seed``, ``--out``).
+- ``poker_cnn``: the default Poker-CNN, the default limit ``cfr``'s argmax imitated
+  over the teacher's recorded decisions (``models/training/poker_cnn_imitate.py``;
+  the records of ``models/training/poker_cnn_teacher.py`` are made first when
+  missing; a stopped run goes on from its saved state; ``--data``, ``--epochs``,
+  ``--test-records``, ``--seed``, ``--out``); ``--preset faithful``: seed 004's
+  configuration ``poker_cnn-seed`` on the records of ``make data``
+  (``models/training/poker_cnn.py``; ``--records`` too).
 - ``--from-sidecar NAME|FILE`` (no agent): the run a checkpoint's JSON sidecar recorded, its
   settings and seed (``models/training/from_sidecar.py``): ``acpc-train --from-sidecar
   dqn-v2`` rebuilds a checkpoint the wheel does not ship from the sidecar it does.
@@ -120,7 +124,12 @@ def _parser() -> CommandParser:
 
 def add_q_options(parser: argparse.ArgumentParser) -> None:
     """The Q-networks' and NFQ's options (and ``--seed``)."""
-    parser.add_argument("--preset", choices=["tuned", "faithful"], default="tuned", help="Q-network hyperparameters")
+    parser.add_argument(
+        "--preset",
+        choices=["tuned", "faithful"],
+        default="tuned",
+        help="Q-network hyperparameters; poker_cnn: faithful trains the seed's configuration (poker_cnn-seed)",
+    )
     parser.add_argument(
         "--hands",
         type=int,
@@ -171,10 +180,16 @@ def add_q_options(parser: argparse.ArgumentParser) -> None:
 
 def add_data_and_output_options(parser: argparse.ArgumentParser) -> None:
     """Poker-CNN's and the ensemble's options, and where to write."""
-    parser.add_argument("--data", default=None, help="Poker-CNN records (default runs/poker_cnn/records.npz)")
-    parser.add_argument("--epochs", type=int, default=None, help="Poker-CNN epochs per fold (default 12)")
-    parser.add_argument("--records", type=int, default=None, help="Poker-CNN records used (default 240000; 0: all)")
-    parser.add_argument("--test-records", type=int, default=None, help="Poker-CNN test records (default 40000)")
+    parser.add_argument(
+        "--data",
+        default=None,
+        help="Poker-CNN records (default runs/poker_cnn-default/records.npz; faithful: runs/poker_cnn/records.npz)",
+    )
+    parser.add_argument("--epochs", type=int, default=None, help="Poker-CNN epochs (default 3; faithful: 12 a fold)")
+    parser.add_argument("--records", type=int, default=None, help="faithful Poker-CNN's records used (240000; 0: all)")
+    parser.add_argument(
+        "--test-records", type=int, default=None, help="Poker-CNN held-out records (100000; faithful 40000)"
+    )
     parser.add_argument("--population", type=int, default=None, help="ensemble population (default 16)")
     parser.add_argument("--generations", type=int, default=None, help="ensemble generations per network (40)")
     parser.add_argument("--base-deals", type=int, default=None, help="ensemble base network's deals per opponent (200)")

@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from acpc_arena.models.training import dqn, ensemble, nfq, poker_cnn
+from acpc_arena.models.training import dqn, ensemble, nfq, poker_cnn, poker_cnn_imitate, poker_cnn_teacher
 from acpc_arena.models.training.from_sidecar import recorded_config
 from acpc_arena.models.training.shipped import (
     NFQ_HANDS,
@@ -64,14 +64,35 @@ def train_nfq(args: argparse.Namespace, out_dir: Path | None) -> None:
 
 
 def train_poker_cnn(args: argparse.Namespace, out_dir: Path | None) -> None:
-    """``acpc-train poker_cnn``: seed 004's Poker-CNN on the records of ``make data``."""
+    """``acpc-train poker_cnn``: the default Poker-CNN (``poker_cnn_imitate``; the teacher's records are made
+    first when missing); ``--preset faithful``: the seed's configuration (``poker_cnn-seed``)."""
+    if args.preset == "faithful":
+        train_poker_cnn_seed(args, out_dir)
+        return
+    config = poker_cnn_imitate.ImitateConfig(seed=args.seed)
+    config.data = args.data or config.data
+    config.epochs = args.epochs or config.epochs
+    config.test_records = args.test_records or config.test_records
+    try:
+        if not Path(config.data).exists() and args.data is None:
+            poker_cnn_teacher.make_data(Path(config.data).parent, poker_cnn_teacher.SHARDS, poker_cnn_teacher.HANDS)
+        out = args.out or checkpoint_path("poker_cnn", out_dir).with_suffix(".pt")
+        path, summary = poker_cnn_imitate.train_default(config, out)
+    except ValueError as exc:
+        usage_error(f"acpc-train: error: {exc}")
+    print(f"saved {path}: held-out accuracy {summary['held_out_accuracy']['all']:.3f}")
+
+
+def train_poker_cnn_seed(args: argparse.Namespace, out_dir: Path | None) -> None:
+    """``acpc-train poker_cnn --preset faithful``: seed 004's configuration on the records of ``poker_cnn_data``."""
     config = poker_cnn.Config(seed=args.seed)
     config.data = args.data or config.data
     config.epochs = args.epochs or config.epochs
     config.records = config.records if args.records is None else args.records
     config.test_records = args.test_records or config.test_records
     try:
-        path, summary = poker_cnn.train(config, args.out or checkpoint_path("poker_cnn", out_dir).with_suffix(".pt"))
+        out = args.out or checkpoint_path("poker_cnn-seed", out_dir).with_suffix(".pt")
+        path, summary = poker_cnn.train(config, out)
     except ValueError as exc:
         usage_error(f"acpc-train: error: {exc}")
     print(f"saved {path}: mean held-out accuracy {summary['mean_held_out_accuracy']:.3f}")

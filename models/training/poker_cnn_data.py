@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from acpc_arena.agents.base import Agent
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.dealer.server.logfiles import MatchLog
 from acpc_arena.dealer.server.match import MatchConfig
@@ -178,6 +179,14 @@ def pairings(teacher: str, opponents: Sequence[str], seeds: Sequence[int], hands
     return out
 
 
+def build_agent(name: str, options: str, game: Game, seed: int) -> Agent:
+    """Agent ``name`` with its command-line ``options`` parsed as ``acpc-agent`` parses them."""
+    cls = agent_class(name)
+    parser = argparse.ArgumentParser(prog=cls.name)
+    cls.add_arguments(parser)
+    return cls(game, seed, **vars(parser.parse_args(shlex.split(options))))
+
+
 def play_in_process(
     folder: Path, game_file: str, seed: int, a_seat: int, hands: int, a: tuple[str, str], b: tuple[str, str]
 ) -> Path:
@@ -190,13 +199,7 @@ def play_in_process(
     game = load_game(game_file)
     sides = {"a": a, "b": b}
     labels = ("a", "b") if a_seat == 1 else ("b", "a")
-    agents = []
-    for label in labels:
-        cls = agent_class(sides[label][0])
-        parser = argparse.ArgumentParser(prog=cls.name)
-        cls.add_arguments(parser)
-        options = vars(parser.parse_args(shlex.split(sides[label][1])))  # what acpc-agent gives it
-        agents.append(cls(game, seed * 100 + (1 if label == "a" else 2), **options))
+    agents = [build_agent(*sides[label], game, seed * 100 + (1 if label == "a" else 2)) for label in labels]
     names = tuple(f"{label}-{sides[label][0]}" for label in labels)
     config = MatchConfig(
         name=f"seed{seed}-a{a_seat}", game=game, game_file=game_file, hands=hands, seed=seed, players=names

@@ -1,0 +1,94 @@
+"""Poker-CNN's encodings: the seed's 16 planes, or those and the betting history and position.
+
+A checkpoint's sidecar names its encoding (``encoding``; a sidecar without one is
+``seed``), and the agent builds that encoding's planes:
+
+- ``seed``: ``models.q_networks.encoding`` (seed 000's 16 planes of 17x17: cards,
+  round, pot, the opponent's last raise this round).
+- ``history``: those planes, then one plane per position in the hand, all ones
+  for the viewer's (heads-up limit hold'em: position 0 is the big blind, who acts
+  first after the pre-flop), then for each betting round two planes, every cell
+  the number of raises the viewer made in that round, then the number the other
+  players made. 16 + 2 + 2 x 4 = 26 planes for heads-up hold'em.
+
+In heads-up limit poker a round's betting is a check or not, then raises taking
+turns, then a call or a fold, so the position and each player's raises in each
+round give the whole betting sequence, which the teacher's strategy depends on;
+the seed's planes show only the pot and the opponent's last raise.
+
+The observation (the few numbers an image is made from, as ``encoding.observe``)
+is ``encoding.observe``'s fields, then the viewer's position, then the raises of
+the viewer and of the others in each round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from acpc_arena.models.q_networks.encoding import IMAGE_SIZE, images, num_planes, observe
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.state import RAISE, State
+
+
+def seed_fields(game: Game) -> int:
+    """Fields of ``encoding.observe``: hole cards, board cards, round, pot, last raise."""
+    return game.num_hole_cards + game.total_board_cards + 3
+
+
+def history_planes(game: Game) -> int:
+    return num_planes(game) + game.num_players + 2 * game.num_rounds
+
+
+def observe_history(state: State, viewer: int) -> np.ndarray:
+    """``encoding.observe``'s fields, the viewer's position, then per round the raises of the viewer and of the
+    others (int16)."""
+    raises = []
+    for round_ in range(state.game.num_rounds):
+        own = others = 0
+        for action, player in zip(state.actions[round_], state.acting_players[round_], strict=True):
+            if action.kind == RAISE:
+                if player == viewer:
+                    own += 1
+                else:
+                    others += 1
+        raises += [own, others]
+    return np.concatenate([observe(state, viewer), np.array([viewer, *raises], dtype=np.int16)])
+
+
+def history_images(game: Game, observations: np.ndarray) -> np.ndarray:
+    """(N, ``history_planes``, 17, 17) float32 images of (N, fields) observations from ``observe_history``."""
+    observations = np.asarray(observations, dtype=np.int64)
+    base = seed_fields(game)
+    n, players = len(observations), game.num_players
+    extra = np.zeros((n, players + 2 * game.num_rounds, IMAGE_SIZE, IMAGE_SIZE), dtype=np.float32)
+    extra[np.arange(n), observations[:, base]] = 1.0
+    extra[:, players:] = observations[:, base + 1 :, None, None]
+    return np.concatenate([images(game, observations[:, :base]), extra], axis=1)
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """How a checkpoint's network sees a view: its planes, observation and images."""
+
+    name: str
+    planes: Callable[[Game], int]
+    observe: Callable[[State, int], np.ndarray]
+    images: Callable[[Game, np.ndarray], np.ndarray]
+
+
+ENCODINGS = {
+    "seed": Encoding("seed", num_planes, observe, images),
+    "history": Encoding("history", history_planes, observe_history, history_images),
+}
+
+
+def encoding_of(meta: dict[str, object], path: object = "the checkpoint") -> Encoding:
+    """The encoding a checkpoint's sidecar ``meta`` names (``seed`` when it names none); ``ValueError`` naming
+    ``path`` for an unknown one."""
+    name = meta.get("encoding", "seed")
+    if name not in ENCODINGS:
+        raise ValueError(f"{path}: unknown Poker-CNN encoding {name!r} (known: {', '.join(ENCODINGS)})")
+    return ENCODINGS[str(name)]

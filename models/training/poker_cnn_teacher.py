@@ -1,0 +1,159 @@
+"""The default Poker-CNN's training data: the teacher's decisions, recorded while it plays in this process.
+
+    python -m acpc_arena.models.training.poker_cnn_teacher [--shards N] [--out runs/poker_cnn-default]
+
+The teacher is the default limit ``cfr`` (``cfr-ehs2-exact``) taking its most
+likely action at every decision (``--argmax``). It plays ``PAIRINGS`` in turn,
+shard after shard of ``HANDS`` hands (shard ``i``: pairing ``i`` mod 5, deal seed
+``SEED_BASE + i``), sitting in position ``hand mod 2``: itself (both players are
+the teacher, argmax, and both players' decisions are kept), ``cfr --sample`` (the
+same equilibrium drawn at random: other lines of play), ``random``, ``call`` and
+``raise`` (lines an equilibrium never plays, as weak bots do). The sparring bots
+and ``equity``, on which the agent is measured, are not among them.
+
+No ACPC log is written or read: each decision of the teacher is recorded as it is
+made, its observation the ``history`` encoding's (``models.q_networks.history_encoding``),
+in the columns of ``poker_cnn_data.Records`` (the log-reading path there stays for
+real ACPC logs). Each shard is saved on its own (``shards/NNNN.npz``, its seconds of play in
+``shards/seconds.json``), so a stopped run picks up at the first shard missing; ``records.npz`` joins them and
+``manifest.json`` says how they were made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from acpc_arena.agents.base import Agent
+from acpc_arena.models.checkpoints import git_commit
+from acpc_arena.models.q_networks.history_encoding import observe_history
+from acpc_arena.models.training.poker_cnn_data import GAME, Records, _later_decisions, action_counts, build_agent
+from acpc_arena.protocol.dealing import deal_hands
+from acpc_arena.protocol.game import Game, load_game
+from acpc_arena.protocol.state import CALL_ACTION
+from acpc_arena.protocol.views import agent_view
+
+DEFAULT_OUT = Path("runs/poker_cnn-default")
+TEACHER = ("cfr", "--argmax")
+PAIRINGS = (("cfr", "--argmax"), ("cfr", "--sample"), ("random", ""), ("call", ""), ("raise", ""))
+"""The teacher's opponents, (agent, options), one shard each in turn; the first is the teacher itself."""
+HANDS = 5000
+"""Hands a shard."""
+SHARDS = 140
+"""Shards of the default data set (700,000 hands)."""
+SEED_BASE = 20_000
+
+
+def play_shard(game: Game, index: int, hands: int) -> Records:
+    """Shard ``index``: the teacher against ``PAIRINGS[index % len(PAIRINGS)]`` over ``hands`` hands."""
+    opponent = PAIRINGS[index % len(PAIRINGS)]
+    seed = SEED_BASE + index
+    teacher = build_agent(*TEACHER, game, seed * 100 + 1)
+    other = build_agent(*opponent, game, seed * 100 + 2)
+    both = opponent == TEACHER
+    rows: list[tuple[np.ndarray, int, int, int, int, bool]] = []
+    for number, state in enumerate(deal_hands(game, seed, hands)):
+        seat = number % 2  # the teacher's position in this hand
+        agents: list[Agent] = [other, teacher] if seat else [teacher, other]
+        for p, agent in enumerate(agents):
+            agent.begin_hand(agent_view(state, p, state.hole_cards[p]))
+        first = len(rows)
+        while not state.finished:
+            p = state.current_player
+            view = agent_view(state, p, state.hole_cards[p])
+            action = agents[p].act(view)
+            action = state.validate_action(action, try_fixing=True) or CALL_ACTION
+            if p == seat or both:
+                rows.append((observe_history(state, p), int(action.kind), state.round, number, p, False))
+            state.apply(action)
+        values = state.values()
+        for i in range(first, len(rows)):
+            rows[i] = (*rows[i][:5], values[rows[i][4]] > 0)
+        for p, agent in enumerate(agents):
+            agent.end_hand(agent_view(state, p, state.hole_cards[p]))
+    observations, actions, rounds, numbers, players, won = zip(*rows, strict=True)
+    hands_column = np.array(numbers, dtype=np.int32) + index * hands
+    return Records(
+        observations=np.stack(observations).astype(np.int16),
+        actions=np.array(actions, dtype=np.int8),
+        rounds=np.array(rounds, dtype=np.int8),
+        hands=hands_column,
+        later=_later_decisions(hands_column, np.array(players, dtype=np.int32)),
+        won=np.array(won, dtype=bool),
+    )
+
+
+def join(paths: list[Path]) -> Records:
+    """The shards' records, one after another."""
+    parts = [Records.load(path) for path in paths]
+    return Records(*(np.concatenate([getattr(part, name) for part in parts]) for name in _COLUMNS))
+
+
+_COLUMNS = ("observations", "actions", "rounds", "hands", "later", "won")
+
+
+def make_data(out: Path, shards: int, hands: int, log: Any = print) -> Records:
+    """Play every shard not saved yet under ``out/shards``, then join them into ``out/records.npz``."""
+    torch.set_num_threads(1)
+    game = load_game(GAME)
+    plan = {"teacher": list(TEACHER), "pairings": [list(p) for p in PAIRINGS], "hands": hands, "game": GAME}
+    described = out / "plan.json"
+    if described.exists() and json.loads(described.read_text()) != plan:
+        raise ValueError(f"{out} holds shards of another plan (see {described}): delete it or give another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    described.write_text(json.dumps(plan, indent=2) + "\n")
+    paths = [out / "shards" / f"{index:04d}.npz" for index in range(shards)]
+    timings = out / "shards" / "seconds.json"
+    seconds: dict[str, float] = json.loads(timings.read_text()) if timings.exists() else {}
+    for index, path in enumerate(paths):
+        if path.exists():
+            continue
+        start = time.perf_counter()
+        records = play_shard(game, index, hands)
+        records.save(path)
+        seconds[str(index)] = round(time.perf_counter() - start, 2)
+        timings.write_text(json.dumps(seconds) + "\n")
+        log(f"{time.strftime('%H:%M:%S')} shard {index + 1}/{shards}: {len(records)} decisions "
+            f"({seconds[str(index)]:.0f} s)")  # fmt: skip
+    records = join(paths)
+    records.save(out / "records.npz")
+    manifest = plan | {
+        "source": "the teacher's decisions recorded while it played in-process (models/training/poker_cnn_teacher.py)",
+        "shards": shards,
+        "seeds": [SEED_BASE, SEED_BASE + shards - 1],
+        "encoding": "history",
+        "records": len(records),
+        "seconds": round(sum(seconds.get(str(index), 0.0) for index in range(shards))),
+        "actions": action_counts(records),
+        "records_per_round": np.bincount(records.rounds).tolist(),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "git_commit": git_commit(),
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return records
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m acpc_arena.models.training.poker_cnn_teacher", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
+    parser.add_argument("--shards", type=int, default=SHARDS, help=f"shards to play (default {SHARDS})")
+    parser.add_argument("--hands", type=int, default=HANDS, help=f"hands a shard (default {HANDS})")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        records = make_data(args.out, args.shards, args.hands, log=lambda text: print(text, flush=True))
+    except (ValueError, OSError) as exc:
+        sys.exit(f"error: {exc}")
+    print(f"{len(records)} decisions of the teacher in {args.out / 'records.npz'}: {action_counts(records)}")
+
+
+if __name__ == "__main__":
+    main()
