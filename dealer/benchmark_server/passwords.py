@@ -3,6 +3,7 @@ and failed logons counted per address (refused past a bound) and per name (answe
 
 from __future__ import annotations
 
+import functools
 import secrets
 import time
 from collections import OrderedDict, deque
@@ -11,8 +12,13 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 _HASHER = PasswordHasher()
-_DUMMY_HASH = _HASHER.hash(secrets.token_hex(16))
-"""Checked against when the user does not exist, so that an unknown name costs what a wrong password costs."""
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """Checked against when the user does not exist, so that an unknown name costs what a wrong password costs.
+    Made at the first check of any name (that check costs one hash more, whoever it is for), not at start."""
+    return _HASHER.hash(secrets.token_hex(16))
 
 
 def hash_password(password: str) -> str:
@@ -23,8 +29,9 @@ def hash_password(password: str) -> str:
 def check_password(stored: str | None, password: str) -> bool:
     """Whether ``password`` is the one ``stored`` hashes; ``stored`` None (no such user) takes the same time and
     says no. Blocking (tens of milliseconds): call it in a thread."""
+    dummy = _dummy_hash()
     try:
-        _HASHER.verify(stored or _DUMMY_HASH, password)
+        _HASHER.verify(stored or dummy, password)
     except (VerificationError, InvalidHashError):
         return False
     return stored is not None
