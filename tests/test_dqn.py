@@ -279,9 +279,10 @@ def test_mixed_monte_carlo_targets() -> None:
     ("game", "agents"),
     [
         ("holdem.limit.2p.reverse_blinds", [("lstm_dqn", []), ("dqn", [])]),
-        (
+        pytest.param(
             "holdem.limit.2p.reverse_blinds",
             [("lstm_dqn", ["--checkpoint", "lstm_dqn-v1"]), ("dqn", ["--checkpoint", "dqn-v1"])],
+            marks=pytest.mark.slow,  # the seed's checkpoints; the defaults above play the same code
         ),
         ("holdem.nolimit.2p.reverse_blinds", [("lstm_dqn", []), ("call", [])]),
     ],
