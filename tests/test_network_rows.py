@@ -41,8 +41,13 @@ def _views() -> list[MatchState]:
 
 
 def _q_rows(agent: QAgent, views: list[MatchState]) -> torch.Tensor:
-    """Rows of the Q-network's step: each view's card image and (with an LSTM) a memory of the size of one."""
-    pixels = torch.from_numpy(np.stack([encode(v.state, v.viewer).reshape(-1) for v in views]))
+    """Rows of the Q-network's step: each view's card image (``poker_cnn``: its checkpoint's encoding) and (with an
+    LSTM) a memory of the size of one."""
+    if isinstance(agent, PokerCNNAgent):
+        observations = np.stack([agent.encoding.observe(v.state, v.viewer) for v in views])
+        pixels = torch.from_numpy(agent.encoding.images(LIMIT, observations).reshape(len(views), -1))
+    else:
+        pixels = torch.from_numpy(np.stack([encode(v.state, v.viewer).reshape(-1) for v in views]))
     memory = torch.randn(len(views), 2 * 256 if agent.net.recurrent else 0, generator=torch.Generator().manual_seed(3))
     return torch.cat([pixels, torch.tanh(memory)], dim=1)
 

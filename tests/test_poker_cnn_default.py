@@ -1,24 +1,30 @@
-"""The default Poker-CNN: the history encoding, the teacher's recorded decisions, resumable training."""
+"""The default Poker-CNN: the history encoding, the teacher's recorded decisions, resumable training, both
+shipped checkpoints (the default and the seed's configuration) seeing their encodings."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import json
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
+from acpc_arena.agents.poker_cnn import PokerCNNAgent
+from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.q_networks import history_encoding
 from acpc_arena.models.q_networks.checkpoint import load_network, weights_digest
 from acpc_arena.models.q_networks.encoding import encode
 from acpc_arena.models.q_networks.history_encoding import ENCODINGS, history_planes, observe_history
-from acpc_arena.models.training import poker_cnn_imitate
+from acpc_arena.models.training import cli, poker_cnn, poker_cnn_imitate, poker_cnn_teacher
+from acpc_arena.models.training.poker_cnn_data import play_in_process, read_hands
 from acpc_arena.models.training.poker_cnn_imitate import ImitateConfig, train_default
 from acpc_arena.models.training.poker_cnn_teacher import join, play_shard
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import Action, ActionKind, State
+from acpc_arena.protocol.views import agent_view
 
 LIMIT = load_game("holdem.limit.2p.reverse_blinds")
 CHECK, RAISE = Action(ActionKind.CALL), Action(ActionKind.RAISE)
@@ -114,3 +120,44 @@ def test_a_stopped_training_goes_on_to_the_same_network(
     assert meta["encoding"] == "history" and meta["planes"] == 26
     with pytest.raises(ValueError, match="another run"):
         train_default(replace(config, epochs=3), tmp_path / "again.pt", log=lambda _: None)
+
+
+@pytest.mark.parametrize("checkpoint", ["poker_cnn", "poker_cnn-seed"])
+def test_both_shipped_checkpoints_see_their_encoding_and_play(tmp_path: Path, checkpoint: str) -> None:
+    agent = PokerCNNAgent(LIMIT, 1, checkpoint=Path(checkpoint))
+    # bob's turn decision of the handwritten hand: the seed's 16 planes, then (default only) the planes worked
+    # out by hand in the first test: position 0; bob's and alice's raises: pre-flop 0, 0; flop 1, 0; turn 0, 1
+    state = hand([[CHECK, CHECK], [RAISE, CHECK], [CHECK, RAISE]])
+    planes = encode(state, 0)
+    if checkpoint == "poker_cnn":
+        extra = np.ones((10, 17, 17), dtype=np.float32) * np.array([1, 0, 0, 0, 1, 0, 0, 1, 0, 0])[:, None, None]
+        planes = np.concatenate([planes, extra.astype(np.float32)])
+    assert agent.meta["planes"] == len(planes)
+    with torch.no_grad():
+        expected = agent.net.step(torch.from_numpy(planes[None]), None)[0][0].numpy()
+    view = agent_view(state, 0, state.hole_cards[0])
+    assert agent.outputs([view])[0] == pytest.approx(expected, abs=1e-6)
+    a = ("poker_cnn", f"--checkpoint {checkpoint}")
+    log = play_in_process(tmp_path, "holdem.limit.2p.reverse_blinds", 3, 1, 20, a, ("call", ""))
+    assert len(list(read_hands([log]))) == 20
+
+
+@pytest.mark.parametrize("preset", ["tuned", "faithful"])
+def test_train_command_defaults_are_the_shipped_checkpoints_runs(tmp_path: Path, preset: str) -> None:
+    """``make train AGENT=poker_cnn`` (``--preset faithful``) with no other option runs what the shipped
+    ``poker_cnn`` (``poker_cnn-seed``) sidecar records it was trained with."""
+    runs: list[dict[str, object]] = []
+
+    def record(config: object, out: Path, *_: object) -> tuple[Path, dict[str, object]]:
+        runs.append(json.loads(json.dumps(asdict(config))))  # type: ignore[call-overload]
+        return Path(out), {"held_out_accuracy": {"all": 0.0}, "mean_held_out_accuracy": 0.0}
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(poker_cnn_imitate, "train_default", record)
+        patch.setattr(poker_cnn, "train", record)
+        patch.setattr(poker_cnn_teacher, "make_data", lambda *_: None)  # no data here: not made either
+        cli.main(["poker_cnn", "--preset", preset, "--out", str(tmp_path / "p.pt")])
+    name = "poker_cnn" if preset == "tuned" else "poker_cnn-seed"
+    shipped = json.loads((FOLDER / f"{name}.json").read_text())["config"]
+    (run,) = runs
+    assert run == shipped

@@ -22,7 +22,7 @@ from results_sections import (
     Side,
     Sidecars,
 )
-from results_training import cfr_checkpoints, ensemble_evolution, network_trainings, poker_cnn_folds
+from results_training import cfr_checkpoints, ensemble_evolution, network_trainings, poker_cnn_curve, poker_cnn_folds
 
 # --- the pages -----------------------------------------------------------------------------
 
@@ -441,9 +441,16 @@ PAGES: tuple[Page, ...] = (
                 cfr_checkpoints,
             ),
             Sidecars(
+                "poker-cnn-curve",
+                "Poker-CNN: accuracy against data size",
+                "`make data`, then `make train AGENT=poker_cnn` (the default checkpoint, `poker_cnn`).",
+                poker_cnn_curve,
+            ),
+            Sidecars(
                 "poker-cnn",
-                "Poker-CNN's cross-validation",
-                "`make data`, then `make train AGENT=poker_cnn`.",
+                "Poker-CNN's cross-validation (the seed's configuration)",
+                "`python -m acpc_arena.models.training.poker_cnn_data`, then `make train AGENT=poker_cnn "
+                "TRAIN_ARGS='--preset faithful'` (`poker_cnn-seed`).",
                 poker_cnn_folds,
             ),
             Sidecars(

@@ -1,5 +1,6 @@
 """What the training page shows of each training run's files: the CFR checkpoints' sidecars, Poker-CNN's
-folds, the Q-networks' trainings and the ensemble's evolution (``results_pages``' ``Sidecars`` sections)."""
+accuracy curve and folds, the Q-networks' trainings and the ensemble's evolution (``results_pages``'
+``Sidecars`` sections)."""
 
 from __future__ import annotations
 
@@ -51,12 +52,49 @@ def cfr_checkpoints(folder: Path) -> list[str]:
     return lines
 
 
+ROUNDS = ["all", "preflop", "flop", "turn", "river"]
+
+
+def poker_cnn_curve(folder: Path) -> list[str]:
+    """The default Poker-CNN's held-out accuracy against its teacher's argmax, by training records seen."""
+    d = json.loads((folder / "poker_cnn.json").read_text())
+    data, training, config = d["data"], d["training"], d["config"]
+    seed = json.loads((folder / "poker_cnn-seed.json").read_text())["training"]
+    majority = training["held_out_majority"]
+    shipped = seed["folds"][seed["shipped_fold"] - 1]["held_out_accuracy"]["all"]
+    lines = [
+        f"Teacher `{data['teacher'][0]} {data['teacher'][1]}` (the default limit CFR, argmax) against "
+        + ", ".join(f"`{' '.join(p).strip()}`" for p in data["pairings"])
+        + f"; {data['records']:,} decisions of {data['shards'] * data['hands']:,} hands, "
+        f"{training['held_out_records']:,} of them (whole hands) held out. Encoding `{d['encoding']}` "
+        f"({d['planes']} planes), {config['epochs']} epochs, batch {config['batch_size']}, seed {config['seed']}; "
+        f"recording the decisions took {data['seconds']:,.0f} s and training {training['seconds']:,.0f} s on one "
+        "core. Held-out accuracy (the network's most likely action is the teacher's) after training on the first "
+        "N records once (the first epoch), then after the last epoch over all of them, the shipped "
+        "network's:",
+        "",
+    ]
+    lines += table_header(["records seen", "epochs", *ROUNDS], numeric_from=0)
+    for point in training["curve"]:
+        cells = [f"{point['accuracy'][r]:.1%}" for r in ROUNDS]
+        lines.append(table_row([f"{point['records']:,}", f"{point['epochs']:g}", *cells]))
+    lines += [
+        "",
+        "Always predicting the most common action of each round: "
+        + ", ".join(f"{r} {majority[r]:.1%}" for r in ROUNDS)
+        + f". The seed's configuration (`poker_cnn-seed`, 16 planes, below): {shipped:.1%} held-out accuracy for "
+        f"its shipped fold, {seed['mean_held_out_accuracy']:.1%} the mean over its folds.",
+    ]
+    return lines
+
+
 def poker_cnn_folds(folder: Path) -> list[str]:
     """Poker-CNN's cross-validation: accuracy per fold and round, beside always predicting the commonest action."""
-    d = json.loads((folder / "poker_cnn.json").read_text())
-    rounds = ["all", "preflop", "flop", "turn", "river"]
+    d = json.loads((folder / "poker_cnn-seed.json").read_text())
+    rounds = ROUNDS
     lines = [
-        f"Training: `acpc-train poker_cnn` with {d['config']['records']:,} records ({d['config']['test_records']:,} "
+        f"Training: `acpc-train poker_cnn --preset faithful` with {d['config']['records']:,} records "
+        f"({d['config']['test_records']:,} "
         f"of them the test set), {d['config']['folds']} folds, {d['config']['epochs']} epochs, seed "
         f"{d['config']['seed']}; teacher `{d['data']['teacher']} {d['data']['teacher_args']}`. Accuracy on each "
         "fold's held-out records, in brackets always predicting the most common action of that round:",
