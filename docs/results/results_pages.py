@@ -9,6 +9,7 @@ from results_bench import BENCH_PAGE
 from results_render import interval, table_header, table_row
 from results_sections import (
     BIN,
+    EXPLOIT_SEEDS,
     LIMIT,
     NOLIMIT,
     NOLIMIT_SEEDS,
@@ -293,6 +294,34 @@ PAGES: tuple[Page, ...] = (
                 seeds=SPARRING_SEEDS,
                 hands=1000,
                 skip=frozenset({("equity", "equity")}),
+            ),
+        ),
+    ),
+    Page(
+        "limit-exploit",
+        "Limit hold'em: cfr_exploit, the default CFR tilted against what it sees",
+        "`cfr_exploit` plays the default CFR and tilts it against the opponent's rates within a safety budget "
+        "(seed 002's page says how). Here against the limit sparring suite, `equity` and `cfr` itself, in "
+        "duplicate on deal seeds 9401, 9402 and 9403, which no table and no choice of its bands used, 2,000 hands "
+        "a seat; and local best response against it, betting before the flop as on the LBR page.",
+        (
+            Matches(
+                "suite",
+                "Against the suite, equity and cfr",
+                "`cfr (default)` is the same opponents against the equilibrium it tilts, on the same deals.",
+                (Side("cfr_exploit", "cfr_exploit"), Side("cfr (default)", "cfr")),
+                (*LIMIT_SUITE, Side("cfr", "cfr")),
+                seeds=EXPLOIT_SEEDS,
+                hands=2000,
+                skip=frozenset({("cfr (default)", "cfr")}),
+            ),
+            Lbr(
+                "lbr",
+                "Local best response, betting before the flop",
+                "Deal seed 1, LBR choosing among fold, call and raise before the flop (`--first-round lbr`), as "
+                "the LBR page's second table, whose `cfr` row is the equilibrium's figure on the same deals.",
+                ((Side("cfr_exploit", "cfr_exploit"), 2000),),
+                lbr_args="--first-round lbr",
             ),
         ),
     ),

@@ -19,6 +19,9 @@ TABLE_SEEDS = (1, 234, 6666)
 """The deal seeds of the tables (no agent's selection or tuning used them)."""
 SPARRING_SEEDS = (9101, 9102, 9103)
 """The deal seeds of the sparring tables (no table, no agent's selection or tuning used them)."""
+EXPLOIT_SEEDS = (9401, 9402, 9403)
+"""The deal seeds of ``cfr_exploit``'s table (its bands were chosen on 8001 to 8003; no table, no agent's
+selection or tuning used these)."""
 NOLIMIT_SEEDS = (7301, 7302, 7303)
 """The deal seeds of the no-limit tables with the sparring suite (no table, no agent's selection or tuning
 used them; the all-in guard's settings were chosen on 7101 to 7103)."""
