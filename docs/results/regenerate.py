@@ -25,8 +25,8 @@ A page is written as ``docs/results/<name>.md`` with the label ``results-<name>`
 the docs link to; its earlier versions are in git's history.
 
 The pages are defined in ``results_pages.py``, out of the section kinds and seeds of
-``results_sections.py``; ``results_runs.py`` plays and records the runs, ``results_render.py``
-writes the tables.
+``results_sections.py`` and the agents of ``results_agents.py``; ``results_runs.py`` plays and records
+the runs, ``results_render.py`` writes the tables.
 """
 
 from __future__ import annotations

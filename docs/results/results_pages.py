@@ -5,6 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from results_agents import (
+    CFR_EHS2,
+    LIMIT_CFR,
+    LIMIT_LBR_AGENTS,
+    LIMIT_SUITE,
+    NOLIMIT_SUITE,
+    NOLIMIT_TABLE_3,
+    STYLES,
+    lbr_rows,
+    sides,
+)
 from results_bench import BENCH_PAGE
 from results_render import interval, table_header, table_row
 from results_sections import (
@@ -26,67 +37,6 @@ from results_sections import (
 from results_training import cfr_checkpoints, ensemble_evolution, network_trainings, poker_cnn_curve, poker_cnn_folds
 
 # --- the pages -----------------------------------------------------------------------------
-
-
-def _sides(*names: str) -> tuple[Side, ...]:
-    return tuple(Side(n, n) for n in names)
-
-
-LIMIT_SUITE = _sides("spar_equity", "spar_tag", "spar_lag", "spar_station", "spar_rock", "spar_bluffer", "equity")
-"""The limit sparring suite and ``equity``."""
-LIMIT_CFR = (Side("cfr", "cfr"), Side("cfr --sample", "cfr", "--sample"))
-"""The limit default CFR (purified) and the same strategy sampled."""
-CFR_EHS2 = Side("cfr-ehs2", "cfr", "--checkpoint cfr-ehs2")
-LIMIT_LBR_AGENTS = (
-    Side("cfr-improved", "cfr", "--checkpoint cfr-improved"),
-    Side("cfr-traditional", "cfr", "--checkpoint cfr-traditional"),
-    *_sides("poker_cnn", "nfq", "dqn", "lstm_dqn", "rule", "equity", "call", "raise", "random"),
-)
-SLOW_FOR_LBR = frozenset({"rule", "equity"})
-"""Agents whose policy over a range costs most (Monte Carlo equities): LBR plays them 2/5 of the deals."""
-
-
-def _lbr_rows(sides: tuple[Side, ...], deals: int) -> tuple[tuple[Side, int], ...]:
-    return tuple((side, deals * 2 // 5 if side.agent in SLOW_FOR_LBR else deals) for side in sides)
-
-
-STYLES = _sides("o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8", "o_random")
-NOLIMIT_SUITE = _sides(
-    "spar_shove10",
-    "spar_shove30",
-    "spar_shove60",
-    "spar_overbet",
-    "spar_minraise",
-    "spar_limper",
-    "spar_fractions",
-    "spar_oddsize",
-)
-
-
-NOLIMIT_TABLE_3 = Matches(
-    "table-3",
-    "Seed 001, table 3: the ensemble's parts against the styles and the suite",
-    "A_tar is the counter network evolved against the column's style; A_base the network evolved "
-    "against all eight; A_ave the counters' plain average; A_int their similarity-weighted mixture; "
-    "A* (the default) A_int where the opponent model has seen the betting line, A_base elsewhere; "
-    "`clone` the network evolution started from (the `cfr-nl` teacher cloned), so A_base and A* "
-    "against it is what evolution adds. Every row plays with the all-in guard except the last, "
-    "A* as seed 001 has it.",
-    (
-        Side("A_tar", "ensemble", "--mode a_tar --style {column}"),
-        Side("A_base", "ensemble", "--mode a_base"),
-        Side("A_ave", "ensemble", "--mode a_ave"),
-        Side("A_int", "ensemble", "--mode a_int"),
-        Side("A*", "ensemble"),
-        Side("clone", "ensemble", "--mode clone"),
-        Side("A*, no guard", "ensemble", "--allin-guard off"),
-    ),
-    (*STYLES, *NOLIMIT_SUITE),
-    game=NOLIMIT,
-    seeds=NOLIMIT_SEEDS,
-    allin=True,
-    skip=frozenset({("A_tar", side.label) for side in (STYLES[-1], *NOLIMIT_SUITE)}),
-)
 
 
 AIVAT_SEEDS = (9201, 9202, 9203)
@@ -170,7 +120,7 @@ PAGES: tuple[Page, ...] = (
                 "round-robin",
                 "Round robin",
                 "Every pair in duplicate, 2,000 hands a seat and seed (6,000 hand pairs a cell).",
-                _sides(
+                sides(
                     "random",
                     "call",
                     "raise",
@@ -203,14 +153,14 @@ PAGES: tuple[Page, ...] = (
                     Side("cfr-ehs2", "cfr", "--checkpoint cfr-ehs2"),
                     Side("cfr-ehs2-exact (default)", "cfr"),
                 ),
-                _sides("call", "raise", "random", "rule", "equity"),
+                sides("call", "raise", "random", "rule", "equity"),
             ),
             Matches(
                 "table-4-2",
                 "Seed 000, table 4-2: LSTM-DQN against DQN",
                 "The shipped pair head to head, 3,000 hands a seat and seed.",
-                _sides("lstm_dqn"),
-                _sides("dqn"),
+                sides("lstm_dqn"),
+                sides("dqn"),
                 hands=3000,
                 by_seed=True,
             ),
@@ -218,11 +168,11 @@ PAGES: tuple[Page, ...] = (
                 "networks",
                 "The networks against the baselines and CFR",
                 "Each learned agent's default checkpoint; `cfr-improved` is seed 002's improved nine buckets.",
-                _sides("lstm_dqn", "dqn", "nfq", "poker_cnn"),
+                sides("lstm_dqn", "dqn", "nfq", "poker_cnn"),
                 (
-                    *_sides("equity", "rule", "cfr"),
+                    *sides("equity", "rule", "cfr"),
                     Side("cfr-improved", "cfr", "--checkpoint cfr-improved"),
-                    *_sides("random", "call", "raise"),
+                    *sides("random", "call", "raise"),
                 ),
             ),
             Matches(
@@ -238,7 +188,7 @@ PAGES: tuple[Page, ...] = (
                     Side("nfq-n1", "nfq", "--checkpoint nfq-n1"),
                 ),
                 (
-                    *_sides("random", "call", "raise", "rule", "dqn", "lstm_dqn", "cfr"),
+                    *sides("random", "call", "raise", "rule", "dqn", "lstm_dqn", "cfr"),
                     Side("nfq (shipped)", "nfq"),
                 ),
                 skip=frozenset({("nfq", "nfq (shipped)")}),
@@ -248,7 +198,7 @@ PAGES: tuple[Page, ...] = (
                 "Seed 004: Poker-CNN against its teacher",
                 "The imitation network against the CFR strategy whose decisions it was trained on, played by "
                 "its most likely action as when it made the training data.",
-                _sides("poker_cnn"),
+                sides("poker_cnn"),
                 (
                     Side(
                         "teacher (cfr-ehs2, argmax)",
@@ -288,7 +238,7 @@ PAGES: tuple[Page, ...] = (
                     Side("cfr (default)", "cfr"),
                     Side("cfr --sample", "cfr", "--sample"),
                     CFR_EHS2,
-                    *_sides("dqn", "lstm_dqn", "poker_cnn", "nfq", "equity", "rule"),
+                    *sides("dqn", "lstm_dqn", "poker_cnn", "nfq", "equity", "rule"),
                 ),
                 LIMIT_SUITE,
                 seeds=SPARRING_SEEDS,
@@ -343,7 +293,7 @@ PAGES: tuple[Page, ...] = (
                 (Side("cfr", "cfr"),),
                 (
                     *STYLES,
-                    *_sides("call", "raise", "random", "rule", "equity"),
+                    *sides("call", "raise", "random", "rule", "equity"),
                     *NOLIMIT_SUITE,
                 ),
                 game=NOLIMIT,
@@ -380,7 +330,7 @@ PAGES: tuple[Page, ...] = (
                     Side("A_ave", "ensemble", "--mode a_ave"),
                     Side("clone", "ensemble", "--mode clone"),
                 ),
-                _sides(
+                sides(
                     "random",
                     "call",
                     "raise",
@@ -399,7 +349,7 @@ PAGES: tuple[Page, ...] = (
                 "Seed 001's styles against each other",
                 "The eight styles, O_random and two baselines, 1,000 hands a seat on the tables' deal seeds 1, 234 "
                 "and 6666.",
-                (*STYLES, *_sides("raise", "random")),
+                (*STYLES, *sides("raise", "random")),
                 game=NOLIMIT,
                 hands=1000,
             ),
@@ -419,7 +369,7 @@ PAGES: tuple[Page, ...] = (
                 "limit",
                 "Limit hold'em",
                 "Deal seed 1; LBR checks or calls before the flop.",
-                _lbr_rows((*LIMIT_CFR, *LIMIT_LBR_AGENTS), 250),
+                lbr_rows((*LIMIT_CFR, *LIMIT_LBR_AGENTS), 250),
             ),
             Lbr(
                 "limit-preflop",
@@ -427,7 +377,7 @@ PAGES: tuple[Page, ...] = (
                 "Deal seed 1; before the flop LBR chooses among fold, call and raise as on the later rounds, "
                 "by its equity against the agent's range (`--first-round lbr`). `cfr-ehs2` is the previous "
                 "default checkpoint.",
-                (*_lbr_rows(LIMIT_CFR, 2000), *_lbr_rows((CFR_EHS2, *LIMIT_LBR_AGENTS), 500)),
+                (*lbr_rows(LIMIT_CFR, 2000), *lbr_rows((CFR_EHS2, *LIMIT_LBR_AGENTS), 500)),
                 lbr_args="--first-round lbr",
             ),
             Lbr(
