@@ -258,12 +258,12 @@ PAGES: tuple[Page, ...] = (
             Matches(
                 "suite",
                 "Against the suite, equity and cfr",
-                "`cfr (default)` is the same opponents against the equilibrium it tilts, on the same deals.",
-                (Side("cfr_exploit", "cfr_exploit"), Side("cfr (default)", "cfr")),
+                "The equilibrium it tilts, `cfr`, against the same opponents: the limit sparring page (other deal "
+                "seeds).",
+                (Side("cfr_exploit", "cfr_exploit"),),
                 (*LIMIT_SUITE, Side("cfr", "cfr")),
                 seeds=EXPLOIT_SEEDS,
                 hands=2000,
-                skip=frozenset({("cfr (default)", "cfr")}),
             ),
             Lbr(
                 "lbr",
