@@ -20,6 +20,7 @@ from results_bench import BENCH_PAGE
 from results_render import interval, table_header, table_row
 from results_sections import (
     BIN,
+    DEFAULTS_SEEDS,
     EXPLOIT_SEEDS,
     LIMIT,
     NOLIMIT,
@@ -272,6 +273,28 @@ PAGES: tuple[Page, ...] = (
                 "the LBR page's second table, whose `cfr` row is the equilibrium's figure on the same deals.",
                 ((Side("cfr_exploit", "cfr_exploit"), 2000),),
                 lbr_args="--first-round lbr",
+            ),
+        ),
+    ),
+    Page(
+        "limit-defaults",
+        "Limit hold'em: Poker-CNN's default and its seed configuration against the suite",
+        "The default `poker_cnn` (the default CFR's most likely action imitated, the seed's planes with the "
+        "betting history and position added) and `poker_cnn-seed` (seed 004's configuration) against the limit "
+        "sparring suite and `equity`, in duplicate on deal seeds 9501, 9502 and 9503, which no table, no choice "
+        "of a checkpoint and no tuning used, 2,000 hands a seat.",
+        (
+            Matches(
+                "poker-cnn",
+                "Poker-CNN against the suite",
+                "Each row the agent with one checkpoint (seed 004's page describes both).",
+                (
+                    Side("poker_cnn (default)", "poker_cnn"),
+                    Side("poker_cnn-seed", "poker_cnn", "--checkpoint poker_cnn-seed"),
+                ),
+                LIMIT_SUITE,
+                seeds=DEFAULTS_SEEDS,
+                hands=2000,
             ),
         ),
     ),
