@@ -48,7 +48,14 @@ def _logs(out: Path) -> dict[str, list[str]]:
     return logs
 
 
-@pytest.mark.parametrize(("a", "b", "hands"), [("random", "call", 400), ("cfr", "lstm_dqn", 200)])
+@pytest.mark.parametrize(
+    ("a", "b", "hands"),
+    [
+        ("random", "call", 400),
+        # a network's seat directly: test_in_process.py plays every shipped agent in process and over TCP
+        pytest.param("cfr", "lstm_dqn", 200, marks=pytest.mark.slow),
+    ],
+)
 def test_a_run_of_agents_in_process_logs_as_over_tcp(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, a: str, b: str, hands: int
 ) -> None:
