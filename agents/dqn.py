@@ -69,7 +69,7 @@ class QAgent(Agent):
         # networks were trained in float32 anyway.
         torch.backends.cudnn.allow_tf32 = False
         try:
-            self.net, self.meta, digest = _loaded(self.path, self.device)
+            self.net, self.meta, digest = loaded_network(self.path, self.device)
         except CheckpointError as exc:
             raise ValueError(str(exc)) from None  # acpc-agent prints it as one line
         if self.meta["planes"] != num_planes(game):
@@ -165,10 +165,10 @@ class QAgent(Agent):
 
 
 _LOADED: dict[tuple[str, int, int, int, int, str], tuple[QNetwork, dict[str, Any], str]] = {}
-"""``_loaded``'s networks, by checkpoint (its files' sizes and modification times) and device."""
+"""``loaded_network``'s networks, by checkpoint (its files' sizes and modification times) and device."""
 
 
-def _loaded(path: Path, device: torch.device) -> tuple[QNetwork, dict[str, Any], str]:
+def loaded_network(path: Path, device: torch.device) -> tuple[QNetwork, dict[str, Any], str]:
     """``load_network(path, device)`` and the weights' digest; a network this process loaded already from the
     same unchanged files is the same object (the agents only evaluate it: the in-process runner builds an
     agent a match)."""

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from acpc_arena.agents.base import Agent, Policy
-from acpc_arena.agents.dqn import QAgent, QOptions, _loaded
+from acpc_arena.agents.dqn import QAgent, QOptions, loaded_network
 from acpc_arena.agents.options import options_from
 from acpc_arena.models.checkpoints import FOLDER, CheckpointError, resolve_checkpoint
 from acpc_arena.models.q_networks.checkpoint import default_device
@@ -58,7 +58,7 @@ class PokerCNNAgent(QAgent):
         self.device = default_device()
         torch.backends.cudnn.allow_tf32 = False  # as QAgent: a row's bits the same alone or batched
         try:
-            self.net, self.meta, digest = _loaded(self.path, self.device)
+            self.net, self.meta, digest = loaded_network(self.path, self.device)
         except CheckpointError as exc:
             raise ValueError(str(exc)) from None  # acpc-agent prints it as one line
         self.encoding = encoding_of(self.meta, self.path)

@@ -128,12 +128,12 @@ def decision_records(hands: Iterable[LogHand], imitate: Iterable[str]) -> Record
         actions=np.array(actions, dtype=np.int8),
         rounds=np.array(rounds, dtype=np.int8),
         hands=hands_column,
-        later=_later_decisions(hands_column, players_column),
+        later=later_decisions(hands_column, players_column),
         won=np.array(won, dtype=bool),
     )
 
 
-def _later_decisions(hands: np.ndarray, players: np.ndarray) -> np.ndarray:
+def later_decisions(hands: np.ndarray, players: np.ndarray) -> np.ndarray:
     """For each row, the rows after it of the same hand and player (rows of a hand are consecutive)."""
     later = np.zeros(len(hands), dtype=np.int8)
     for i in range(len(hands) - 2, -1, -1):

@@ -34,7 +34,7 @@ import torch
 from acpc_arena.agents.base import Agent
 from acpc_arena.models.checkpoints import git_commit
 from acpc_arena.models.q_networks.history_encoding import observe_history
-from acpc_arena.models.training.poker_cnn_data import GAME, Records, _later_decisions, action_counts, build_agent
+from acpc_arena.models.training.poker_cnn_data import GAME, Records, action_counts, build_agent, later_decisions
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.state import CALL_ACTION
@@ -85,7 +85,7 @@ def play_shard(game: Game, index: int, hands: int) -> Records:
         actions=np.array(actions, dtype=np.int8),
         rounds=np.array(rounds, dtype=np.int8),
         hands=hands_column,
-        later=_later_decisions(hands_column, np.array(players, dtype=np.int32)),
+        later=later_decisions(hands_column, np.array(players, dtype=np.int32)),
         won=np.array(won, dtype=bool),
     )
 
