@@ -69,17 +69,21 @@ class QAgent(Agent):
         # networks were trained in float32 anyway.
         torch.backends.cudnn.allow_tf32 = False
         try:
-            self.net, self.meta, digest = loaded_network(self.path, self.device)
+            self.net, self.meta, digest = _loaded(self.path, self.device)
         except CheckpointError as exc:
             raise ValueError(str(exc)) from None  # acpc-agent prints it as one line
-        if self.meta["planes"] != num_planes(game):
-            raise ValueError(
-                f"{self.path} was trained on {self.meta['planes']} planes; this game has {num_planes(game)}"
-            )
+        self.check_inputs(game)
         self._network_key = (self.network, digest, str(self.device))
         """What agents of the same network share: batches and the outputs kept (``_KNOWN``)."""
         self._empty = torch.zeros(2 * HIDDEN if self.net.recurrent else 0, device=self.device)
         """The memory before a hand's first decision (h and c side by side; none without an LSTM)."""
+
+    def check_inputs(self, game: Game) -> None:
+        """Refuse (ValueError) a checkpoint whose input planes are not those this agent makes of ``game``."""
+        if self.meta["planes"] != num_planes(game):
+            raise ValueError(
+                f"{self.path} was trained on {self.meta['planes']} planes; this game has {num_planes(game)}"
+            )
 
     def act(self, view: MatchState) -> Action:
         return self.act_batch([view])[0]
@@ -165,10 +169,10 @@ class QAgent(Agent):
 
 
 _LOADED: dict[tuple[str, int, int, int, int, str], tuple[QNetwork, dict[str, Any], str]] = {}
-"""``loaded_network``'s networks, by checkpoint (its files' sizes and modification times) and device."""
+"""``_loaded``'s networks, by checkpoint (its files' sizes and modification times) and device."""
 
 
-def loaded_network(path: Path, device: torch.device) -> tuple[QNetwork, dict[str, Any], str]:
+def _loaded(path: Path, device: torch.device) -> tuple[QNetwork, dict[str, Any], str]:
     """``load_network(path, device)`` and the weights' digest; a network this process loaded already from the
     same unchanged files is the same object (the agents only evaluate it: the in-process runner builds an
     agent a match)."""

@@ -26,11 +26,9 @@ from typing import Annotated
 import numpy as np
 import torch
 
-from acpc_arena.agents.base import Agent, Policy
-from acpc_arena.agents.dqn import QAgent, QOptions, loaded_network
+from acpc_arena.agents.base import Policy
+from acpc_arena.agents.dqn import QAgent, QOptions
 from acpc_arena.agents.options import options_from
-from acpc_arena.models.checkpoints import FOLDER, CheckpointError, resolve_checkpoint
-from acpc_arena.models.q_networks.checkpoint import default_device
 from acpc_arena.models.q_networks.history_encoding import encoding_of
 from acpc_arena.models.q_networks.networks import NUM_ACTIONS
 from acpc_arena.models.q_networks.row_passes import forward_rows
@@ -51,26 +49,20 @@ class PokerCNNAgent(QAgent):
     Options = PokerCNNOptions
 
     def __init__(self, game: Game, seed: int | None = None, **options: object) -> None:
-        Agent.__init__(self, game, seed)  # QAgent's loading, but the planes are the checkpoint's encoding's
         given = options_from(PokerCNNOptions, options)
-        torch.set_num_threads(given.threads or 1)
-        self.path = resolve_checkpoint(given.checkpoint, ".pt") or FOLDER / f"{self.network}.pt"
-        self.device = default_device()
-        torch.backends.cudnn.allow_tf32 = False  # as QAgent: a row's bits the same alone or batched
-        try:
-            self.net, self.meta, digest = loaded_network(self.path, self.device)
-        except CheckpointError as exc:
-            raise ValueError(str(exc)) from None  # acpc-agent prints it as one line
+        super().__init__(game, seed, checkpoint=given.checkpoint, threads=given.threads)
+        self.sample = given.sample
+        self.rng = np.random.default_rng(seed)
+
+    def check_inputs(self, game: Game) -> None:
+        """Keep the encoding the checkpoint's sidecar names; refuse (ValueError) one whose planes are not
+        what that encoding makes of ``game``."""
         self.encoding = encoding_of(self.meta, self.path)
         if self.meta["planes"] != self.encoding.planes(game):
             raise ValueError(
                 f"{self.path} was trained on {self.meta['planes']} planes; its {self.encoding.name} encoding of this"
                 f" game has {self.encoding.planes(game)}"
             )
-        self._network_key = (self.network, digest, str(self.device))
-        self._empty = torch.zeros(0, device=self.device)
-        self.sample = given.sample
-        self.rng = np.random.default_rng(seed)
 
     @torch.no_grad()
     def outputs(self, views: Sequence[MatchState]) -> np.ndarray:
