@@ -20,7 +20,7 @@ from acpc_arena.models.q_networks.networks import DQN, LSTMDQN
 from acpc_arena.models.search import mcts
 from acpc_arena.models.search.mcts import uct_value
 from acpc_arena.models.training.dqn import POOLS, TrainConfig, Trainer, config_for
-from acpc_arena.models.training.dqn_replay import EpisodeReplay, bootstrap_values, mix_monte_carlo
+from acpc_arena.models.training.dqn_replay import EpisodeReplay, bootstrap_values, mix_monte_carlo, td_targets
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, LIMIT_RAISE_ACTION
@@ -252,6 +252,19 @@ def test_double_dqn_targets() -> None:
     trainer = Trainer(config, show_progress=False)
     stats = trainer.run()
     assert stats["gradient_steps"] > 0 and all(np.isfinite(trainer.losses))
+
+
+def test_q_learning_targets_of_padded_hands() -> None:
+    """The reward at a hand's last decision, gamma times the next decision's best legal Q before it, 0 past it;
+    with a Monte Carlo mix, the discounted reward mixed in before the last; worked out by hand."""
+    next_q = torch.tensor([[[1.0, 2.0, 3.0], [0.0, 1.0, 5.0], [7.0, 6.0, 6.5]], [[9.0, 9.0, 9.0]] * 3])
+    legal = torch.tensor([[[True, True, True], [True, True, False], [True, True, True]], [[True] * 3] * 3])
+    steps, reward = torch.tensor([3, 1]), torch.tensor([4.0, -2.0])
+    # hand 1, gamma 0.5: 0.5 * max(0, 1) (5 illegal), 0.5 * max(7, 6, 6.5), R; hand 2: R, then padding
+    assert td_targets(next_q, legal, steps, reward, 0.5).tolist() == [[0.5, 3.5, 4.0], [-2.0, 0.0, 0.0]]
+    # beta 0.5: discounted rewards 1, 2 before the last: 0.5 * 0.5 + 0.5 * 1, 0.5 * 3.5 + 0.5 * 2
+    mixed = td_targets(next_q, legal, steps, reward, 0.5, mix=0.5).tolist()
+    assert mixed == [[0.75, 2.75, 4.0], [-2.0, 0.0, 0.0]]
 
 
 def test_mixed_monte_carlo_targets() -> None:

@@ -36,6 +36,11 @@ command prints how to install what it wrote.
   ``dqn-v2``, ``--strength-weight 0 --seed 1`` ``lstm_dqn-v2`` and ``--pool v1 --strength-weight
   0 --seed 1 --hands 120000`` ``lstm_dqn-v1`` (``dqn-v1`` with ``--no-double --mc-mix 0
   --replay-hands 500000`` too: the seed's targets and its replay capacity), ``--out`` saying where.
+  ``--preset dqfd``: Deep Q-learning from Demonstrations (``models/training/dqn_dqfd.py``), the
+  default ``cfr --argmax``'s hands (``models/training/dqn_demonstrations.py``, recorded first when
+  missing; ``--data`` another file) pre-trained on (``--pretrain-steps``, default
+  ``DQFD_PRETRAIN_STEPS``), then ``--hands`` of its own play against the ``dqfd`` pool
+  (``DQFD_HANDS``), saved as ``lstm_dqn-dqfd``/``dqn-dqfd``; a stopped run goes on from its saved state.
 - ``nfq``: seed 003's NFQ agent (``models/training/nfq.py``): online Q(lambda) with
   traces and the UCT reward against the ``sound`` pool (``--hands``, default
   ``NFQ_HANDS``; ``--reward chips`` drops the UCT reward, ``--lam`` and ``--window``
@@ -70,6 +75,7 @@ from acpc_arena.models import checkpoints
 from acpc_arena.models.training.from_sidecar import cfr_arguments, read_recorded, sidecar_of
 from acpc_arena.models.training.shipped import (
     CFR_CHECKPOINTS,
+    DQFD_PRETRAIN_STEPS,
     EHS2_ITERATIONS,
     NL_ITERATIONS,
     OUT_DIR,
@@ -126,9 +132,17 @@ def add_q_options(parser: argparse.ArgumentParser) -> None:
     """The Q-networks' and NFQ's options (and ``--seed``)."""
     parser.add_argument(
         "--preset",
-        choices=["tuned", "faithful"],
+        choices=["tuned", "faithful", "dqfd"],
         default="tuned",
-        help="Q-network hyperparameters; poker_cnn: faithful trains the seed's configuration (poker_cnn-seed)",
+        help="Q-network hyperparameters (dqfd: Deep Q-learning from the default cfr's demonstrations, saved as"
+        " NETWORK-dqfd); poker_cnn: faithful trains the seed's configuration (poker_cnn-seed)",
+    )
+    parser.add_argument(
+        "--pretrain-steps",
+        type=int,
+        default=None,
+        help=f"--preset dqfd: pre-training steps on the demonstrations (default lstm_dqn "
+        f"{DQFD_PRETRAIN_STEPS['lstm_dqn']}, dqn {DQFD_PRETRAIN_STEPS['dqn']})",
     )
     parser.add_argument(
         "--hands",
@@ -136,7 +150,12 @@ def add_q_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help=f"Q-network training hands (default lstm_dqn {Q_HANDS['lstm_dqn']}, dqn {Q_HANDS['dqn']})",
     )
-    parser.add_argument("--pool", choices=["sound", "v1"], default="sound", help="Q-network training opponents")
+    parser.add_argument(
+        "--pool",
+        choices=["sound", "v1", "dqfd"],
+        default=None,
+        help="Q-network training opponents (default sound; --preset dqfd: dqfd)",
+    )
     parser.add_argument(
         "--reward", choices=["mcts", "chips"], default="mcts", help="Q-network reward (nfq: mcts is its UCT reward)"
     )

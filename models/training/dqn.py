@@ -11,7 +11,8 @@ and ``dqn-v1`` checkpoints were trained against (``rule``, ``random``, ``call``,
 ``raise``, ``cfr-improved``, ``self``, equally), where the three bettors without
 cards make folding a mistake; ``sound`` (the default), mostly the strong CFR and
 ``equity``, which punish calling down and bluffing, with snapshots and a little
-of each simple bot.
+of each simple bot; ``dqfd``, phase 3 of ``dqn_dqfd``'s training, the default ``cfr``, snapshots and the
+simple bots, no ``equity``.
 
 Algorithm 3-3 of the seed: a whole hand's decisions are one episode in the replay
 memory (observations, actions, legal moves, final reward); minibatches of 32
@@ -70,13 +71,7 @@ from acpc_arena.models.q_networks.checkpoint import save_network
 from acpc_arena.models.q_networks.encoding import IMAGE_SIZE, images, num_planes, observe
 from acpc_arena.models.q_networks.networks import HIDDEN, LSTMDQN, NETWORKS, QNetwork
 from acpc_arena.models.search.mcts import value_table
-from acpc_arena.models.training.dqn_replay import (
-    EpisodeReplay,
-    bootstrap_values,
-    legal_mask,
-    masked_argmax,
-    mix_monte_carlo,
-)
+from acpc_arena.models.training.dqn_replay import Batch, EpisodeReplay, legal_mask, masked_argmax, td_targets
 from acpc_arena.models.training.schedules import Every, falling, seeded
 from acpc_arena.protocol.dealing import deal_hand
 from acpc_arena.protocol.equity import showdown_strengths
@@ -110,6 +105,7 @@ POOLS: dict[str, tuple[tuple[str, float], ...]] = {
         ("raise", 0.04),
         ("random", 0.04),
     ),
+    "dqfd": (("cfr", 0.5), ("self", 0.2), ("rule", 0.1), ("call", 0.05), ("raise", 0.05), ("random", 0.1)),
 }
 """Named opponent pools: (opponent, weight); weights are scaled to sum to 1."""
 
@@ -252,7 +248,7 @@ class Trainer:
         parameters = list(self.net.parameters())
         if self.strength_head is not None:
             parameters += list(self.strength_head.parameters())
-        self.optimizer = torch.optim.Adagrad(parameters, lr=config.learning_rate, foreach=True)
+        self.optimizer: torch.optim.Optimizer = torch.optim.Adagrad(parameters, lr=config.learning_rate, foreach=True)
         fields = self.game.num_hole_cards + self.game.total_board_cards + 3
         self.replay = EpisodeReplay(min(config.replay_capacity, config.hands), fields)
         self.values = (
@@ -345,50 +341,64 @@ class Trainer:
 
     # -- learning -------------------------------------------------------------
 
+    def batch(self, parts: Sequence[tuple[EpisodeReplay, np.ndarray]]) -> Batch:
+        """The episodes ``index`` of each (replay, index) of ``parts``, one after another, as tensors."""
+        steps = np.concatenate([replay.steps[index] for replay, index in parts])
+        horizon = int(steps.max())
+
+        def column(name: str) -> np.ndarray:
+            return np.concatenate([getattr(replay, name)[index, :horizon] for replay, index in parts])
+
+        obs = column("observations")
+        images_ = torch.from_numpy(images(self.game, obs.reshape(-1, obs.shape[-1])))
+        return Batch(
+            images_.reshape(len(steps), horizon, self.planes, IMAGE_SIZE, IMAGE_SIZE),
+            torch.from_numpy(column("actions").astype(np.int64)),
+            torch.from_numpy(column("legal")),
+            torch.arange(horizon)[None, :] < torch.from_numpy(steps)[:, None],
+            torch.from_numpy(np.concatenate([replay.reward[index] for replay, index in parts])),
+            torch.from_numpy(steps),
+        )
+
+    def td_loss(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The seed's Q-learning loss on ``batch`` (the network in training mode), the Q values and the hidden
+        layer they were read from."""
+        c = self.config
+        self.net.train()
+        hidden, _ = self.net.hidden(batch.images, None, batch.valid)
+        q = self.net.q_values(hidden)
+        taken = q.gather(2, batch.actions[:, :, None])[:, :, 0]
+        with torch.no_grad():
+            bootstrap = self.target if self.target is not None else self.net
+            next_q = bootstrap(batch.images, None, batch.valid)[0] if bootstrap is not self.net else q.detach()
+            chooser = q.detach() if c.double else None
+            target = td_targets(next_q, batch.legal, batch.steps, batch.reward, c.gamma, chooser, c.monte_carlo_mix)
+        loss = (((taken - target) ** 2) * batch.valid).sum() / batch.valid.sum()
+        return loss, q, hidden
+
     def learn(self) -> float:
         c = self.config
         index = self.replay.sample(c.batch_size, self.rng)
-        steps = self.replay.steps[index]
-        horizon = int(steps.max())
-        obs = self.replay.observations[index, :horizon]
-        batch = torch.from_numpy(images(self.game, obs.reshape(-1, obs.shape[-1]))).reshape(
-            len(index), horizon, self.planes, IMAGE_SIZE, IMAGE_SIZE
-        )
-        actions = torch.from_numpy(self.replay.actions[index, :horizon])
-        legal = torch.from_numpy(self.replay.legal[index, :horizon])
-        valid = torch.arange(horizon)[None, :] < torch.from_numpy(steps)[:, None]
-        reward = torch.from_numpy(self.replay.reward[index])
-        self.net.train()
-        hidden, _ = self.net.hidden(batch, None, valid)
-        q = self.net.q_values(hidden)
-        taken = q.gather(2, actions[:, :, None])[:, :, 0]
-        with torch.no_grad():
-            bootstrap = self.target if self.target is not None else self.net
-            next_q = bootstrap(batch, None, valid)[0] if bootstrap is not self.net else q.detach()
-            best_next = bootstrap_values(next_q, legal, q.detach() if c.double else None)
-            target = torch.zeros_like(taken)
-            target[:, :-1] = c.gamma * best_next[:, 1:]
-            last = torch.from_numpy(steps - 1)
-            not_last = torch.arange(horizon)[None, :] < last[:, None]
-            target = torch.where(not_last, target, torch.zeros_like(target))
-            target[torch.arange(len(index)), last] = reward
-            if c.monte_carlo_mix:
-                target = mix_monte_carlo(target, reward, last, c.gamma, c.monte_carlo_mix)
-        loss = (((taken - target) ** 2) * valid).sum() / valid.sum()
+        batch = self.batch([(self.replay, index)])
+        loss, _, hidden = self.td_loss(batch)
         q_loss = loss.item()
         if self.strength_head is not None:
             label = torch.from_numpy(self.replay.strength[index])[:, None]
             predicted = torch.sigmoid(self.strength_head(hidden)[:, :, 0])
-            strength_loss = (((predicted - label) ** 2) * valid).sum() / valid.sum()
+            strength_loss = (((predicted - label) ** 2) * batch.valid).sum() / batch.valid.sum()
             self.strength_losses.append(strength_loss.item())
             loss = loss + c.strength_weight * strength_loss
+        self.step(loss)
+        return q_loss
+
+    def step(self, loss: torch.Tensor) -> None:
+        """One gradient step on ``loss``; the target network synced every ``target_every`` steps."""
         self.optimizer.zero_grad()
         torch.autograd.backward(loss)
         self.optimizer.step()
         self.steps += 1
-        if self.target is not None and self.steps % c.target_every == 0:
+        if self.target is not None and self.steps % self.config.target_every == 0:
             self.target.load_state_dict(self.net.state_dict())
-        return q_loss
 
     # -- the run -------------------------------------------------------------
 

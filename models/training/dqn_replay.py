@@ -4,6 +4,8 @@ the best legal value of the next decision (the seed's max, or double DQN's), and
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import torch
 
@@ -52,6 +54,18 @@ class EpisodeReplay:
         return rng.integers(0, self.size, size=count)
 
 
+class Batch(NamedTuple):
+    """Episodes of a replay memory as tensors, padded to the longest: images (batch, time, planes, 17, 17),
+    actions and legal moves, the real decisions (``valid``), the reward and the decisions of each episode."""
+
+    images: torch.Tensor
+    actions: torch.Tensor
+    legal: torch.Tensor
+    valid: torch.Tensor
+    reward: torch.Tensor
+    steps: torch.Tensor
+
+
 def legal_mask(state: State) -> np.ndarray:
     legal = state.legal_actions()
     return np.array([legal.can_fold, True, legal.can_raise])
@@ -78,3 +92,25 @@ def mix_monte_carlo(
     before_last = t < last[:, None]
     discounted = reward[:, None] * gamma ** (last[:, None] - t).clamp(min=0).float()
     return torch.where(before_last, (1 - mix) * target + mix * discounted, target)
+
+
+def td_targets(
+    next_q: torch.Tensor,
+    legal: torch.Tensor,
+    steps: torch.Tensor,
+    reward: torch.Tensor,
+    gamma: float,
+    chooser: torch.Tensor | None = None,
+    mix: float = 0.0,
+) -> torch.Tensor:
+    """The seed's Q-learning targets of padded episodes: at an episode's last decision (``steps`` - 1) its
+    ``reward``, before it gamma times the next decision's best legal value (``bootstrap_values`` of ``next_q``,
+    ``chooser`` choosing for double DQN), mixed with Monte Carlo returns when ``mix`` > 0; 0 past the end."""
+    best_next = bootstrap_values(next_q, legal, chooser)
+    target = torch.zeros_like(best_next)
+    target[:, :-1] = gamma * best_next[:, 1:]
+    last = steps - 1
+    not_last = torch.arange(target.shape[1])[None, :] < last[:, None]
+    target = torch.where(not_last, target, torch.zeros_like(target))
+    target[torch.arange(len(steps)), last] = reward
+    return mix_monte_carlo(target, reward, last, gamma, mix) if mix else target

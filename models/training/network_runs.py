@@ -10,9 +10,22 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from acpc_arena.models.training import dqn, ensemble, nfq, poker_cnn, poker_cnn_imitate, poker_cnn_teacher
+from acpc_arena.models.training import (
+    dqn,
+    dqn_demonstrations,
+    dqn_dqfd,
+    ensemble,
+    nfq,
+    poker_cnn,
+    poker_cnn_imitate,
+    poker_cnn_teacher,
+)
 from acpc_arena.models.training.from_sidecar import recorded_config
 from acpc_arena.models.training.shipped import (
+    DQFD_EPSILON,
+    DQFD_HANDS,
+    DQFD_PRETRAIN_STEPS,
+    DQFD_REPLAY_HANDS,
     NFQ_HANDS,
     Q_DOUBLE,
     Q_HANDS,
@@ -27,6 +40,9 @@ from acpc_arena.protocol.commands import usage_error
 def train_q(args: argparse.Namespace, out_dir: Path | None) -> None:
     """``acpc-train lstm_dqn|dqn``: seed 000's Q-network ``args.agent``."""
     network = args.agent
+    if args.preset == "dqfd":
+        train_dqfd(args, out_dir)
+        return
     overrides = {
         "reward": args.reward,
         "seed": args.seed,
@@ -38,11 +54,43 @@ def train_q(args: argparse.Namespace, out_dir: Path | None) -> None:
         "replay_capacity": Q_REPLAY_HANDS[network] if args.replay_hands is None else args.replay_hands,
     }
     try:
-        config = dqn.config_for(network, args.preset, args.pool, **overrides)
+        config = dqn.config_for(network, args.preset, args.pool or "sound", **overrides)
     except ValueError as exc:
         usage_error(f"acpc-train: error: {exc}")
     out = args.out or checkpoint_path(network, out_dir).with_suffix(".pt")
     path, stats = dqn.train(config, out, save_every=5000)
+    print(f"saved {path}: {stats}")
+
+
+def train_dqfd(args: argparse.Namespace, out_dir: Path | None) -> None:
+    """``acpc-train lstm_dqn|dqn --preset dqfd``: the Q-network by DQfD (``dqn_dqfd``; the demonstrations of
+    ``dqn_demonstrations`` are recorded first when missing), saved as ``NETWORK-dqfd``."""
+    network = args.agent
+    overrides = {
+        "reward": args.reward,
+        "seed": args.seed,
+        "hands": DQFD_HANDS[network] if args.hands is None else args.hands,
+        "threads": args.threads,
+        "strength_weight": args.strength_weight or 0.0,
+        "double": Q_DOUBLE[network] if args.double is None else args.double,
+        "monte_carlo_mix": Q_MC_MIX[network] if args.mc_mix is None else args.mc_mix,
+        "replay_capacity": DQFD_REPLAY_HANDS if args.replay_hands is None else args.replay_hands,
+        "epsilon_start": DQFD_EPSILON,
+        "epsilon_end": 0.0,
+    }
+    dqfd = dqn_dqfd.DQfDConfig(
+        demonstrations=args.data or dqn_dqfd.DEMONSTRATIONS,
+        pretrain_steps=DQFD_PRETRAIN_STEPS[network] if args.pretrain_steps is None else args.pretrain_steps,
+    )
+    try:
+        config = dqn.config_for(network, "tuned", args.pool or "dqfd", **overrides)
+        if args.data is None and not Path(dqfd.demonstrations).exists():
+            folder = Path(dqfd.demonstrations).parent
+            dqn_demonstrations.make_demonstrations(folder, dqn_demonstrations.SHARDS, dqn_demonstrations.HANDS)
+        out = args.out or checkpoint_path(f"{network}-dqfd", out_dir).with_suffix(".pt")
+        path, stats = dqn_dqfd.train(config, dqfd, out)
+    except ValueError as exc:
+        usage_error(f"acpc-train: error: {exc}")
     print(f"saved {path}: {stats}")
 
 
@@ -56,7 +104,7 @@ def train_nfq(args: argparse.Namespace, out_dir: Path | None) -> None:
         **({"window": args.window} if args.window is not None else {}),
     }
     try:
-        config = nfq.config_for(args.pool, **overrides)
+        config = nfq.config_for(args.pool or "sound", **overrides)
     except ValueError as exc:
         usage_error(f"acpc-train: error: {exc}")
     path, stats = nfq.train(config, args.out or checkpoint_path("nfq", out_dir).with_suffix(".pt"), save_every=2000)
@@ -132,6 +180,10 @@ def rebuild_network(recorded: dict[str, Any], path: Path, target: Path) -> Path:
     """Train the Q-network the sidecar ``recorded`` (read from ``path``) describes into ``target``; ``ValueError``
     (one line naming ``path``) for a kind ``--from-sidecar`` does not rebuild. Returns the checkpoint's path."""
     kind, network, config = recorded.get("kind"), recorded.get("network"), recorded.get("config")
+    if kind == "q-network" and network in ("lstm_dqn", "dqn") and isinstance(config, dict) and "dqfd" in recorded:
+        dqfd = recorded_config(dqn_dqfd.DQfDConfig, recorded["dqfd"], {}, path)
+        saved, _ = dqn_dqfd.train(recorded_config(dqn.TrainConfig, config, dqn.POOLS, path), dqfd, target)
+        return saved
     if kind == "q-network" and network in ("lstm_dqn", "dqn") and isinstance(config, dict):
         saved, _ = dqn.train(recorded_config(dqn.TrainConfig, config, dqn.POOLS, path), target, save_every=5000)
         return saved

@@ -1,0 +1,219 @@
+"""DQfD's demonstrations for seed 000's Q-networks, and its large-margin supervised loss.
+
+    python -m acpc_arena.models.training.dqn_demonstrations [--shards N] [--hands N] [--out runs/dqfd/demonstrations]
+
+The demonstrator is ``poker_cnn_teacher``'s teacher, the default limit ``cfr``
+taking its most likely action (``cfr --argmax``), against the teacher's pairings
+(``poker_cnn_teacher.PAIRINGS``: itself, ``cfr --sample``, ``random``, ``call``,
+``raise``; not the sparring bots nor ``equity``, on which the networks are
+measured), shard ``i`` against pairing ``i`` mod 5 on deal seed ``SEED_BASE + i``,
+the demonstrator in position ``hand mod 2``. Each hand is one episode of the
+demonstrator's seat in the replay memory's own format (``EpisodeReplay``): its
+observations (``q_networks.encoding.observe``), legal moves and actions, and the
+hand's result; against itself both seats are episodes. The reward is not stored,
+only what it is made of (the chips won, the seat, the starting hand's class), so
+``load_replay`` makes either of the trainer's rewards.
+
+Each shard is saved on its own (``shards/NNNN.npz``), so a stopped run picks up at
+the first shard missing; ``demonstrations.npz`` joins them and ``manifest.json``
+says how they were made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from acpc_arena.agents.base import Agent
+from acpc_arena.models.checkpoints import git_commit
+from acpc_arena.models.hand_strength.classes import hand_class
+from acpc_arena.models.q_networks.encoding import observe
+from acpc_arena.models.training.dqn_replay import MAX_STEPS, EpisodeReplay, legal_mask
+from acpc_arena.models.training.poker_cnn_data import GAME, build_agent
+from acpc_arena.models.training.poker_cnn_teacher import PAIRINGS, TEACHER
+from acpc_arena.protocol.dealing import deal_hands
+from acpc_arena.protocol.game import Game, load_game
+from acpc_arena.protocol.state import CALL_ACTION, State
+from acpc_arena.protocol.views import agent_view
+
+DEFAULT_OUT = Path("runs/dqfd/demonstrations")
+HANDS = 5000
+"""Hands a shard."""
+SHARDS = 100
+"""Shards of the default demonstrations (500,000 hands)."""
+SEED_BASE = 30_000
+COLUMNS = ("observations", "actions", "legal", "steps", "chips", "seat", "hand_class")
+"""The arrays of a shard: per episode, (MAX_STEPS, fields) observations, actions and (MAX_STEPS, 3) legal moves,
+the decisions kept, the chips won in big blinds, the seat, the starting hand's class."""
+
+Episode = tuple[list[np.ndarray], list[int], list[np.ndarray], float, int, int]
+
+
+def play_hand(state: State, agents: list[Agent], recorded: tuple[int, ...]) -> list[Episode]:
+    """Play one dealt hand between ``agents`` (by seat); the episodes of the seats in ``recorded``."""
+    game = state.game
+    for p, agent in enumerate(agents):
+        agent.begin_hand(agent_view(state, p, state.hole_cards[p]))
+    seen: dict[int, tuple[list[np.ndarray], list[int], list[np.ndarray]]] = {p: ([], [], []) for p in recorded}
+    while not state.finished:
+        p = state.current_player
+        action = agents[p].act(agent_view(state, p, state.hole_cards[p]))
+        action = state.validate_action(action, try_fixing=True) or CALL_ACTION
+        if p in seen:
+            seen[p][0].append(observe(state, p))
+            seen[p][1].append(int(action.kind))
+            seen[p][2].append(legal_mask(state))
+        state.apply(action)
+    for p, agent in enumerate(agents):
+        agent.end_hand(agent_view(state, p, state.hole_cards[p]))
+    big = game.big_blind or 1
+    return [
+        (obs, acts, legal, state.value(p) / big, p, hand_class(state.hole_cards[p]))
+        for p, (obs, acts, legal) in seen.items()
+        if acts
+    ]
+
+
+def pack(episodes: list[Episode], fields: int) -> dict[str, np.ndarray]:
+    """The episodes as ``COLUMNS`` arrays (decisions past ``MAX_STEPS`` dropped, as the replay memory does)."""
+    n = len(episodes)
+    columns: dict[str, np.ndarray] = {
+        "observations": np.zeros((n, MAX_STEPS, fields), dtype=np.int16),
+        "actions": np.zeros((n, MAX_STEPS), dtype=np.int8),
+        "legal": np.zeros((n, MAX_STEPS, 3), dtype=bool),
+        "steps": np.zeros(n, dtype=np.int8),
+        "chips": np.zeros(n, dtype=np.float32),
+        "seat": np.zeros(n, dtype=np.int8),
+        "hand_class": np.zeros(n, dtype=np.int16),
+    }
+    for i, (obs, acts, legal, chips, seat, klass) in enumerate(episodes):
+        steps = min(len(acts), MAX_STEPS)
+        columns["observations"][i, :steps] = np.stack(obs[:steps])
+        columns["actions"][i, :steps] = acts[:steps]
+        columns["legal"][i, :steps] = np.stack(legal[:steps])
+        columns["steps"][i] = steps
+        columns["chips"][i], columns["seat"][i], columns["hand_class"][i] = chips, seat, klass
+    return columns
+
+
+def record_shard(game: Game, index: int, hands: int) -> dict[str, np.ndarray]:
+    """Shard ``index``: the demonstrator against ``PAIRINGS[index % len(PAIRINGS)]`` over ``hands`` hands."""
+    opponent = PAIRINGS[index % len(PAIRINGS)]
+    seed = SEED_BASE + index
+    teacher = build_agent(*TEACHER, game, seed * 100 + 1)
+    other = build_agent(*opponent, game, seed * 100 + 2)
+    episodes: list[Episode] = []
+    for number, state in enumerate(deal_hands(game, seed, hands)):
+        seat = number % 2  # the demonstrator's position in this hand
+        agents = [other, teacher] if seat else [teacher, other]
+        episodes += play_hand(state, agents, (0, 1) if opponent == TEACHER else (seat,))
+    return pack(episodes, game.num_hole_cards + game.total_board_cards + 3)
+
+
+def load_columns(path: str | Path) -> dict[str, np.ndarray]:
+    with np.load(path) as data:
+        return {name: data[name] for name in COLUMNS}
+
+
+def make_demonstrations(out: Path, shards: int, hands: int, log: Any = print) -> Path:
+    """Record every shard not saved yet under ``out/shards``, join them into ``out/demonstrations.npz``."""
+    torch.set_num_threads(1)
+    game = load_game(GAME)
+    plan = {"teacher": list(TEACHER), "pairings": [list(p) for p in PAIRINGS], "hands": hands, "game": GAME}
+    described = out / "plan.json"
+    if described.exists() and json.loads(described.read_text()) != plan:
+        raise ValueError(f"{out} holds shards of another plan (see {described}): delete it or give another --out")
+    (out / "shards").mkdir(parents=True, exist_ok=True)
+    described.write_text(json.dumps(plan, indent=2) + "\n")
+    paths = [out / "shards" / f"{index:04d}.npz" for index in range(shards)]
+    timings = out / "shards" / "seconds.json"
+    seconds: dict[str, float] = json.loads(timings.read_text()) if timings.exists() else {}
+    for index, path in enumerate(paths):
+        if path.exists():
+            continue
+        start = time.perf_counter()
+        columns: dict[str, Any] = record_shard(game, index, hands)
+        np.savez_compressed(path.with_suffix(".tmp.npz"), **columns)
+        path.with_suffix(".tmp.npz").replace(path)
+        seconds[str(index)] = round(time.perf_counter() - start, 2)
+        timings.write_text(json.dumps(seconds) + "\n")
+        log(f"{time.strftime('%H:%M:%S')} shard {index + 1}/{shards}: {len(columns['steps'])} episodes "
+            f"({seconds[str(index)]:.0f} s)")  # fmt: skip
+    parts = [load_columns(path) for path in paths]
+    joined: dict[str, Any] = {name: np.concatenate([part[name] for part in parts]) for name in COLUMNS}
+    np.savez(out / "demonstrations.npz", **joined)
+    valid = np.arange(MAX_STEPS)[None, :] < joined["steps"][:, None]
+    manifest = plan | {
+        "source": "the demonstrator's hands recorded while it played in-process "
+        "(models/training/dqn_demonstrations.py)",
+        "shards": shards,
+        "seeds": [SEED_BASE, SEED_BASE + shards - 1],
+        "encoding": "observe",
+        "episodes": len(joined["steps"]),
+        "decisions": int(valid.sum()),
+        "actions": np.bincount(joined["actions"][valid], minlength=3).tolist(),
+        "seconds": round(sum(seconds.get(str(index), 0.0) for index in range(shards))),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "git_commit": git_commit(),
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return out / "demonstrations.npz"
+
+
+def load_replay(path: str | Path, values: np.ndarray | None) -> EpisodeReplay:
+    """The demonstrations at ``path`` as a full replay memory; the reward is the chips won in big blinds, less
+    ``values[seat, hand class]`` (the trainer's ``mcts`` reward) when ``values`` is given."""
+    columns = load_columns(path)
+    n, _, fields = columns["observations"].shape
+    replay = EpisodeReplay(n, fields)
+    replay.observations[:] = columns["observations"]
+    replay.actions[:] = columns["actions"]
+    replay.legal[:] = columns["legal"]
+    replay.steps[:] = columns["steps"]
+    reward = columns["chips"].astype(np.float64)
+    if values is not None:
+        reward -= values[columns["seat"].astype(np.int64), columns["hand_class"].astype(np.int64)]
+    replay.reward[:] = reward
+    replay.size, replay.next = n, 0
+    return replay
+
+
+def margin_loss(
+    q: torch.Tensor, expert: torch.Tensor, legal: torch.Tensor, valid: torch.Tensor, margin: float
+) -> torch.Tensor:
+    """DQfD's large-margin supervised loss J_E = max_a [Q(s, a) + l(a_E, a)] - Q(s, a_E), the max over the legal
+    actions a, l(a_E, a) = ``margin`` for a != a_E and 0 for a_E; the mean over the ``valid`` steps.
+
+    ``q``: (batch, time, actions); ``expert``: (batch, time) the demonstrator's actions; ``legal``: (batch, time,
+    actions); ``valid``: (batch, time) the real decisions."""
+    penalty = margin * (1.0 - torch.nn.functional.one_hot(expert, q.shape[-1]).to(q.dtype))
+    best = torch.where(legal, q + penalty, torch.full_like(q, -1e9)).max(dim=-1).values
+    j_e = best - q.gather(-1, expert[..., None])[..., 0]
+    weight = valid.to(q.dtype)
+    return (j_e * weight).sum() / weight.sum().clamp(min=1.0)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m acpc_arena.models.training.dqn_demonstrations", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
+    parser.add_argument("--shards", type=int, default=SHARDS, help=f"shards to play (default {SHARDS})")
+    parser.add_argument("--hands", type=int, default=HANDS, help=f"hands a shard (default {HANDS})")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        path = make_demonstrations(args.out, args.shards, args.hands, log=lambda text: print(text, flush=True))
+    except (ValueError, OSError) as exc:
+        sys.exit(f"error: {exc}")
+    print(f"demonstrations in {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,181 @@
+"""DQfD for seed 000's Q-networks: the demonstrations, the large-margin loss, the resumable run and its command."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from acpc_arena.agents.registry import agent_class
+from acpc_arena.models.q_networks.checkpoint import load_network, weights_digest
+from acpc_arena.models.training import dqn_dqfd
+from acpc_arena.models.training.dqn import TrainConfig, config_for
+from acpc_arena.models.training.dqn_demonstrations import (
+    SEED_BASE,
+    load_columns,
+    load_replay,
+    make_demonstrations,
+    margin_loss,
+    record_shard,
+)
+from acpc_arena.protocol.dealing import deal_hands
+from acpc_arena.protocol.game import load_game
+from acpc_arena.protocol.state import Action, ActionKind
+from acpc_arena.protocol.views import agent_view
+
+LIMIT = "holdem.limit.2p.reverse_blinds"
+
+
+def test_margin_loss_is_the_hand_computed_large_margin() -> None:
+    q = torch.tensor([[[1.0, 2.0, 0.5], [5.0, 1.0, 0.1], [9.0, 9.0, 9.0]]])
+    expert = torch.tensor([[0, 1, 2]])
+    legal = torch.tensor([[[True, True, True], [False, True, True], [True, True, True]]])
+    valid = torch.tensor([[True, True, False]])
+    # step 0: max(1 + 0, 2 + 0.8, 0.5 + 0.8) - 1 = 1.8; step 1 (fold illegal): max(1 + 0, 0.1 + 0.8) - 1 = 0;
+    # step 2 is padding: left out of the mean
+    assert margin_loss(q, expert, legal, valid, 0.8).item() == pytest.approx(0.9)
+    # a margin of 0 and the expert's action the best: no loss
+    assert margin_loss(q[:, 1:2], expert[:, 1:2], legal[:, 1:2], valid[:, 1:2], 0.0).item() == 0.0
+
+
+def test_recorded_episodes_are_the_demonstrators_actions() -> None:
+    """Shard 3 (the demonstrator against ``call``): each hand played again, the ``cfr`` agent called directly
+    (``argmax``) at the demonstrator's seat and the opponent calling, gives the recorded actions, legal moves and
+    result."""
+    game = load_game(LIMIT)
+    hands = 12
+    columns = record_shard(game, 3, hands)
+    cfr = agent_class("cfr")(game, seed=5, argmax=True)
+    for number, state in enumerate(deal_hands(game, SEED_BASE + 3, hands)):
+        seat = number % 2
+        actions, legal = [], []
+        while not state.finished:
+            p = state.current_player
+            if p == seat:
+                action = cfr.act(agent_view(state, p, state.hole_cards[p]))
+                allowed = state.legal_actions()
+                legal.append([allowed.can_fold, True, allowed.can_raise])
+                actions.append(int(action.kind))
+            else:
+                action = Action(ActionKind.CALL, 0)
+            state.apply(action)
+        steps = int(columns["steps"][number])
+        assert steps == len(actions) and columns["actions"][number, :steps].tolist() == actions
+        assert columns["legal"][number, :steps].tolist() == legal
+        assert columns["seat"][number] == seat
+        assert columns["chips"][number] == state.value(seat) / game.big_blind
+    assert len(columns["steps"]) == hands  # the demonstrator acts in every hand against a caller
+
+
+def tiny_run(folder: Path) -> tuple[TrainConfig, dqn_dqfd.DQfDConfig]:
+    data = make_demonstrations(folder / "demos", shards=2, hands=30, log=lambda _: None)
+    config = config_for(
+        "dqn",
+        "tuned",
+        hands=40,
+        tables=4,
+        threads=1,
+        batch_size=8,
+        reward="chips",
+        opponents=(("random", 1.0), ("self", 1.0)),
+    )
+    return config, dqn_dqfd.DQfDConfig(str(data), pretrain_steps=6, pretrain_batch=8, held_out=10)
+
+
+def test_demonstrations_resume_and_load_as_a_replay(tmp_path: Path) -> None:
+    """A stopped recording picks up at its first missing shard; the replay's reward is the chips won less
+    the values given, by seat and starting hand."""
+    tiny_run(tmp_path)
+    folder = tmp_path / "demos"
+    whole = load_columns(folder / "demonstrations.npz")
+    (folder / "shards" / "0001.npz").unlink()
+    kept = (folder / "shards" / "0000.npz").stat().st_mtime_ns
+    make_demonstrations(folder, shards=2, hands=30, log=lambda _: None)
+    assert (folder / "shards" / "0000.npz").stat().st_mtime_ns == kept
+    again = load_columns(folder / "demonstrations.npz")
+    assert all(np.array_equal(whole[name], again[name]) for name in whole)
+    values = np.arange(2 * 169, dtype=np.float64).reshape(2, 169)
+    replay = load_replay(folder / "demonstrations.npz", values)
+    expected = whole["chips"] - values[whole["seat"].astype(int), whole["hand_class"].astype(int)]
+    assert replay.size == len(whole["steps"]) and np.allclose(replay.reward, expected)
+    assert json.loads((folder / "manifest.json").read_text())["episodes"] == len(whole["steps"])
+
+
+def test_a_stopped_run_goes_on_from_its_saved_state(tmp_path: Path) -> None:
+    """Stopped during pre-training, the same run again ends with the weights of an unbroken run; stopped during
+    its own play, it goes on from the hands it had played."""
+    config, dqfd = tiny_run(tmp_path)
+    unbroken, _ = dqn_dqfd.train(config, dqfd, tmp_path / "unbroken.pt", log=lambda _: None)
+    real_step = dqn_dqfd.DQfDTrainer.dqfd_step
+    calls = {"n": 0}
+
+    def stop_at(limit: int) -> Any:
+        def step(self: dqn_dqfd.DQfDTrainer, own: int, demo: int) -> float:
+            calls["n"] += 1
+            if calls["n"] > limit:
+                raise KeyboardInterrupt
+            return real_step(self, own, demo)
+
+        return step
+
+    logs: list[str] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dqn_dqfd, "SAVE_SECONDS", -1)  # the state saved after every pre-training step
+        patch.setattr(dqn_dqfd.DQfDTrainer, "dqfd_step", stop_at(4))
+        with pytest.raises(KeyboardInterrupt):
+            dqn_dqfd.train(config, dqfd, tmp_path / "stopped.pt", log=logs.append)
+    resumed, _ = dqn_dqfd.train(config, dqfd, tmp_path / "stopped.pt", log=logs.append)
+    assert any("going on from" in line and "4 pre-training steps, 0 hands" in line for line in logs)
+    digests = [weights_digest(load_network(path, torch.device("cpu"))[0]) for path in (unbroken, resumed)]
+    assert digests[0] == digests[1]
+
+    calls["n"] = 0
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dqn_dqfd, "SAVE_HANDS", 16)
+        patch.setattr(dqn_dqfd.DQfDTrainer, "dqfd_step", stop_at(dqfd.pretrain_steps + 6))  # 24 hands in
+        with pytest.raises(KeyboardInterrupt):
+            dqn_dqfd.train(config, dqfd, tmp_path / "played.pt", log=logs.append)
+    logs.clear()
+    done, _ = dqn_dqfd.train(config, dqfd, tmp_path / "played.pt", log=logs.append)
+    (line,) = [line for line in logs if "going on from" in line]
+    assert "6 pre-training steps" in line and 16 <= int(line.split(", ")[-1].split()[0]) < config.hands
+    sidecar = json.loads(done.with_suffix(".json").read_text())
+    assert sidecar["hands_trained"] == config.hands and sidecar["dqfd"]["pretrain_steps"] == 6
+    assert [point["steps"] for point in sidecar["pretraining"]] == [6]
+
+
+def test_train_command_runs_dqfd_with_its_defaults(tmp_path: Path) -> None:
+    """``acpc-train dqn --preset dqfd``: the dqfd pool, no strength loss, the shipped network's targets, saved
+    as ``dqn-dqfd``."""
+    from acpc_arena.models.training import cli
+
+    runs: list[tuple[TrainConfig, dqn_dqfd.DQfDConfig, Path]] = []
+
+    def record(config: TrainConfig, dqfd: dqn_dqfd.DQfDConfig, out: Path, **_: Any) -> tuple[Path, dict[str, Any]]:
+        runs.append((config, dqfd, Path(out)))
+        return Path(out), {}
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dqn_dqfd, "train", record)
+        cli.main(["dqn", "--preset", "dqfd", "--data", str(tmp_path / "d.npz"), "--out-dir", str(tmp_path)])
+    ((config, dqfd, out),) = runs
+    assert (config.pool, config.strength_weight, config.double, config.monte_carlo_mix) == ("dqfd", 0.0, True, 0.5)
+    assert (config.epsilon_start, config.network, dqfd.demonstrations) == (0.05, "dqn", str(tmp_path / "d.npz"))
+    assert out == tmp_path / "dqn-dqfd.pt"
+
+
+def test_from_sidecar_rebuilds_a_dqfd_network(tmp_path: Path) -> None:
+    """``acpc-train --from-sidecar`` of a DQfD checkpoint runs DQfD again with its recorded settings: the same
+    weights."""
+    from acpc_arena.models.training import cli
+
+    config, dqfd = tiny_run(tmp_path)
+    first, _ = dqn_dqfd.train(replace(config, hands=12), dqfd, tmp_path / "first.pt", log=lambda _: None)
+    cli.main(["--from-sidecar", str(first.with_suffix(".json")), "--out", str(tmp_path / "again.pt")])
+    digests = [weights_digest(load_network(path, torch.device("cpu"))[0]) for path in (first, tmp_path / "again.pt")]
+    assert digests[0] == digests[1]
