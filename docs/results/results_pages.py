@@ -278,23 +278,36 @@ PAGES: tuple[Page, ...] = (
     ),
     Page(
         "limit-defaults",
-        "Limit hold'em: Poker-CNN's default and its seed configuration against the suite",
-        "The default `poker_cnn` (the default CFR's most likely action imitated, the seed's planes with the "
-        "betting history and position added) and `poker_cnn-seed` (seed 004's configuration) against the limit "
-        "sparring suite and `equity`, in duplicate on deal seeds 9501, 9502 and 9503, which no table, no choice "
-        "of a checkpoint and no tuning used, 2,000 hands a seat.",
+        "Limit hold'em: the limit agents' defaults and the seeds' configurations against the suite",
+        "The default `cfr`, `cfr_exploit` and `poker_cnn`, and the checkpoint that keeps each seed's own "
+        "configuration, against the limit sparring suite and `equity`, in duplicate on deal seeds 9501, 9502 and "
+        "9503, which no table, no choice of a checkpoint and no tuning used: the defaults 2,000 hands a seat, the "
+        "seed configurations 1,000. The agents' pages say how each checkpoint was made; the defaults of seed "
+        "000's and seed 003's networks have a page of their own.",
         (
             Matches(
-                "poker-cnn",
-                "Poker-CNN against the suite",
-                "Each row the agent with one checkpoint (seed 004's page describes both).",
+                "defaults",
+                "The defaults",
+                "Each row an agent as `acpc-match` plays it when no option is given.",
+                sides("cfr", "cfr_exploit", "poker_cnn"),
+                LIMIT_SUITE,
+                seeds=DEFAULTS_SEEDS,
+                hands=2000,
+            ),
+            Matches(
+                "seed-configurations",
+                "The seeds' configurations",
+                "Each row the shipped checkpoint that keeps its seed's configuration: seed 002's improved "
+                "abstraction, seed 000's thesis configuration of each network, seed 004's network and data.",
                 (
-                    Side("poker_cnn (default)", "poker_cnn"),
+                    Side("cfr-improved", "cfr", "--checkpoint cfr-improved"),
+                    Side("lstm_dqn-v1", "lstm_dqn", "--checkpoint lstm_dqn-v1"),
+                    Side("dqn-v1", "dqn", "--checkpoint dqn-v1"),
                     Side("poker_cnn-seed", "poker_cnn", "--checkpoint poker_cnn-seed"),
                 ),
                 LIMIT_SUITE,
                 seeds=DEFAULTS_SEEDS,
-                hands=2000,
+                hands=1000,
             ),
         ),
     ),

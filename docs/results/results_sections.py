@@ -23,8 +23,9 @@ EXPLOIT_SEEDS = (9401, 9402, 9403)
 """The deal seeds of ``cfr_exploit``'s table (its bands were chosen on 8001 to 8003; no table, no agent's
 selection or tuning used these)."""
 DEFAULTS_SEEDS = (9501, 9502, 9503)
-"""The deal seeds of the table of the networks' defaults and seed configurations (the Poker-CNN default was
-chosen on 9301 to 9303; no table, no agent's selection or tuning used these)."""
+"""The deal seeds of the table of the limit agents' defaults and seed configurations (Poker-CNN's default was
+chosen on 9301 to 9303, ``cfr_exploit``'s bands on 8001 to 8003; no table, no agent's selection or tuning used
+these)."""
 NOLIMIT_SEEDS = (7301, 7302, 7303)
 """The deal seeds of the no-limit tables with the sparring suite (no table, no agent's selection or tuning
 used them; the all-in guard's settings were chosen on 7101 to 7103)."""
