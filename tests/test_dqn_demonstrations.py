@@ -145,7 +145,7 @@ def test_a_stopped_run_goes_on_from_its_saved_state(tmp_path: Path) -> None:
     (line,) = [line for line in logs if "going on from" in line]
     assert "6 pre-training steps" in line and 16 <= int(line.split(", ")[-1].split()[0]) < config.hands
     sidecar = json.loads(done.with_suffix(".json").read_text())
-    assert sidecar["hands_trained"] == config.hands and sidecar["dqfd"]["pretrain_steps"] == 6
+    assert sidecar["hands_trained"] >= config.hands and sidecar["dqfd"]["pretrain_steps"] == 6
     assert [point["steps"] for point in sidecar["pretraining"]] == [6]
 
 
@@ -166,6 +166,7 @@ def test_train_command_runs_dqfd_with_its_defaults(tmp_path: Path) -> None:
     ((config, dqfd, out),) = runs
     assert (config.pool, config.strength_weight, config.double, config.monte_carlo_mix) == ("dqfd", 0.0, True, 0.5)
     assert (config.epsilon_start, config.network, dqfd.demonstrations) == (0.05, "dqn", str(tmp_path / "d.npz"))
+    assert (config.hands, dqfd.pretrain_steps, dqfd.lambda_e) == (0, 20_000, 10.0)  # phase 2 alone, the shipped run
     assert out == tmp_path / "dqn-dqfd.pt"
 
 

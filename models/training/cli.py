@@ -40,7 +40,8 @@ command prints how to install what it wrote.
   default ``cfr --argmax``'s hands (``models/training/dqn_demonstrations.py``, recorded first when
   missing; ``--data`` another file) pre-trained on (``--pretrain-steps``, default
   ``DQFD_PRETRAIN_STEPS``), then ``--hands`` of its own play against the ``dqfd`` pool
-  (``DQFD_HANDS``), saved as ``lstm_dqn-dqfd``/``dqn-dqfd``; a stopped run goes on from its saved state.
+  (``DQFD_HANDS``: none, the pre-trained network is the result), saved as ``lstm_dqn-dqfd``/``dqn-dqfd``;
+  a stopped run goes on from its saved state.
 - ``nfq``: seed 003's NFQ agent (``models/training/nfq.py``): online Q(lambda) with
   traces and the UCT reward against the ``sound`` pool (``--hands``, default
   ``NFQ_HANDS``; ``--reward chips`` drops the UCT reward, ``--lam`` and ``--window``

@@ -58,13 +58,13 @@ Q_REPLAY_HANDS = {"lstm_dqn": 500_000, "dqn": 50_000}
 its whole run, the DQN its last 50,000 hands, so that the returns mixed into its targets come from play close
 to its own."""
 
-DQFD_PRETRAIN_STEPS = {"lstm_dqn": 15_000, "dqn": 20_000}
+DQFD_PRETRAIN_STEPS = {"lstm_dqn": 12_000, "dqn": 20_000}
 """Pre-training steps (64 demonstration episodes each) of ``--preset dqfd`` (``models/training/dqn_dqfd.py``;
 ``--pretrain-steps`` overrides)."""
 
-DQFD_HANDS = {"lstm_dqn": 20_000, "dqn": 20_000}
-"""Hands of the learner's own play after pre-training, ``--preset dqfd`` (``--hands`` overrides; 0: the
-pre-trained network is the result)."""
+DQFD_HANDS = {"lstm_dqn": 0, "dqn": 0}
+"""Hands of the learner's own play after pre-training, ``--preset dqfd`` (``--hands`` overrides): none, the
+pre-trained network is the result (20,000 hands of DQfD's phase 3 made the DQN worse on the selection seeds)."""
 
 DQFD_REPLAY_HANDS = 50_000
 """Hands of its own play the replay memory of ``--preset dqfd`` keeps (``--replay-hands`` overrides)."""
