@@ -1,7 +1,9 @@
 """Seed 000's agents: ``lstm_dqn`` (CNN + LSTM Q-network) and ``dqn`` (the same without the LSTM).
 
-Each decision encodes the view as the 16x17x17 card image and takes the legal
-action with the highest Q value: fold is never chosen with nothing owed, nor
+Each decision encodes the view as the checkpoint's sidecar names it
+(``models.q_networks.history_encoding``: the seed's 16x17x17 card image when it
+names none, or those planes with the betting history and position added) and takes
+the legal action with the highest Q value: fold is never chosen with nothing owed, nor
 raise when raising is not allowed. The LSTM's memory is a function of the hand's
 decisions so far: the network runs one decision at a time (``step``) over the
 viewer's card images at each of them, from an empty memory. The output and the
@@ -28,7 +30,7 @@ the Monte Carlo mix). ``acpc-train lstm_dqn|dqn`` rebuilds each (``models/traini
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -40,7 +42,8 @@ from acpc_arena.agents.base import Agent, Policy, pot_size_raise_to, valid_or_ca
 from acpc_arena.agents.options import AgentOptions, options_from
 from acpc_arena.models.checkpoints import FOLDER, CheckpointError, resolve_checkpoint
 from acpc_arena.models.q_networks.checkpoint import default_device, load_network, weights_digest
-from acpc_arena.models.q_networks.encoding import IMAGE_SIZE, images, num_planes, observe
+from acpc_arena.models.q_networks.encoding import IMAGE_SIZE, observe
+from acpc_arena.models.q_networks.history_encoding import encoding_of
 from acpc_arena.models.q_networks.networks import HIDDEN, NUM_ACTIONS, QNetwork
 from acpc_arena.models.q_networks.row_passes import forward_rows
 from acpc_arena.protocol.game import Game
@@ -79,10 +82,14 @@ class QAgent(Agent):
         """The memory before a hand's first decision (h and c side by side; none without an LSTM)."""
 
     def check_inputs(self, game: Game) -> None:
-        """Refuse (ValueError) a checkpoint whose input planes are not those this agent makes of ``game``."""
-        if self.meta["planes"] != num_planes(game):
+        """Keep the encoding the checkpoint's sidecar names (``models.q_networks.history_encoding``: the seed's
+        planes when it names none); refuse (ValueError) a checkpoint whose planes are not what that encoding
+        makes of ``game``."""
+        self.encoding = encoding_of(self.meta, self.path)
+        if self.meta["planes"] != self.encoding.planes(game):
             raise ValueError(
-                f"{self.path} was trained on {self.meta['planes']} planes; this game has {num_planes(game)}"
+                f"{self.path} was trained on {self.meta['planes']} planes; its {self.encoding.name} encoding of this"
+                f" game has {self.encoding.planes(game)}"
             )
 
     def act(self, view: MatchState) -> Action:
@@ -122,7 +129,7 @@ class QAgent(Agent):
                 steps -= 1
             done.append(steps)
         while behind := [i for i, sequence in enumerate(sequences) if done[i] < len(sequence)]:
-            planes = images(self.game, np.stack([sequences[i][done[i]] for i in behind]))
+            planes = self.encoding.images(self.game, np.stack([sequences[i][done[i]] for i in behind]))
             rows = torch.from_numpy(planes.reshape(len(behind), -1)).to(self.device)
             if self.net.recurrent:
                 memory = [known[sequences[i][: done[i]].tobytes()][1] if done[i] else self._empty for i in behind]
@@ -150,8 +157,11 @@ class QAgent(Agent):
             state = view.state
             key = (view.viewer, tuple(tuple(actions) for actions in state.actions), tuple(state.visible_board()))
             if key not in replayed:
+                observe_ = self.encoding.observe
                 recurrent = self.net.recurrent
-                replayed[key] = decision_observations(view) if recurrent else observe(state, view.viewer)[None]
+                replayed[key] = (
+                    decision_observations(view, observe_) if recurrent else observe_(state, view.viewer)[None]
+                )
             observations = replayed[key].copy()
             observations[:, : self.game.num_hole_cards] = state.hole_cards[view.viewer]  # the hole cards come first
             out.append(observations)
@@ -211,8 +221,9 @@ class DQNAgent(QAgent):
     network = "dqn"
 
 
-def decision_observations(view: MatchState) -> np.ndarray:
-    """(steps, fields) ``observe`` of each of ``decision_states(view)``, taken as the replay passes them."""
+def decision_observations(view: MatchState, observe: Callable[[State, int], np.ndarray] = observe) -> np.ndarray:
+    """(steps, fields) ``observe`` (an encoding's) of each of ``decision_states(view)``, taken as the replay
+    passes them."""
     real, viewer = view.state, view.viewer
     replay = State(real.game, real.hand_id, [list(cards) for cards in real.hole_cards], list(real.board_cards))
     out = []

@@ -29,7 +29,6 @@ import torch
 from acpc_arena.agents.base import Policy
 from acpc_arena.agents.dqn import QAgent, QOptions
 from acpc_arena.agents.options import options_from
-from acpc_arena.models.q_networks.history_encoding import encoding_of
 from acpc_arena.models.q_networks.networks import NUM_ACTIONS
 from acpc_arena.models.q_networks.row_passes import forward_rows
 from acpc_arena.protocol.game import Game
@@ -53,16 +52,6 @@ class PokerCNNAgent(QAgent):
         super().__init__(game, seed, checkpoint=given.checkpoint, threads=given.threads)
         self.sample = given.sample
         self.rng = np.random.default_rng(seed)
-
-    def check_inputs(self, game: Game) -> None:
-        """Keep the encoding the checkpoint's sidecar names; refuse (ValueError) one whose planes are not
-        what that encoding makes of ``game``."""
-        self.encoding = encoding_of(self.meta, self.path)
-        if self.meta["planes"] != self.encoding.planes(game):
-            raise ValueError(
-                f"{self.path} was trained on {self.meta['planes']} planes; its {self.encoding.name} encoding of this"
-                f" game has {self.encoding.planes(game)}"
-            )
 
     @torch.no_grad()
     def outputs(self, views: Sequence[MatchState]) -> np.ndarray:

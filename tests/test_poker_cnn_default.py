@@ -66,7 +66,7 @@ def test_history_planes_of_a_handwritten_betting_sequence() -> None:
 def test_a_sidecar_names_its_encoding() -> None:
     assert history_encoding.encoding_of({}).name == "seed"
     assert history_encoding.encoding_of({"encoding": "history"}).planes(LIMIT) == 16 + 2 + 2 * 4
-    with pytest.raises(ValueError, match="unknown Poker-CNN encoding 'cards'"):
+    with pytest.raises(ValueError, match="unknown encoding 'cards'"):
         history_encoding.encoding_of({"encoding": "cards"}, "x.pt")
 
 

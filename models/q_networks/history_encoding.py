@@ -90,5 +90,5 @@ def encoding_of(meta: dict[str, object], path: object = "the checkpoint") -> Enc
     ``path`` for an unknown one."""
     name = meta.get("encoding", "seed")
     if name not in ENCODINGS:
-        raise ValueError(f"{path}: unknown Poker-CNN encoding {name!r} (known: {', '.join(ENCODINGS)})")
+        raise ValueError(f"{path}: unknown encoding {name!r} (known: {', '.join(ENCODINGS)})")
     return ENCODINGS[str(name)]
