@@ -180,3 +180,20 @@ def test_from_sidecar_rebuilds_a_dqfd_network(tmp_path: Path) -> None:
     cli.main(["--from-sidecar", str(first.with_suffix(".json")), "--out", str(tmp_path / "again.pt")])
     digests = [weights_digest(load_network(path, torch.device("cpu"))[0]) for path in (first, tmp_path / "again.pt")]
     assert digests[0] == digests[1]
+
+
+def test_more_pretraining_steps_go_on_from_a_finished_run(tmp_path: Path) -> None:
+    """A run of phase 2 alone asked again for more steps goes on from its state, to the weights of a run asked for
+    that many at once; asked for fewer than it took, it refuses."""
+    config, dqfd = tiny_run(tmp_path)
+    config = replace(config, hands=0)
+    whole, _ = dqn_dqfd.train(config, dqfd, tmp_path / "whole.pt", log=lambda _: None)
+    logs: list[str] = []
+    dqn_dqfd.train(config, replace(dqfd, pretrain_steps=2), tmp_path / "grown.pt", log=logs.append)
+    grown, _ = dqn_dqfd.train(config, dqfd, tmp_path / "grown.pt", log=logs.append)
+    assert any("going on from" in line and "2 pre-training steps" in line for line in logs)
+    digests = [weights_digest(load_network(path, torch.device("cpu"))[0]) for path in (whole, grown)]
+    assert digests[0] == digests[1]
+    assert json.loads(grown.with_suffix(".json").read_text())["config"]["hands"] == 0
+    with pytest.raises(ValueError, match="6 pre-training steps in, past the 2 asked"):
+        dqn_dqfd.train(config, replace(dqfd, pretrain_steps=2), tmp_path / "grown.pt", log=logs.append)

@@ -55,9 +55,10 @@ from 81% to 80%; the shipped ``-dqfd`` networks are the phase-2 ones.
 The run is resumable: its state (networks, optimiser, replay memories, position)
 is saved beside ``--out`` (``.state.pt``) every ``SAVE_SECONDS`` of pre-training
 and every ``SAVE_HANDS`` hands of play, and the same command run again goes on from
-there. A resumed phase 3 starts new hands where the stopped one had hands under
-way, and deals from a generator seeded anew, so its deals differ from an unbroken
-run's. The phase-2 network is saved beside ``--out`` too (``-pretrained.pt``).
+there (with other ``pretrain_steps`` too: the steps before are the same whatever their number). A
+resumed phase 3 starts new hands where the stopped one had hands under way, and deals from
+a generator seeded anew, so its deals differ from an unbroken run's. The phase-2 network is
+saved beside ``--out`` too (``-pretrained.pt``).
 """
 
 from __future__ import annotations
@@ -226,8 +227,12 @@ class DQfDTrainer(Trainer):
         if not path.exists():
             return
         state = torch.load(path, weights_only=False)  # our own file: numpy arrays and the generator's state
-        if state["configs"] != [asdict(self.config), asdict(self.dqfd)]:
+        steps = state["position"][0]
+        saved, dqfd = state["configs"], asdict(self.dqfd)
+        if saved[0] != asdict(self.config) or saved[1] | {"pretrain_steps": 0} != dqfd | {"pretrain_steps": 0}:
             raise ValueError(f"{path} is the state of another run: delete it or give another --out")
+        if steps > self.dqfd.pretrain_steps:
+            raise ValueError(f"{path} is {steps} pre-training steps in, past the {self.dqfd.pretrain_steps} asked")
         for module, weights in zip((self.net, self.snapshot, self.target), state["networks"], strict=False):
             if module is not None:
                 module.load_state_dict(weights)
@@ -259,5 +264,7 @@ def train(
     if trainer.hands_done == 0:
         trainer.save(pretrained, trainer.stats(started))
         log(f"{time.strftime('%H:%M:%S')} phase 2 done: {pretrained}")
+    if not config.hands:  # phase 2 alone: no hands dealt, so that more steps later go on from the same state
+        return trainer.save(out, trainer.stats(started)), trainer.stats(started)
     stats = trainer.run(save_every=SAVE_HANDS, out=out)
     return trainer.save(out, stats), stats
