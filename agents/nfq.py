@@ -12,7 +12,10 @@ network pass.
 ``policy`` is that argmax (probability 1) for any hole cards; it changes nothing
 (``act`` keeps no state between decisions but the strength cache, a pure function of
 the cards). ``--checkpoint`` takes a ``.pt`` file or a shipped checkpoint's name
-(``nfq``, the default, or the ablations ``nfq-chips``, ``nfq-lambda0``, ``nfq-n1``).
+(``nfq``, the default; ``nfq-seed``, seed 003's configuration; or its ablations ``nfq-chips``,
+``nfq-lambda0``, ``nfq-n1``). The default is the seed's network trained from the default limit ``cfr``'s
+demonstrations (``models/training/nfq_dqfd.py``); ``nfq-seed`` and the ablations learned by the seed's
+Q(lambda) alone (``models/training/nfq.py``).
 The network loads onto the GPU when there is one. Its passes go through
 ``models.q_networks.row_passes``: a decision is the same alone (over TCP) and batched with
 other matches' in the in-process runner (``batch_key``).

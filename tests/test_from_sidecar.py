@@ -11,7 +11,7 @@ import pytest
 from acpc_arena.models import checkpoints
 from acpc_arena.models.cfr.nolimit import BetAbstraction
 from acpc_arena.models.checkpoints import FOLDER
-from acpc_arena.models.training import dqn, nfq
+from acpc_arena.models.training import dqn, nfq, nfq_dqfd
 from acpc_arena.models.training.from_sidecar import cfr_arguments, read_recorded, recorded_config
 from acpc_arena.models.training.network_runs import rebuild_network
 from tests.helpers.processes import program
@@ -68,6 +68,16 @@ def test_an_nfq_ablation_sidecar_gives_the_documented_run(name: str, changes: di
     path = FOLDER / f"{name}.json"
     expected = nfq.config_for("sound", hands=200_000, seed=1, **changes)
     assert recorded_config(nfq.NFQConfig, read_recorded(path)["config"], dqn.POOLS, path) == expected
+
+
+def test_the_default_nfq_sidecar_gives_the_train_commands_defaults() -> None:
+    """The shipped default ``nfq`` (DQfD) is what ``acpc-train nfq`` makes with no option: its sidecar's run is the
+    seed's settings with no hands of phase 3, training seed 1, and DQfD's defaults."""
+    path = FOLDER / "nfq.json"
+    recorded = read_recorded(path)
+    assert recorded_config(nfq.NFQConfig, recorded["config"], dqn.POOLS, path) == nfq_dqfd.phase3_config(0, seed=1)
+    assert recorded_config(nfq_dqfd.DQfDConfig, recorded["dqfd"], {}, path) == nfq_dqfd.DQfDConfig()
+    assert recorded["hands_trained"] == 0 and read_recorded(FOLDER / "nfq-seed.json")["config"]["hands"] == 200_000
 
 
 def test_a_missing_shipped_checkpoint_names_the_command_that_rebuilds_it(

@@ -78,8 +78,8 @@ SHIPPED_WEIGHTS = {
     # each agent's default for each game (docs/agents/index.md, "The shipped checkpoints")
     "cfr-ehs2-exact.npz", "cfr-nl.npz", "cfr-leduc.npz", "cfr-kuhn.npz", "cfr-kuhn3p.npz",
     "lstm_dqn.pt", "dqn.pt", "nfq.pt", "poker_cnn.pt", "ensemble-networks.pt", "ensemble-clone.pt",
-    # seed 003's ablations (36 KB)
-    "nfq-chips.pt", "nfq-lambda0.pt", "nfq-n1.pt",
+    # seed 003's configuration and its ablations (49 KB)
+    "nfq-seed.pt", "nfq-chips.pt", "nfq-lambda0.pt", "nfq-n1.pt",
 }  # fmt: skip
 WHEEL_BUDGET = 8_000_000
 """The wheel's most bytes (8 MB, as pip and PyPI count them; issue 39): the superseded checkpoints stay in the

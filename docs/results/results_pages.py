@@ -179,20 +179,20 @@ PAGES: tuple[Page, ...] = (
             Matches(
                 "nfq-ablations",
                 "Seed 003: NFQ and its ablations",
-                "`nfq` (a window of 3 observations, lambda 0.7, the UCT reward mixed in with beta 0.5) and the "
-                "same training with one part removed: no UCT reward (`nfq-chips`), no eligibility traces "
-                "(`nfq-lambda0`), one observation (`nfq-n1`).",
+                "`nfq-seed` (seed 003's configuration: a window of 3 observations, lambda 0.7, the UCT reward "
+                "mixed in with beta 0.5) and the same training with one part removed: no UCT reward (`nfq-chips`), "
+                "no eligibility traces (`nfq-lambda0`), one observation (`nfq-n1`).",
                 (
-                    Side("nfq", "nfq"),
+                    Side("nfq-seed", "nfq", "--checkpoint nfq-seed"),
                     Side("nfq-chips", "nfq", "--checkpoint nfq-chips"),
                     Side("nfq-lambda0", "nfq", "--checkpoint nfq-lambda0"),
                     Side("nfq-n1", "nfq", "--checkpoint nfq-n1"),
                 ),
                 (
                     *sides("random", "call", "raise", "rule", "dqn", "lstm_dqn", "cfr"),
-                    Side("nfq (shipped)", "nfq"),
+                    Side("nfq-seed (shipped)", "nfq", "--checkpoint nfq-seed"),
                 ),
-                skip=frozenset({("nfq", "nfq (shipped)")}),
+                skip=frozenset({("nfq-seed", "nfq-seed (shipped)")}),
             ),
             Matches(
                 "poker-cnn-teacher",
@@ -308,6 +308,24 @@ PAGES: tuple[Page, ...] = (
                 LIMIT_SUITE,
                 seeds=DEFAULTS_SEEDS,
                 hands=1000,
+            ),
+        ),
+    ),
+    Page(
+        "limit-nfq",
+        "Limit hold'em: NFQ's default and its seed configuration against the suite",
+        "The default `nfq` (seed 003's network learned from the default CFR's demonstrations) and `nfq-seed` "
+        "(seed 003's configuration) against the limit sparring suite and `equity`, in duplicate on deal seeds "
+        "9501, 9502 and 9503, which no table, no choice of a checkpoint and no tuning used, 2,000 hands a seat.",
+        (
+            Matches(
+                "nfq",
+                "NFQ against the suite",
+                "Each row the agent with one checkpoint (seed 003's page describes both).",
+                (Side("nfq (default)", "nfq"), Side("nfq-seed", "nfq", "--checkpoint nfq-seed")),
+                LIMIT_SUITE,
+                seeds=DEFAULTS_SEEDS,
+                hands=2000,
             ),
         ),
     ),

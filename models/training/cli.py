@@ -42,7 +42,12 @@ command prints how to install what it wrote.
   ``DQFD_PRETRAIN_STEPS``), then ``--hands`` of its own play against the ``dqfd`` pool
   (``DQFD_HANDS``: none, the pre-trained network is the result), saved as ``lstm_dqn-dqfd``/``dqn-dqfd``;
   a stopped run goes on from its saved state.
-- ``nfq``: seed 003's NFQ agent (``models/training/nfq.py``): online Q(lambda) with
+- ``nfq``: the default ``nfq``, seed 003's network by Deep Q-learning from Demonstrations
+  (``models/training/nfq_dqfd.py``: the default ``cfr --argmax``'s decisions of
+  ``models/training/nfq_demonstrations.py``, recorded first when missing, ``--data`` another
+  file; ``--pretrain-steps``; ``--hands`` of the seed's own training after it, default none;
+  a stopped run goes on from its state under ``runs/nfq-dqfd``, or beside ``--out``); ``--preset faithful``:
+  seed 003's configuration ``nfq-seed`` (``models/training/nfq.py``): online Q(lambda) with
   traces and the UCT reward against the ``sound`` pool (``--hands``, default
   ``NFQ_HANDS``; ``--reward chips`` drops the UCT reward, ``--lam`` and ``--window``
   set lambda and n: the ablations ``nfq-chips``, ``nfq-lambda0``, ``nfq-n1``; ``--seed``, ``--out``).
@@ -78,6 +83,7 @@ from acpc_arena.models.training.shipped import (
     CFR_CHECKPOINTS,
     DQFD_PRETRAIN_STEPS,
     EHS2_ITERATIONS,
+    NFQ_PRETRAIN_STEPS,
     NL_ITERATIONS,
     OUT_DIR,
     PCS_ITERATIONS,
@@ -142,8 +148,8 @@ def add_q_options(parser: argparse.ArgumentParser) -> None:
         "--pretrain-steps",
         type=int,
         default=None,
-        help=f"--preset dqfd: pre-training steps on the demonstrations (default lstm_dqn "
-        f"{DQFD_PRETRAIN_STEPS['lstm_dqn']}, dqn {DQFD_PRETRAIN_STEPS['dqn']})",
+        help=f"DQfD's pre-training steps on the demonstrations (lstm_dqn|dqn --preset dqfd: default "
+        f"{DQFD_PRETRAIN_STEPS['lstm_dqn']}, {DQFD_PRETRAIN_STEPS['dqn']}; nfq: {NFQ_PRETRAIN_STEPS})",
     )
     parser.add_argument(
         "--hands",
@@ -203,7 +209,8 @@ def add_data_and_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data",
         default=None,
-        help="Poker-CNN records (default runs/poker_cnn-default/records.npz; faithful: runs/poker_cnn/records.npz)",
+        help="Poker-CNN records (default runs/poker_cnn-default/records.npz; faithful: runs/poker_cnn/records.npz); "
+        "DQfD's demonstrations (lstm_dqn|dqn --preset dqfd, nfq)",
     )
     parser.add_argument("--epochs", type=int, default=None, help="Poker-CNN epochs (default 3; faithful: 12 a fold)")
     parser.add_argument("--records", type=int, default=None, help="faithful Poker-CNN's records used (240000; 0: all)")

@@ -16,6 +16,7 @@ from acpc_arena.models.training import (
     dqn_dqfd,
     ensemble,
     nfq,
+    nfq_dqfd,
     poker_cnn,
     poker_cnn_imitate,
     poker_cnn_teacher,
@@ -95,7 +96,28 @@ def train_dqfd(args: argparse.Namespace, out_dir: Path | None) -> None:
 
 
 def train_nfq(args: argparse.Namespace, out_dir: Path | None) -> None:
-    """``acpc-train nfq``: seed 003's NFQ agent."""
+    """``acpc-train nfq``: the default ``nfq``, seed 003's network by DQfD (``nfq_dqfd``: the demonstrations of
+    ``nfq_demonstrations`` recorded first when missing; a stopped run goes on from its state under
+    ``runs/nfq-dqfd``, or beside ``--out``); ``--preset faithful``: seed 003's configuration (``nfq-seed``) and its ablations."""
+    if args.preset == "faithful":
+        train_nfq_seed(args, out_dir)
+        return
+    dqfd = nfq_dqfd.DQfDConfig(
+        demonstrations=args.data or nfq_dqfd.DEMONSTRATIONS,
+        pretrain_steps=nfq_dqfd.DQfDConfig.pretrain_steps if args.pretrain_steps is None else args.pretrain_steps,
+    )
+    try:
+        config = nfq_dqfd.phase3_config(args.hands or 0, seed=args.seed)
+        out = args.out or checkpoint_path("nfq", out_dir).with_suffix(".pt")
+        work = nfq_dqfd.DEFAULT_WORK if args.out is None else Path(args.out).parent  # the state beside --out
+        path, stats = nfq_dqfd.train(config, dqfd, out, work)
+    except ValueError as exc:
+        usage_error(f"acpc-train: error: {exc}")
+    print(f"saved {path}: {stats}")
+
+
+def train_nfq_seed(args: argparse.Namespace, out_dir: Path | None) -> None:
+    """``acpc-train nfq --preset faithful``: seed 003's configuration, online Q(lambda) with the UCT reward."""
     overrides = {
         "hands": args.hands or NFQ_HANDS,
         "reward": "chips" if args.reward == "chips" else "uct",
@@ -107,7 +129,8 @@ def train_nfq(args: argparse.Namespace, out_dir: Path | None) -> None:
         config = nfq.config_for(args.pool or "sound", **overrides)
     except ValueError as exc:
         usage_error(f"acpc-train: error: {exc}")
-    path, stats = nfq.train(config, args.out or checkpoint_path("nfq", out_dir).with_suffix(".pt"), save_every=2000)
+    out = args.out or checkpoint_path("nfq-seed", out_dir).with_suffix(".pt")
+    path, stats = nfq.train(config, out, save_every=2000)
     print(f"saved {path}: {stats}")
 
 
@@ -186,6 +209,11 @@ def rebuild_network(recorded: dict[str, Any], path: Path, target: Path) -> Path:
         return saved
     if kind == "q-network" and network in ("lstm_dqn", "dqn") and isinstance(config, dict):
         saved, _ = dqn.train(recorded_config(dqn.TrainConfig, config, dqn.POOLS, path), target, save_every=5000)
+        return saved
+    if kind == "q-network" and network == "nfq" and isinstance(config, dict) and "dqfd" in recorded:
+        dqfd = recorded_config(nfq_dqfd.DQfDConfig, recorded["dqfd"], {}, path)
+        nfq_config = recorded_config(nfq.NFQConfig, config, dqn.POOLS, path)
+        saved, _ = nfq_dqfd.train(nfq_config, dqfd, target, nfq_dqfd.DEFAULT_WORK)
         return saved
     if kind == "q-network" and network == "nfq" and isinstance(config, dict):
         saved, _ = nfq.train(recorded_config(nfq.NFQConfig, config, dqn.POOLS, path), target, save_every=2000)

@@ -98,7 +98,7 @@ def config_for(pool: str = "sound", **overrides: Any) -> NFQConfig:
 
 
 @dataclass
-class _Table:
+class Table:
     row: int
     state: State
     learner: int
@@ -134,14 +134,14 @@ class Trainer:
         c = self.config
         return falling(c.epsilon_start, c.epsilon_end, self.hands_done, c.hands)
 
-    def _new_hand(self, row: int) -> _Table:
+    def _new_hand(self, row: int) -> Table:
         state = deal_hand(self.game, self.hands_done, self.deal_rng)
         learner = int(self.rng.integers(self.game.num_players))
         opponent = self.pool.draw(self.rng)
         self.traces.reset(torch.tensor([row]))
-        return _Table(row, state, learner, opponent)
+        return Table(row, state, learner, opponent)
 
-    def _state_vector(self, table: _Table) -> np.ndarray:
+    def _state_vector(self, table: Table) -> np.ndarray:
         """The acting player's window, its new observation appended to the table's record."""
         state, viewer = table.state, table.state.current_player
         key = (viewer, state.round)
@@ -150,7 +150,7 @@ class Trainer:
         table.observations[viewer].append(observation(state, viewer, table.strengths[key]))
         return window(table.observations[viewer], self.config.window)
 
-    def _finish(self, table: _Table) -> None:
+    def _finish(self, table: Table) -> None:
         chips = table.state.value(table.learner)
         if table.pending:
             beta = self.config.beta
@@ -160,7 +160,7 @@ class Trainer:
         self.results[table.opponent].append(chips / self.game.big_blind)
         self.hands_done += 1
 
-    def _learner_step(self, tables: list[_Table]) -> None:
+    def _learner_step(self, tables: list[Table]) -> None:
         c = self.config
         x = torch.from_numpy(np.stack([self._state_vector(t) for t in tables]))
         legal = np.stack([legal_mask(t.state) for t in tables])
@@ -191,7 +191,7 @@ class Trainer:
                 t.uct = float(values[actions[i]])
             t.state.apply(Action(ActionKind(int(actions[i]))))
 
-    def _snapshot_step(self, tables: list[_Table]) -> None:
+    def _snapshot_step(self, tables: list[Table]) -> None:
         x = torch.from_numpy(np.stack([self._state_vector(t) for t in tables]))
         legal = np.stack([legal_mask(t.state) for t in tables])
         with torch.no_grad():
@@ -206,7 +206,7 @@ class Trainer:
         tables = [self._new_hand(row) for row in range(c.tables)]
         snapshots, saves, logs = Every(c.snapshot_every), Every(save_every), Every(self.log_every)
         while self.hands_done < c.hands:
-            waiting: dict[str, list[_Table]] = {"learner": [], "self": []}
+            waiting: dict[str, list[Table]] = {"learner": [], "self": []}
             for i, table in enumerate(tables):
                 while True:
                     who = advance(table.state, table.learner, self.opponents.get(table.opponent))

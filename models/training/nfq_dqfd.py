@@ -2,13 +2,13 @@
 
     python -m acpc_arena.models.training.nfq_dqfd [--hands N] [--pretrain-steps N] [--out FILE.pt] [--work DIR]
 
-The defaults rebuild the shipped ``models/checkpoints/nfq-dqfd.pt``: the demonstrations
+The defaults rebuild the shipped default ``nfq`` (into ``runs/train/nfq.pt``): the demonstrations
 (300,000 hands, some 6 minutes on one core), then 150,000 pre-training steps (some 9
 minutes) and no phase 3 (``--hands 0``, below).
 
 The network, its features, its window and its checkpoint format are the seed's
 (``NFQNetwork``, ``models.nfq.features``, n = 3; ``agents/nfq.py`` plays the result
-unchanged: ``--checkpoint nfq-dqfd``). What changes is where the experience comes
+unchanged). What changes is where the experience comes
 from and one more loss.
 
 1. Demonstrations (``nfq_demonstrations``): the default limit ``cfr --argmax``
@@ -52,14 +52,11 @@ Choices where the paper or the seed is silent:
 - Phase 3 keeps the seed's Q(lambda) settings but for alpha 0.002 (the seed's 0.01
   from scratch; lower here not to wash out the pre-training) and epsilon 0.05 to
   0.01 (DQfD plays almost greedily).
-- The default is the phase-2 network (``--hands 0``). 30,000 hands of phase 3 after
-  30,000 pre-training steps took the held-out accuracy from 0.89 down to 0.67 (at
-  20,000 hands) and 0.81 (at the end), and the learner's result against ``cfr`` in
-  training from +71 down to -106 mbb/h: the UCT-fused target (its opponent the ACPC
-  example player) pulls the values away from the demonstrator's play faster than a
-  demonstration step every 4 hands pulls them back. Of two phase-2 networks measured
-  on the selection seeds, 150,000 steps (held-out accuracy 0.909) beat 30,000 (0.887)
-  against ``spar_tag`` (+93 against +1 mbb/h) and matched it against ``spar_equity``.
+- The default is the phase-2 network (``--hands 0``): phase 3 as configured lowers the
+  held-out accuracy and the learner's result against ``cfr`` (the UCT-fused target, its
+  opponent the ACPC example player, pulls the values away from the demonstrator's play
+  faster than a demonstration step every 4 hands pulls them back). 150,000 pre-training
+  steps were chosen over 30,000 on deal seeds 8201 to 8203, which no results page uses.
 
 Resumable: the state (the networks, Adam, the position, the generators) is saved
 beside the output under ``--work`` every ``SAVE_SECONDS`` of pre-training and every
@@ -86,12 +83,13 @@ import torch
 from acpc_arena.models.nfq.features import FEATURES
 from acpc_arena.models.q_networks.checkpoint import save_network
 from acpc_arena.models.training.dqn_demonstrations import margin_loss
-from acpc_arena.models.training.nfq import NFQConfig, Trainer, _Table, config_for
+from acpc_arena.models.training.nfq import NFQConfig, Table, Trainer, config_for
 from acpc_arena.models.training.nfq_demonstrations import DEFAULT_OUT, HANDS, SHARDS, load_columns, make_demonstrations
+from acpc_arena.models.training.shipped import NFQ_PRETRAIN_STEPS
 from acpc_arena.protocol.rng import MT19937
 
 DEMONSTRATIONS = str(DEFAULT_OUT / "demonstrations.npz")
-DEFAULT_CHECKPOINT = Path("models/checkpoints/nfq-dqfd.pt")
+DEFAULT_CHECKPOINT = Path("runs/train/nfq.pt")
 DEFAULT_WORK = Path("runs/nfq-dqfd")
 SAVE_SECONDS = 120
 """Seconds of pre-training between two saves of the state."""
@@ -102,7 +100,7 @@ SAVE_HANDS = 5000
 @dataclass(frozen=True)
 class DQfDConfig:
     demonstrations: str = DEMONSTRATIONS
-    pretrain_steps: int = 150_000
+    pretrain_steps: int = NFQ_PRETRAIN_STEPS
     batch: int = 256
     """Demonstration decisions of a pre-training step."""
     margin: float = 0.05
@@ -207,7 +205,7 @@ class DQfDTrainer(Trainer):
         self.snapshot.load_state_dict(self.net.state_dict())
         self.save_state()
 
-    def _finish(self, table: _Table) -> None:
+    def _finish(self, table: Table) -> None:
         super()._finish(table)
         if self.hands_done % self.dqfd.demo_every == 0:
             self.demo_step(self.dqfd.demo_batch)

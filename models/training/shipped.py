@@ -74,7 +74,11 @@ DQFD_EPSILON = 0.05
 """Exploration of ``--preset dqfd``'s own play, falling from this to 0 over the hands."""
 
 NFQ_HANDS = 200_000
-"""NFQ's training hands (``--hands`` overrides)."""
+"""NFQ's training hands, ``--preset faithful`` (``nfq-seed``; ``--hands`` overrides)."""
+
+NFQ_PRETRAIN_STEPS = 150_000
+"""The default ``nfq``'s pre-training steps on the demonstrations (``models/training/nfq_dqfd.py``;
+``--pretrain-steps`` overrides), chosen over 30,000 on deal seeds 8201 to 8203."""
 
 
 def checkpoint_path(name: str, out_dir: Path | None) -> Path:
