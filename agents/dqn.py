@@ -25,7 +25,8 @@ mixed Monte Carlo targets and a replay memory of its last 50,000 hands). Kept fo
 comparison: ``lstm_dqn-v1`` and ``dqn-v1`` (the seed's configuration: its ``v1`` pool,
 loss and targets), ``lstm_dqn-v2`` (the ``sound`` pool with the seed's loss), ``dqn-v2``
 (the strength loss with the seed's targets) and ``dqn-v3`` (double DQN targets without
-the Monte Carlo mix). ``acpc-train lstm_dqn|dqn`` rebuilds each (``models/training/cli.py``).
+the Monte Carlo mix), ``lstm_dqn-dqfd`` and ``dqn-dqfd`` (pre-trained on the default ``cfr``'s demonstrations,
+``models/training/dqn_dqfd.py``). ``acpc-train lstm_dqn|dqn`` rebuilds each (``models/training/cli.py``).
 """
 
 from __future__ import annotations
