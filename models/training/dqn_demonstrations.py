@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +31,12 @@ import numpy as np
 import torch
 
 from acpc_arena.agents.base import Agent
-from acpc_arena.models.checkpoints import git_commit
 from acpc_arena.models.hand_strength.classes import hand_class
 from acpc_arena.models.q_networks.encoding import observe
 from acpc_arena.models.training.dqn_replay import MAX_STEPS, EpisodeReplay, legal_mask
 from acpc_arena.models.training.poker_cnn_data import GAME, build_agent
 from acpc_arena.models.training.poker_cnn_teacher import PAIRINGS, TEACHER
+from acpc_arena.models.training.shards import manifest_base, record_shards
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.state import CALL_ACTION, State
@@ -124,47 +123,29 @@ def load_columns(path: str | Path) -> dict[str, np.ndarray]:
 
 def make_demonstrations(out: Path, shards: int, hands: int, log: Any = print) -> Path:
     """Record every shard not saved yet under ``out/shards``, join them into ``out/demonstrations.npz``."""
-    torch.set_num_threads(1)
     game = load_game(GAME)
     plan = {"teacher": list(TEACHER), "pairings": [list(p) for p in PAIRINGS], "hands": hands, "game": GAME}
-    described = out / "plan.json"
-    if described.exists() and json.loads(described.read_text()) != plan:
-        raise ValueError(f"{out} holds shards of another plan (see {described}): delete it or give another --out")
-    (out / "shards").mkdir(parents=True, exist_ok=True)
-    described.write_text(json.dumps(plan, indent=2) + "\n")
-    paths = [out / "shards" / f"{index:04d}.npz" for index in range(shards)]
-    timings = out / "shards" / "seconds.json"
-    seconds: dict[str, float] = json.loads(timings.read_text()) if timings.exists() else {}
-    for index, path in enumerate(paths):
-        if path.exists():
-            continue
-        start = time.perf_counter()
-        columns: dict[str, Any] = record_shard(game, index, hands)
-        np.savez_compressed(path.with_suffix(".tmp.npz"), **columns)
-        path.with_suffix(".tmp.npz").replace(path)
-        seconds[str(index)] = round(time.perf_counter() - start, 2)
-        timings.write_text(json.dumps(seconds) + "\n")
-        log(f"{time.strftime('%H:%M:%S')} shard {index + 1}/{shards}: {len(columns['steps'])} episodes "
-            f"({seconds[str(index)]:.0f} s)")  # fmt: skip
+    paths, seconds = record_shards(
+        out, plan, shards, lambda index: record_shard(game, index, hands), _save_columns,
+        lambda columns: f"{len(columns['steps'])} episodes", log,
+    )  # fmt: skip
     parts = [load_columns(path) for path in paths]
     joined: dict[str, Any] = {name: np.concatenate([part[name] for part in parts]) for name in COLUMNS}
     np.savez(out / "demonstrations.npz", **joined)
     valid = np.arange(MAX_STEPS)[None, :] < joined["steps"][:, None]
-    manifest = plan | {
-        "source": "the demonstrator's hands recorded while it played in-process "
-        "(models/training/dqn_demonstrations.py)",
-        "shards": shards,
-        "seeds": [SEED_BASE, SEED_BASE + shards - 1],
+    source = "the demonstrator's hands recorded while it played in-process (models/training/dqn_demonstrations.py)"
+    manifest = manifest_base(plan, source, SEED_BASE, shards, seconds) | {
         "encoding": "observe",
         "episodes": len(joined["steps"]),
         "decisions": int(valid.sum()),
         "actions": np.bincount(joined["actions"][valid], minlength=3).tolist(),
-        "seconds": round(sum(seconds.get(str(index), 0.0) for index in range(shards))),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "git_commit": git_commit(),
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return out / "demonstrations.npz"
+
+
+def _save_columns(columns: dict[str, np.ndarray], path: Path) -> None:
+    np.savez_compressed(path, **columns)
 
 
 def load_replay(path: str | Path, values: np.ndarray | None) -> EpisodeReplay:

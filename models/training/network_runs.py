@@ -98,7 +98,8 @@ def train_dqfd(args: argparse.Namespace, out_dir: Path | None) -> None:
 def train_nfq(args: argparse.Namespace, out_dir: Path | None) -> None:
     """``acpc-train nfq``: the default ``nfq``, seed 003's network by DQfD (``nfq_dqfd``: the demonstrations of
     ``nfq_demonstrations`` recorded first when missing; a stopped run goes on from its state under
-    ``runs/nfq-dqfd``, or beside ``--out``); ``--preset faithful``: seed 003's configuration (``nfq-seed``) and its ablations."""
+    ``runs/nfq-dqfd``, or beside ``--out``); ``--preset faithful``: seed 003's configuration (``nfq-seed``) and
+    its ablations."""
     if args.preset == "faithful":
         train_nfq_seed(args, out_dir)
         return

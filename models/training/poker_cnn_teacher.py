@@ -24,17 +24,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 from acpc_arena.agents.base import Agent
-from acpc_arena.models.checkpoints import git_commit
 from acpc_arena.models.q_networks.history_encoding import observe_history
 from acpc_arena.models.training.poker_cnn_data import GAME, Records, action_counts, build_agent, later_decisions
+from acpc_arena.models.training.shards import manifest_base, record_shards
 from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import Game, load_game
 from acpc_arena.protocol.state import CALL_ACTION
@@ -101,40 +99,20 @@ _COLUMNS = ("observations", "actions", "rounds", "hands", "later", "won")
 
 def make_data(out: Path, shards: int, hands: int, log: Any = print) -> Records:
     """Play every shard not saved yet under ``out/shards``, then join them into ``out/records.npz``."""
-    torch.set_num_threads(1)
     game = load_game(GAME)
     plan = {"teacher": list(TEACHER), "pairings": [list(p) for p in PAIRINGS], "hands": hands, "game": GAME}
-    described = out / "plan.json"
-    if described.exists() and json.loads(described.read_text()) != plan:
-        raise ValueError(f"{out} holds shards of another plan (see {described}): delete it or give another --out")
-    out.mkdir(parents=True, exist_ok=True)
-    described.write_text(json.dumps(plan, indent=2) + "\n")
-    paths = [out / "shards" / f"{index:04d}.npz" for index in range(shards)]
-    timings = out / "shards" / "seconds.json"
-    seconds: dict[str, float] = json.loads(timings.read_text()) if timings.exists() else {}
-    for index, path in enumerate(paths):
-        if path.exists():
-            continue
-        start = time.perf_counter()
-        records = play_shard(game, index, hands)
-        records.save(path)
-        seconds[str(index)] = round(time.perf_counter() - start, 2)
-        timings.write_text(json.dumps(seconds) + "\n")
-        log(f"{time.strftime('%H:%M:%S')} shard {index + 1}/{shards}: {len(records)} decisions "
-            f"({seconds[str(index)]:.0f} s)")  # fmt: skip
+    paths, seconds = record_shards(
+        out, plan, shards, lambda index: play_shard(game, index, hands), Records.save,
+        lambda records: f"{len(records)} decisions", log,
+    )  # fmt: skip
     records = join(paths)
     records.save(out / "records.npz")
-    manifest = plan | {
-        "source": "the teacher's decisions recorded while it played in-process (models/training/poker_cnn_teacher.py)",
-        "shards": shards,
-        "seeds": [SEED_BASE, SEED_BASE + shards - 1],
+    source = "the teacher's decisions recorded while it played in-process (models/training/poker_cnn_teacher.py)"
+    manifest = manifest_base(plan, source, SEED_BASE, shards, seconds) | {
         "encoding": "history",
         "records": len(records),
-        "seconds": round(sum(seconds.get(str(index), 0.0) for index in range(shards))),
         "actions": action_counts(records),
         "records_per_round": np.bincount(records.rounds).tolist(),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "git_commit": git_commit(),
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return records
