@@ -2,9 +2,9 @@
 
     python -m acpc_arena.models.training.dqn_demonstrations [--shards N] [--hands N] [--out runs/dqfd/demonstrations]
 
-The demonstrator is ``poker_cnn_teacher``'s teacher, the default limit ``cfr``
+The demonstrator is ``shards.TEACHER``, the default limit ``cfr``
 taking its most likely action (``cfr --argmax``), against the teacher's pairings
-(``poker_cnn_teacher.PAIRINGS``: itself, ``cfr --sample``, ``random``, ``call``,
+(``shards.PAIRINGS``: itself, ``cfr --sample``, ``random``, ``call``,
 ``raise``; not the sparring bots nor ``equity``, on which the networks are
 measured), shard ``i`` against pairing ``i`` mod 5 on deal seed ``SEED_BASE + i``,
 the demonstrator in position ``hand mod 2``. Each hand is one episode of the
@@ -34,13 +34,17 @@ from acpc_arena.agents.base import Agent
 from acpc_arena.models.hand_strength.classes import hand_class
 from acpc_arena.models.q_networks.encoding import observe
 from acpc_arena.models.training.dqn_replay import MAX_STEPS, EpisodeReplay, legal_mask
-from acpc_arena.models.training.poker_cnn_data import GAME, build_agent
-from acpc_arena.models.training.poker_cnn_teacher import PAIRINGS, TEACHER
-from acpc_arena.models.training.shards import manifest_base, record_shards
-from acpc_arena.protocol.dealing import deal_hands
+from acpc_arena.models.training.poker_cnn_data import GAME
+from acpc_arena.models.training.shards import (
+    PAIRINGS,
+    TEACHER,
+    manifest_base,
+    play_recorded,
+    record_shards,
+    shard_hands,
+)
 from acpc_arena.protocol.game import Game, load_game
-from acpc_arena.protocol.state import CALL_ACTION, State
-from acpc_arena.protocol.views import agent_view
+from acpc_arena.protocol.state import Action, State
 
 DEFAULT_OUT = Path("runs/dqfd/demonstrations")
 HANDS = 5000
@@ -57,25 +61,18 @@ Episode = tuple[list[np.ndarray], list[int], list[np.ndarray], float, int, int]
 
 def play_hand(state: State, agents: list[Agent], recorded: tuple[int, ...]) -> list[Episode]:
     """Play one dealt hand between ``agents`` (by seat); the episodes of the seats in ``recorded``."""
-    game = state.game
-    for p, agent in enumerate(agents):
-        agent.begin_hand(agent_view(state, p, state.hole_cards[p]))
-    seen: dict[int, tuple[list[np.ndarray], list[int], list[np.ndarray]]] = {p: ([], [], []) for p in recorded}
-    while not state.finished:
-        p = state.current_player
-        action = agents[p].act(agent_view(state, p, state.hole_cards[p]))
-        action = state.validate_action(action, try_fixing=True) or CALL_ACTION
-        if p in seen:
-            seen[p][0].append(observe(state, p))
-            seen[p][1].append(int(action.kind))
-            seen[p][2].append(legal_mask(state))
-        state.apply(action)
-    for p, agent in enumerate(agents):
-        agent.end_hand(agent_view(state, p, state.hole_cards[p]))
-    big = game.big_blind or 1
+    kept: dict[int, tuple[list[np.ndarray], list[int], list[np.ndarray]]] = {p: ([], [], []) for p in recorded}
+
+    def seen(state: State, p: int, action: Action) -> None:
+        kept[p][0].append(observe(state, p))
+        kept[p][1].append(int(action.kind))
+        kept[p][2].append(legal_mask(state))
+
+    state = play_recorded(state, agents, recorded, seen)
+    big = state.game.big_blind or 1
     return [
         (obs, acts, legal, state.value(p) / big, p, hand_class(state.hole_cards[p]))
-        for p, (obs, acts, legal) in seen.items()
+        for p, (obs, acts, legal) in kept.items()
         if acts
     ]
 
@@ -104,15 +101,9 @@ def pack(episodes: list[Episode], fields: int) -> dict[str, np.ndarray]:
 
 def record_shard(game: Game, index: int, hands: int) -> dict[str, np.ndarray]:
     """Shard ``index``: the demonstrator against ``PAIRINGS[index % len(PAIRINGS)]`` over ``hands`` hands."""
-    opponent = PAIRINGS[index % len(PAIRINGS)]
-    seed = SEED_BASE + index
-    teacher = build_agent(*TEACHER, game, seed * 100 + 1)
-    other = build_agent(*opponent, game, seed * 100 + 2)
     episodes: list[Episode] = []
-    for number, state in enumerate(deal_hands(game, seed, hands)):
-        seat = number % 2  # the demonstrator's position in this hand
-        agents = [other, teacher] if seat else [teacher, other]
-        episodes += play_hand(state, agents, (0, 1) if opponent == TEACHER else (seat,))
+    for _, state, agents, recorded in shard_hands(game, index, hands, SEED_BASE):
+        episodes += play_hand(state, agents, recorded)
     return pack(episodes, game.num_hole_cards + game.total_board_cards + 3)
 
 

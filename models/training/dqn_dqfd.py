@@ -17,7 +17,7 @@ pool, epsilon-greedy; argmax Q played.
 What is DQfD's:
 
 1. Demonstrations: the hands of ``dqn_demonstrations`` (the default limit ``cfr
-   --argmax`` against ``poker_cnn_teacher``'s pairings), a replay memory of their
+   --argmax`` against ``shards.PAIRINGS``), a replay memory of their
    own that is never overwritten.
 2. Pre-training on the demonstrations alone, ``pretrain_steps`` gradient steps of
    ``pretrain_batch`` episodes: the Q-learning loss above plus ``lambda_e`` times

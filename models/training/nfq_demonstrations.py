@@ -2,8 +2,8 @@
 
     python -m acpc_arena.models.training.nfq_demonstrations [--shards N] [--hands N] [--out DIR]
 
-The demonstrator and its opponents are seed 000's DQfD's (``dqn_demonstrations``,
-after ``poker_cnn_teacher``): ``TEACHER`` (``cfr --argmax``) against ``PAIRINGS``
+The demonstrator and its opponents are ``shards``' (those of ``dqn_demonstrations`` and
+``poker_cnn_teacher`` too): ``TEACHER`` (``cfr --argmax``) against ``PAIRINGS``
 (itself, ``cfr --sample``, ``random``, ``call``, ``raise``; not the sparring bots
 nor ``equity``, on which ``nfq`` is measured), shard ``i`` against pairing ``i``
 mod 5 on deal seed ``SEED_BASE + i``, the demonstrator in position ``hand mod 2``;
@@ -37,13 +37,17 @@ import numpy as np
 from acpc_arena.agents.base import Agent
 from acpc_arena.models.nfq.features import FEATURES, hand_strength, max_loss, observation, window
 from acpc_arena.models.training.dqn_replay import legal_mask
-from acpc_arena.models.training.poker_cnn_data import GAME, build_agent
-from acpc_arena.models.training.poker_cnn_teacher import PAIRINGS, TEACHER
-from acpc_arena.models.training.shards import manifest_base, record_shards
-from acpc_arena.protocol.dealing import deal_hands
+from acpc_arena.models.training.poker_cnn_data import GAME
+from acpc_arena.models.training.shards import (
+    PAIRINGS,
+    TEACHER,
+    manifest_base,
+    play_recorded,
+    record_shards,
+    shard_hands,
+)
 from acpc_arena.protocol.game import Game, load_game
-from acpc_arena.protocol.state import CALL_ACTION, State
-from acpc_arena.protocol.views import agent_view
+from acpc_arena.protocol.state import Action, State
 
 DEFAULT_OUT = Path("runs/nfq-dqfd/demonstrations")
 WINDOW = 3
@@ -79,33 +83,20 @@ def play_hand(state: State, agents: list[Agent], recorded: tuple[int, ...], n: i
     """Play one dealt hand between ``agents`` (by seat): the rows (window, legal, action, seat, number of
     the seat's decision) of the seats in ``recorded``, in the order played, and the finished state."""
     windows = Windows(state.game, n)
-    for p, agent in enumerate(agents):
-        agent.begin_hand(agent_view(state, p, state.hole_cards[p]))
     rows: list[Row] = []
-    while not state.finished:
-        p = state.current_player
-        action = agents[p].act(agent_view(state, p, state.hole_cards[p]))
-        action = state.validate_action(action, try_fixing=True) or CALL_ACTION
-        if p in recorded:
-            rows.append((windows.at(state, p), legal_mask(state), int(action.kind), p, len(windows.seen[p]) - 1))
-        state.apply(action)
-    for p, agent in enumerate(agents):
-        agent.end_hand(agent_view(state, p, state.hole_cards[p]))
-    return rows, state
+
+    def seen(state: State, p: int, action: Action) -> None:
+        rows.append((windows.at(state, p), legal_mask(state), int(action.kind), p, len(windows.seen[p]) - 1))
+
+    return rows, play_recorded(state, agents, recorded, seen)
 
 
 def record_shard(game: Game, index: int, hands: int, n: int = WINDOW) -> dict[str, np.ndarray]:
     """Shard ``index``: the demonstrator against ``PAIRINGS[index % len(PAIRINGS)]`` over ``hands`` hands."""
-    opponent = PAIRINGS[index % len(PAIRINGS)]
-    seed = SEED_BASE + index
-    teacher = build_agent(*TEACHER, game, seed * 100 + 1)
-    other = build_agent(*opponent, game, seed * 100 + 2)
     scale = float(max_loss(game))
     columns: dict[str, list[Any]] = {name: [] for name in COLUMNS}
-    for number, state in enumerate(deal_hands(game, seed, hands)):
-        seat = number % 2  # the demonstrator's position in this hand
-        agents = [other, teacher] if seat else [teacher, other]
-        rows, state = play_hand(state, agents, (0, 1) if opponent == TEACHER else (seat,), n)
+    for number, state, agents, recorded in shard_hands(game, index, hands, SEED_BASE):
+        rows, state = play_hand(state, agents, recorded, n)
         rows.sort(key=lambda row: row[3])  # one seat's rows after the other's, each in the order played
         for i, (x, legal, action, p, _) in enumerate(rows):
             columns["windows"].append(x)

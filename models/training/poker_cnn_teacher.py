@@ -3,7 +3,7 @@
     python -m acpc_arena.models.training.poker_cnn_teacher [--shards N] [--out runs/poker_cnn-default]
 
 The teacher is the default limit ``cfr`` (``cfr-ehs2-exact``) taking its most
-likely action at every decision (``--argmax``). It plays ``PAIRINGS`` in turn,
+likely action at every decision (``--argmax``). It plays ``shards.PAIRINGS`` in turn,
 shard after shard of ``HANDS`` hands (shard ``i``: pairing ``i`` mod 5, deal seed
 ``SEED_BASE + i``), sitting in position ``hand mod 2``: itself (both players are
 the teacher, argmax, and both players' decisions are kept), ``cfr --sample`` (the
@@ -14,9 +14,9 @@ and ``equity``, on which the agent is measured, are not among them.
 No ACPC log is written or read: each decision of the teacher is recorded as it is
 made, its observation the ``history`` encoding's (``models.q_networks.history_encoding``),
 in the columns of ``poker_cnn_data.Records`` (the log-reading path there stays for
-real ACPC logs). Each shard is saved on its own (``shards/NNNN.npz``, its seconds of play in
-``shards/seconds.json``), so a stopped run picks up at the first shard missing; ``records.npz`` joins them and
-``manifest.json`` says how they were made.
+real ACPC logs). Each shard is saved on its own (``models.training.shards``: ``shards/NNNN.npz``, its
+seconds of play in ``shards/seconds.json``), so a stopped run picks up at the first shard missing;
+``records.npz`` joins them and ``manifest.json`` says how they were made.
 """
 
 from __future__ import annotations
@@ -29,19 +29,20 @@ from typing import Any
 
 import numpy as np
 
-from acpc_arena.agents.base import Agent
 from acpc_arena.models.q_networks.history_encoding import observe_history
-from acpc_arena.models.training.poker_cnn_data import GAME, Records, action_counts, build_agent, later_decisions
-from acpc_arena.models.training.shards import manifest_base, record_shards
-from acpc_arena.protocol.dealing import deal_hands
+from acpc_arena.models.training.poker_cnn_data import GAME, Records, action_counts, later_decisions
+from acpc_arena.models.training.shards import (
+    PAIRINGS,
+    TEACHER,
+    manifest_base,
+    play_recorded,
+    record_shards,
+    shard_hands,
+)
 from acpc_arena.protocol.game import Game, load_game
-from acpc_arena.protocol.state import CALL_ACTION
-from acpc_arena.protocol.views import agent_view
+from acpc_arena.protocol.state import Action, State
 
 DEFAULT_OUT = Path("runs/poker_cnn-default")
-TEACHER = ("cfr", "--argmax")
-PAIRINGS = (("cfr", "--argmax"), ("cfr", "--sample"), ("random", ""), ("call", ""), ("raise", ""))
-"""The teacher's opponents, (agent, options), one shard each in turn; the first is the teacher itself."""
 HANDS = 5000
 """Hands a shard."""
 SHARDS = 140
@@ -51,31 +52,16 @@ SEED_BASE = 20_000
 
 def play_shard(game: Game, index: int, hands: int) -> Records:
     """Shard ``index``: the teacher against ``PAIRINGS[index % len(PAIRINGS)]`` over ``hands`` hands."""
-    opponent = PAIRINGS[index % len(PAIRINGS)]
-    seed = SEED_BASE + index
-    teacher = build_agent(*TEACHER, game, seed * 100 + 1)
-    other = build_agent(*opponent, game, seed * 100 + 2)
-    both = opponent == TEACHER
     rows: list[tuple[np.ndarray, int, int, int, int, bool]] = []
-    for number, state in enumerate(deal_hands(game, seed, hands)):
-        seat = number % 2  # the teacher's position in this hand
-        agents: list[Agent] = [other, teacher] if seat else [teacher, other]
-        for p, agent in enumerate(agents):
-            agent.begin_hand(agent_view(state, p, state.hole_cards[p]))
+    for number, state, agents, recorded in shard_hands(game, index, hands, SEED_BASE):
         first = len(rows)
-        while not state.finished:
-            p = state.current_player
-            view = agent_view(state, p, state.hole_cards[p])
-            action = agents[p].act(view)
-            action = state.validate_action(action, try_fixing=True) or CALL_ACTION
-            if p == seat or both:
-                rows.append((observe_history(state, p), int(action.kind), state.round, number, p, False))
-            state.apply(action)
-        values = state.values()
+
+        def seen(state: State, p: int, action: Action, number: int = number) -> None:
+            rows.append((observe_history(state, p), int(action.kind), state.round, number, p, False))
+
+        values = play_recorded(state, agents, recorded, seen).values()
         for i in range(first, len(rows)):
             rows[i] = (*rows[i][:5], values[rows[i][4]] > 0)
-        for p, agent in enumerate(agents):
-            agent.end_hand(agent_view(state, p, state.hole_cards[p]))
     observations, actions, rounds, numbers, players, won = zip(*rows, strict=True)
     hands_column = np.array(numbers, dtype=np.int32) + index * hands
     return Records(

@@ -1,6 +1,11 @@
 """Recording a demonstrator's play in shards that a stopped run picks up again (Poker-CNN's teacher, DQfD's
 demonstrations for seed 000's networks and for NFQ).
 
+Shard ``i`` is the demonstrator (``TEACHER``: the default limit ``cfr`` taking its most likely action) against
+``PAIRINGS[i mod 5]`` on deal seed ``seed_base + i``, in position ``hand mod 2``; against itself both seats
+are its decisions (``shard_hands``). ``play_recorded`` plays one hand and hands each recorded decision to
+the caller, who keeps what its encoding needs.
+
 A folder holds ``plan.json`` (what the shards are made of: a folder of another plan is refused),
 ``shards/NNNN.npz`` (each shard saved whole, under a temporary name first) and ``shards/seconds.json``
 (each shard's seconds of play). ``record_shards`` plays the shards missing; the caller joins them and writes
@@ -11,15 +16,62 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import torch
 
+from acpc_arena.agents.base import Agent
 from acpc_arena.models.checkpoints import git_commit
+from acpc_arena.models.training.poker_cnn_data import build_agent
+from acpc_arena.protocol.dealing import deal_hands
+from acpc_arena.protocol.game import Game
+from acpc_arena.protocol.state import CALL_ACTION, Action, State
+from acpc_arena.protocol.views import agent_view
+
+TEACHER = ("cfr", "--argmax")
+PAIRINGS = (("cfr", "--argmax"), ("cfr", "--sample"), ("random", ""), ("call", ""), ("raise", ""))
+"""The demonstrator's opponents, (agent, options), one shard each in turn; the first is the demonstrator itself:
+``cfr --sample`` plays other lines of the same equilibrium, ``random``, ``call`` and ``raise`` lines an
+equilibrium never plays, as weak bots do. The sparring bots and ``equity``, on which agents are measured, are
+not among them."""
 
 Shard = TypeVar("Shard")
+
+
+def shard_hands(
+    game: Game, index: int, hands: int, seed_base: int
+) -> Iterator[tuple[int, State, list[Agent], tuple[int, ...]]]:
+    """Shard ``index``'s hands: (number, the dealt state, the agents by seat, the seats whose decisions are
+    the demonstrator's). The two agents are built once a shard and keep their state across its hands."""
+    opponent = PAIRINGS[index % len(PAIRINGS)]
+    seed = seed_base + index
+    teacher = build_agent(*TEACHER, game, seed * 100 + 1)
+    other = build_agent(*opponent, game, seed * 100 + 2)
+    for number, state in enumerate(deal_hands(game, seed, hands)):
+        seat = number % 2  # the demonstrator's position in this hand
+        agents = [other, teacher] if seat else [teacher, other]
+        yield number, state, agents, (0, 1) if opponent == TEACHER else (seat,)
+
+
+def play_recorded(
+    state: State, agents: list[Agent], recorded: tuple[int, ...], seen: Callable[[State, int, Action], None]
+) -> State:
+    """Play one dealt hand between ``agents`` (by seat), calling ``seen(state, seat, action)`` at each decision
+    of a seat in ``recorded`` before the action is applied; the finished state."""
+    for p, agent in enumerate(agents):
+        agent.begin_hand(agent_view(state, p, state.hole_cards[p]))
+    while not state.finished:
+        p = state.current_player
+        action = agents[p].act(agent_view(state, p, state.hole_cards[p]))
+        action = state.validate_action(action, try_fixing=True) or CALL_ACTION
+        if p in recorded:
+            seen(state, p, action)
+        state.apply(action)
+    for p, agent in enumerate(agents):
+        agent.end_hand(agent_view(state, p, state.hole_cards[p]))
+    return state
 
 
 def record_shards(
