@@ -135,7 +135,7 @@ def make_demonstrations(out: Path, shards: int, hands: int, log: Any = print) ->
     return out / "demonstrations.npz"
 
 
-def _save_columns(columns: dict[str, np.ndarray], path: Path) -> None:
+def _save_columns(columns: dict[str, Any], path: Path) -> None:
     np.savez_compressed(path, **columns)
 
 

@@ -108,7 +108,9 @@ def record_shards(
     return paths, seconds
 
 
-def manifest_base(plan: dict[str, Any], source: str, seed_base: int, shards: int, seconds: dict[str, float]) -> dict:
+def manifest_base(
+    plan: dict[str, Any], source: str, seed_base: int, shards: int, seconds: dict[str, float]
+) -> dict[str, Any]:
     """The manifest's fields every recording has: the plan, where the data comes from, the deal seeds, the
     seconds of play, when and at which commit."""
     return plan | {
