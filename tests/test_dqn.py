@@ -363,35 +363,6 @@ def test_outputs_are_kept_for_one_networks_weights_not_for_its_file(tmp_path: Pa
     assert np.abs(outputs[0] - outputs[1]).max() > 0.01
 
 
-def test_a_checkpoint_of_the_history_encoding_plays_on_its_planes(tmp_path: Path) -> None:
-    """An LSTM-DQN whose sidecar names the ``history`` encoding: the seed's 16 planes of each decision, then
-    the viewer's position (plane of position 0 all ones: the big blind) and each round's raises of the viewer
-    and of the other (here the opponent's one pre-flop raise at both decisions), built here by hand."""
-    from acpc_arena.agents.dqn import LSTMDQNAgent
-
-    torch.manual_seed(3)
-    net = LSTMDQN(planes=26).eval()
-    with torch.no_grad():
-        for parameter in net.parameters():
-            parameter.normal_(0.0, 0.1)
-    save_network(tmp_path / "h", net, "lstm_dqn", 26, {"hands_trained": 0, "encoding": "history"})
-    agent = LSTMDQNAgent(LIMIT, checkpoint=tmp_path / "h.pt")
-    preflop = parse_match_state("MATCHSTATE:0:0:r:AsKd|", LIMIT)
-    flop = parse_match_state("MATCHSTATE:0:0:rc/:AsKd|/2c3d4h", LIMIT)
-    extra = np.zeros((10, 17, 17), dtype=np.float32)
-    extra[0] = 1.0  # position 0
-    extra[3] = 1.0  # pre-flop: the other player's raises, 1
-    with torch.no_grad():
-        first = np.concatenate([encode(preflop.state, 0), extra])
-        second = np.concatenate([encode(flop.state, 0), extra])
-        _, memory = net(torch.from_numpy(first)[None, None], None)
-        q, _ = net(torch.from_numpy(second)[None, None], memory)
-    np.testing.assert_allclose(agent.outputs([flop])[0], q[0, 0].numpy(), rtol=1e-4, atol=1e-5)
-    save_network(tmp_path / "bad", net, "lstm_dqn", 26, {"hands_trained": 0})  # 26 planes, no encoding named
-    with pytest.raises(ValueError, match="26 planes; its seed encoding of this game has 16"):
-        LSTMDQNAgent(LIMIT, checkpoint=tmp_path / "bad.pt")
-
-
 def test_q_agents_act_alone_as_in_a_batch_of_other_tables_views() -> None:
     """``act_batch`` over views of many hands (other agents' in the runner) gives each view the action ``act``
     gives it alone, as an agent process would."""

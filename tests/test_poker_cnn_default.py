@@ -11,12 +11,14 @@ import numpy as np
 import pytest
 import torch
 
+from acpc_arena.agents.dqn import LSTMDQNAgent
 from acpc_arena.agents.poker_cnn import PokerCNNAgent
 from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.q_networks import history_encoding
-from acpc_arena.models.q_networks.checkpoint import load_network, weights_digest
+from acpc_arena.models.q_networks.checkpoint import load_network, save_network, weights_digest
 from acpc_arena.models.q_networks.encoding import encode
 from acpc_arena.models.q_networks.history_encoding import ENCODINGS, history_planes, observe_history
+from acpc_arena.models.q_networks.networks import LSTMDQN
 from acpc_arena.models.training import cli, poker_cnn, poker_cnn_imitate, poker_cnn_teacher
 from acpc_arena.models.training.poker_cnn_data import play_in_process, read_hands
 from acpc_arena.models.training.poker_cnn_imitate import ImitateConfig, train_default
@@ -25,6 +27,7 @@ from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import Action, ActionKind, State
 from acpc_arena.protocol.views import agent_view
+from acpc_arena.protocol.wire import parse_match_state
 
 LIMIT = load_game("holdem.limit.2p.reverse_blinds")
 CHECK, RAISE = Action(ActionKind.CALL), Action(ActionKind.RAISE)
@@ -161,3 +164,30 @@ def test_train_command_defaults_are_the_shipped_checkpoints_runs(tmp_path: Path,
     shipped = json.loads((FOLDER / f"{name}.json").read_text())["config"]
     (run,) = runs
     assert run == shipped
+
+
+def test_a_checkpoint_of_the_history_encoding_plays_on_its_planes(tmp_path: Path) -> None:
+    """An LSTM-DQN whose sidecar names the ``history`` encoding: the seed's 16 planes of each decision, then
+    the viewer's position (plane of position 0 all ones: the big blind) and each round's raises of the viewer
+    and of the other (here the opponent's one pre-flop raise at both decisions), built here by hand."""
+    torch.manual_seed(3)
+    net = LSTMDQN(planes=26).eval()
+    with torch.no_grad():
+        for parameter in net.parameters():
+            parameter.normal_(0.0, 0.1)
+    save_network(tmp_path / "h", net, "lstm_dqn", 26, {"hands_trained": 0, "encoding": "history"})
+    agent = LSTMDQNAgent(LIMIT, checkpoint=tmp_path / "h.pt")
+    preflop = parse_match_state("MATCHSTATE:0:0:r:AsKd|", LIMIT)
+    flop = parse_match_state("MATCHSTATE:0:0:rc/:AsKd|/2c3d4h", LIMIT)
+    extra = np.zeros((10, 17, 17), dtype=np.float32)
+    extra[0] = 1.0  # position 0
+    extra[3] = 1.0  # pre-flop: the other player's raises, 1
+    with torch.no_grad():
+        first = np.concatenate([encode(preflop.state, 0), extra])
+        second = np.concatenate([encode(flop.state, 0), extra])
+        _, memory = net(torch.from_numpy(first)[None, None], None)
+        q, _ = net(torch.from_numpy(second)[None, None], memory)
+    np.testing.assert_allclose(agent.outputs([flop])[0], q[0, 0].numpy(), rtol=1e-4, atol=1e-5)
+    save_network(tmp_path / "bad", net, "lstm_dqn", 26, {"hands_trained": 0})  # 26 planes, no encoding named
+    with pytest.raises(ValueError, match="26 planes; its seed encoding of this game has 16"):
+        LSTMDQNAgent(LIMIT, checkpoint=tmp_path / "bad.pt")

@@ -20,8 +20,6 @@ from results_bench import BENCH_PAGE
 from results_render import interval, table_header, table_row
 from results_sections import (
     BIN,
-    DEFAULTS_SEEDS,
-    EXPLOIT_SEEDS,
     LIMIT,
     NOLIMIT,
     NOLIMIT_SEEDS,
@@ -35,6 +33,7 @@ from results_sections import (
     Side,
     Sidecars,
 )
+from results_suite_pages import SUITE_PAGES
 from results_training import cfr_checkpoints, ensemble_evolution, network_trainings, poker_cnn_curve, poker_cnn_folds
 
 # --- the pages -----------------------------------------------------------------------------
@@ -248,87 +247,7 @@ PAGES: tuple[Page, ...] = (
             ),
         ),
     ),
-    Page(
-        "limit-exploit",
-        "Limit hold'em: cfr_exploit, the default CFR tilted against what it sees",
-        "`cfr_exploit` plays the default CFR and tilts it against the opponent's rates within a safety budget "
-        "(seed 002's page says how). Here against the limit sparring suite, `equity` and `cfr` itself, in "
-        "duplicate on deal seeds 9401, 9402 and 9403, which no table and no choice of its bands used, 2,000 hands "
-        "a seat; and local best response against it, betting before the flop as on the LBR page.",
-        (
-            Matches(
-                "suite",
-                "Against the suite, equity and cfr",
-                "The equilibrium it tilts, `cfr`, against the same opponents: the limit sparring page (other deal "
-                "seeds).",
-                (Side("cfr_exploit", "cfr_exploit"),),
-                (*LIMIT_SUITE, Side("cfr", "cfr")),
-                seeds=EXPLOIT_SEEDS,
-                hands=2000,
-            ),
-            Lbr(
-                "lbr",
-                "Local best response, betting before the flop",
-                "Deal seed 1, LBR choosing among fold, call and raise before the flop (`--first-round lbr`), as "
-                "the LBR page's second table, whose `cfr` row is the equilibrium's figure on the same deals.",
-                ((Side("cfr_exploit", "cfr_exploit"), 2000),),
-                lbr_args="--first-round lbr",
-            ),
-        ),
-    ),
-    Page(
-        "limit-defaults",
-        "Limit hold'em: the limit agents' defaults and the seeds' configurations against the suite",
-        "The default `cfr`, `cfr_exploit` and `poker_cnn`, and the checkpoint that keeps each seed's own "
-        "configuration, against the limit sparring suite and `equity`, in duplicate on deal seeds 9501, 9502 and "
-        "9503, which no table, no choice of a checkpoint and no tuning used: the defaults 2,000 hands a seat, the "
-        "seed configurations 1,000. The agents' pages say how each checkpoint was made; the defaults of seed "
-        "000's and seed 003's networks have a page of their own.",
-        (
-            Matches(
-                "defaults",
-                "The defaults",
-                "Each row an agent as `acpc-match` plays it when no option is given.",
-                sides("cfr", "cfr_exploit", "poker_cnn"),
-                LIMIT_SUITE,
-                seeds=DEFAULTS_SEEDS,
-                hands=2000,
-            ),
-            Matches(
-                "seed-configurations",
-                "The seeds' configurations",
-                "Each row the shipped checkpoint that keeps its seed's configuration: seed 002's improved "
-                "abstraction, seed 000's thesis configuration of each network, seed 004's network and data.",
-                (
-                    Side("cfr-improved", "cfr", "--checkpoint cfr-improved"),
-                    Side("lstm_dqn-v1", "lstm_dqn", "--checkpoint lstm_dqn-v1"),
-                    Side("dqn-v1", "dqn", "--checkpoint dqn-v1"),
-                    Side("poker_cnn-seed", "poker_cnn", "--checkpoint poker_cnn-seed"),
-                ),
-                LIMIT_SUITE,
-                seeds=DEFAULTS_SEEDS,
-                hands=1000,
-            ),
-        ),
-    ),
-    Page(
-        "limit-nfq",
-        "Limit hold'em: NFQ's default and its seed configuration against the suite",
-        "The default `nfq` (seed 003's network learned from the default CFR's demonstrations) and `nfq-seed` "
-        "(seed 003's configuration) against the limit sparring suite and `equity`, in duplicate on deal seeds "
-        "9501, 9502 and 9503, which no table, no choice of a checkpoint and no tuning used, 2,000 hands a seat.",
-        (
-            Matches(
-                "nfq",
-                "NFQ against the suite",
-                "Each row the agent with one checkpoint (seed 003's page describes both).",
-                (Side("nfq (default)", "nfq"), Side("nfq-seed", "nfq", "--checkpoint nfq-seed")),
-                LIMIT_SUITE,
-                seeds=DEFAULTS_SEEDS,
-                hands=2000,
-            ),
-        ),
-    ),
+    *SUITE_PAGES,
     Page(
         "nolimit-agents",
         "No-limit hold'em: CFR, the ensemble, the styles and the sparring suite",
