@@ -56,7 +56,7 @@ Choices where the paper or the seed is silent:
   held-out accuracy and the learner's result against ``cfr`` (the UCT-fused target, its
   opponent the ACPC example player, pulls the values away from the demonstrator's play
   faster than a demonstration step every 4 hands pulls them back). 150,000 pre-training
-  steps were chosen over 30,000 on deal seeds 8201 to 8203, which no results page uses.
+  steps were chosen on deal seeds 8201 to 8203, which no results page uses.
 
 Resumable: the state (the networks, Adam, the position, the generators) is saved
 beside the output under ``--work`` every ``SAVE_SECONDS`` of pre-training and every

@@ -65,7 +65,7 @@ DQFD_PRETRAIN_STEPS = {"lstm_dqn": 3_000, "dqn": 20_000}
 
 DQFD_HANDS = {"lstm_dqn": 0, "dqn": 0}
 """Hands of the learner's own play after pre-training, ``--preset dqfd`` (``--hands`` overrides): none, the
-pre-trained network is the result (20,000 hands of DQfD's phase 3 made the DQN worse on the selection seeds)."""
+pre-trained network is the result (phase 3, as configured, does worse on the selection seeds)."""
 
 DQFD_REPLAY_HANDS = 50_000
 """Hands of its own play the replay memory of ``--preset dqfd`` keeps (``--replay-hands`` overrides)."""
@@ -78,7 +78,7 @@ NFQ_HANDS = 200_000
 
 NFQ_PRETRAIN_STEPS = 150_000
 """The default ``nfq``'s pre-training steps on the demonstrations (``models/training/nfq_dqfd.py``;
-``--pretrain-steps`` overrides), chosen over 30,000 on deal seeds 8201 to 8203."""
+``--pretrain-steps`` overrides), chosen on deal seeds 8201 to 8203."""
 
 
 def checkpoint_path(name: str, out_dir: Path | None) -> Path:
