@@ -239,7 +239,8 @@ class Trainer:
             "mbb": last,
         }
 
-    def save(self, path: str | Path, stats: dict[str, Any]) -> Path:
+    def save(self, path: str | Path, stats: dict[str, Any], extra: dict[str, Any] | None = None) -> Path:
+        """The checkpoint and its sidecar (the run's settings and ``stats``, then the fields of ``extra``)."""
         config = asdict(self.config)
         config["opponents"] = [list(o) for o in self.config.opponents]
         meta = {
@@ -251,7 +252,7 @@ class Trainer:
             "hands_trained": self.hands_done,
             "opponent_agents": self.pool.agents(),
             "stats": stats,
-        }
+        } | (extra or {})
         arguments = {"inputs": self.inputs, "hidden": self.config.hidden}
         return save_network(path, self.net, "nfq", None, meta, arguments)
 

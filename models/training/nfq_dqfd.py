@@ -80,8 +80,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from acpc_arena.models.nfq.features import FEATURES
-from acpc_arena.models.q_networks.checkpoint import save_network
 from acpc_arena.models.training.dqn_demonstrations import margin_loss
 from acpc_arena.models.training.nfq import NFQConfig, Table, Trainer, config_for
 from acpc_arena.models.training.nfq_demonstrations import DEFAULT_OUT, HANDS, SHARDS, load_columns, make_demonstrations
@@ -214,29 +212,18 @@ class DQfDTrainer(Trainer):
         """Seconds of training so far, over every run that went on from a saved state."""
         return self.seconds + time.monotonic() - self.started
 
-    def save(self, path: str | Path, stats: dict[str, Any]) -> Path:
+    def save(self, path: str | Path, stats: dict[str, Any], extra: dict[str, Any] | None = None) -> Path:
         """The checkpoint and its sidecar (the seed's, with the DQfD settings, data and curve), and the state."""
-        config = asdict(self.config)
-        config["opponents"] = [list(o) for o in self.config.opponents]
         manifest = Path(self.dqfd.demonstrations).with_name("manifest.json")
-        meta = {
-            "game": self.config.game,
-            "game_definition": self.game.to_text(),
-            "window": self.config.window,
-            "features": FEATURES,
-            "config": config,
+        extra = (extra or {}) | {
             "dqfd": asdict(self.dqfd),
             "data": json.loads(manifest.read_text()) if manifest.exists() else {},
             "pretraining": self.curve,
-            "hands_trained": self.hands_done,
-            "opponent_agents": self.pool.agents(),
-            "stats": stats
-            | {"held_out_accuracy": round(self.held_out_accuracy(), 4), "seconds_all": round(self.elapsed())},
         }
-        arguments = {"inputs": self.inputs, "hidden": self.config.hidden}
-        written = save_network(path, self.net, "nfq", None, meta, arguments)
+        stats = stats | {"held_out_accuracy": round(self.held_out_accuracy(), 4), "seconds_all": round(self.elapsed())}
+        written = super().save(path, stats, extra)
         self.save_state()
-        self.log(f"{time.strftime('%H:%M:%S')} saved {written} after {self.hands_done} hands: {meta['stats']}")
+        self.log(f"{time.strftime('%H:%M:%S')} saved {written} after {self.hands_done} hands: {stats}")
         return written
 
     def save_state(self) -> None:
