@@ -26,9 +26,7 @@ says how they were made.
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +42,7 @@ from acpc_arena.models.training.shards import (
     manifest_base,
     play_recorded,
     record_shards,
+    recorder_main,
     shard_hands,
 )
 from acpc_arena.protocol.game import Game, load_game
@@ -152,18 +151,16 @@ def _save_columns(columns: dict[str, Any], path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m acpc_arena.models.training.nfq_demonstrations", description=__doc__.split("\n")[0]
+    result, _ = recorder_main(
+        "acpc_arena.models.training.nfq_demonstrations",
+        __doc__ or "",
+        make_demonstrations,
+        DEFAULT_OUT,
+        SHARDS,
+        HANDS,
+        argv,
     )
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
-    parser.add_argument("--shards", type=int, default=SHARDS, help=f"shards to play (default {SHARDS})")
-    parser.add_argument("--hands", type=int, default=HANDS, help=f"hands a shard (default {HANDS})")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    try:
-        path = make_demonstrations(args.out, args.shards, args.hands, log=lambda text: print(text, flush=True))
-    except (ValueError, OSError) as exc:
-        sys.exit(f"error: {exc}")
-    print(f"demonstrations in {path}")
+    print(f"demonstrations in {result}")
 
 
 if __name__ == "__main__":

@@ -21,9 +21,7 @@ seconds of play in ``shards/seconds.json``), so a stopped run picks up at the fi
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +35,7 @@ from acpc_arena.models.training.shards import (
     manifest_base,
     play_recorded,
     record_shards,
+    recorder_main,
     shard_hands,
 )
 from acpc_arena.protocol.game import Game, load_game
@@ -105,18 +104,10 @@ def make_data(out: Path, shards: int, hands: int, log: Any = print) -> Records:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m acpc_arena.models.training.poker_cnn_teacher", description=__doc__.split("\n")[0]
+    result, out = recorder_main(
+        "acpc_arena.models.training.poker_cnn_teacher", __doc__ or "", make_data, DEFAULT_OUT, SHARDS, HANDS, argv
     )
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
-    parser.add_argument("--shards", type=int, default=SHARDS, help=f"shards to play (default {SHARDS})")
-    parser.add_argument("--hands", type=int, default=HANDS, help=f"hands a shard (default {HANDS})")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    try:
-        records = make_data(args.out, args.shards, args.hands, log=lambda text: print(text, flush=True))
-    except (ValueError, OSError) as exc:
-        sys.exit(f"error: {exc}")
-    print(f"{len(records)} decisions of the teacher in {args.out / 'records.npz'}: {action_counts(records)}")
+    print(f"{len(result)} decisions of the teacher in {out / 'records.npz'}: {action_counts(result)}")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,9 @@ its ``manifest.json`` with ``manifest_base``'s fields.
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -121,3 +123,19 @@ def manifest_base(
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "git_commit": git_commit(),
     }
+
+
+def recorder_main(
+    module: str, doc: str, make: Callable[..., Shard], out: Path, shards: int, hands: int, argv: list[str] | None
+) -> tuple[Shard, Path]:
+    """A recorder's command line (``--out``, ``--shards``, ``--hands``, defaults given): ``make(out, shards, hands,
+    log=...)``'s result and the folder; an error of the run or of its files is one line and exit status 1."""
+    parser = argparse.ArgumentParser(prog=f"python -m {module}", description=doc.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=out, help=f"output folder (default {out})")
+    parser.add_argument("--shards", type=int, default=shards, help=f"shards to play (default {shards})")
+    parser.add_argument("--hands", type=int, default=hands, help=f"hands a shard (default {hands})")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return make(args.out, args.shards, args.hands, log=lambda text: print(text, flush=True)), args.out
+    except (ValueError, OSError) as exc:
+        sys.exit(f"error: {exc}")
