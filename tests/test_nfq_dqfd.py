@@ -13,7 +13,7 @@ from acpc_arena.agents.nfq import NFQAgent
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.models.nfq.network import NFQNetwork
 from acpc_arena.models.q_networks.checkpoint import load_module
-from acpc_arena.models.training import nfq_dqfd
+from acpc_arena.models.training import cli, nfq_dqfd
 from acpc_arena.models.training.nfq import NFQConfig, config_for
 from acpc_arena.models.training.nfq_demonstrations import SEED_BASE, make_demonstrations, record_shard
 from acpc_arena.protocol.dealing import deal_hands
@@ -116,3 +116,15 @@ def test_a_stopped_run_goes_on_where_it_stopped(tmp_path: Path, monkeypatch: pyt
     assert len(started) == 1 and "12 pre-training steps" in started[0] and ", 0 hands" not in started[0]
     assert stats["hands"] >= config.hands and path.exists() and whole.exists()
     NFQAgent(load_game(LIMIT), checkpoint=str(path))  # the agent plays the result unchanged
+
+
+@pytest.mark.parametrize("option", [["--reward", "chips"], ["--lam", "0"], ["--window", "1"]])
+def test_an_ablations_option_without_the_seeds_preset_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str]
+) -> None:
+    """The default ``nfq`` is DQfD's, which these options do not change: without ``--preset faithful`` the
+    command says so instead of writing the default under an ablation's name."""
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["nfq", *option, "--out", str(tmp_path / "nfq-chips.pt")])
+    assert exit_.value.code == 2 and "add --preset faithful" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

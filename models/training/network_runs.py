@@ -103,6 +103,9 @@ def train_nfq(args: argparse.Namespace, out_dir: Path | None) -> None:
     if args.preset == "faithful":
         train_nfq_seed(args, out_dir)
         return
+    if args.reward == "chips" or args.lam is not None or args.window is not None:
+        usage_error("acpc-train: error: --reward chips, --lam and --window change seed 003's configuration: add "
+                    "--preset faithful")  # fmt: skip
     dqfd = nfq_dqfd.DQfDConfig(
         demonstrations=args.data or nfq_dqfd.DEMONSTRATIONS,
         pretrain_steps=nfq_dqfd.DQfDConfig.pretrain_steps if args.pretrain_steps is None else args.pretrain_steps,
