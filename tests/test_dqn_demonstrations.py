@@ -46,27 +46,32 @@ def test_margin_loss_is_the_hand_computed_large_margin() -> None:
 def test_recorded_episodes_are_the_demonstrators_actions() -> None:
     """Shard 3 (the demonstrator against ``call``): each hand played again, the ``cfr`` agent called directly
     (``argmax``) at the demonstrator's seat and the opponent calling, gives the recorded actions, legal moves and
-    result."""
+    result; each observation ends with the seat and, per round, the raises the demonstrator and the caller had
+    made when it chose (counted here as the hand is played)."""
     game = load_game(LIMIT)
     hands = 12
     columns = record_shard(game, 3, hands)
     cfr = agent_class("cfr")(game, seed=5, argmax=True)
     for number, state in enumerate(deal_hands(game, SEED_BASE + 3, hands)):
         seat = number % 2
-        actions, legal = [], []
+        actions, legal, history = [], [], []
+        raises = [0] * 8  # per round: the demonstrator's raises, then the caller's (none)
         while not state.finished:
             p = state.current_player
             if p == seat:
+                history.append([seat, *raises])
                 action = cfr.act(agent_view(state, p, state.hole_cards[p]))
                 allowed = state.legal_actions()
                 legal.append([allowed.can_fold, True, allowed.can_raise])
                 actions.append(int(action.kind))
+                raises[2 * state.round] += action.kind == ActionKind.RAISE
             else:
                 action = Action(ActionKind.CALL, 0)
             state.apply(action)
         steps = int(columns["steps"][number])
         assert steps == len(actions) and columns["actions"][number, :steps].tolist() == actions
         assert columns["legal"][number, :steps].tolist() == legal
+        assert columns["observations"][number, :steps, -9:].tolist() == history
         assert columns["seat"][number] == seat
         assert columns["chips"][number] == state.value(seat) / game.big_blind
     assert len(columns["steps"]) == hands  # the demonstrator acts in every hand against a caller
@@ -83,6 +88,7 @@ def tiny_run(folder: Path) -> tuple[TrainConfig, dqn_dqfd.DQfDConfig]:
         batch_size=8,
         reward="chips",
         opponents=(("random", 1.0), ("self", 1.0)),
+        encoding="history",
     )
     return config, dqn_dqfd.DQfDConfig(str(data), pretrain_steps=6, pretrain_batch=8, held_out=10)
 
@@ -100,9 +106,16 @@ def test_demonstrations_resume_and_load_as_a_replay(tmp_path: Path) -> None:
     again = load_columns(folder / "demonstrations.npz")
     assert all(np.array_equal(whole[name], again[name]) for name in whole)
     values = np.arange(2 * 169, dtype=np.float64).reshape(2, 169)
-    replay = load_replay(folder / "demonstrations.npz", values)
+    replay = load_replay(folder / "demonstrations.npz", values, 19)
     expected = whole["chips"] - values[whole["seat"].astype(int), whole["hand_class"].astype(int)]
     assert replay.size == len(whole["steps"]) and np.allclose(replay.reward, expected)
+    # 19 numbers an observation: 2 hole cards, 5 board cards, round, pot, last raise, the seat, 2 x 4 rounds of
+    # raises; the seed's encoding reads the first 10
+    assert whole["observations"].shape[-1] == 19
+    seed = load_replay(folder / "demonstrations.npz", None, 10)
+    assert np.array_equal(seed.observations, whole["observations"][:, :, :10])
+    with pytest.raises(ValueError, match="older recording"):
+        load_replay(folder / "demonstrations.npz", None, 20)
     assert json.loads((folder / "manifest.json").read_text())["episodes"] == len(whole["steps"])
 
 
@@ -147,6 +160,10 @@ def test_a_stopped_run_goes_on_from_its_saved_state(tmp_path: Path) -> None:
     sidecar = json.loads(done.with_suffix(".json").read_text())
     assert sidecar["hands_trained"] >= config.hands and sidecar["dqfd"]["pretrain_steps"] == 6
     assert [point["steps"] for point in sidecar["pretraining"]] == [6]
+    # 16 card planes + 2 position planes + 2 x 4 rounds of raises; the agent plays the encoding the sidecar names
+    assert (sidecar["encoding"], sidecar["planes"]) == ("history", 26)
+    agent = agent_class("dqn")(load_game(LIMIT), checkpoint=str(done), seed=1)
+    assert agent.encoding.name == "history"
 
 
 def test_train_command_runs_dqfd_with_its_defaults(tmp_path: Path) -> None:
@@ -167,6 +184,7 @@ def test_train_command_runs_dqfd_with_its_defaults(tmp_path: Path) -> None:
     assert (config.pool, config.strength_weight, config.double, config.monte_carlo_mix) == ("dqfd", 0.0, True, 0.5)
     assert (config.epsilon_start, config.network, dqfd.demonstrations) == (0.05, "dqn", str(tmp_path / "d.npz"))
     assert (config.hands, dqfd.pretrain_steps, dqfd.lambda_e) == (0, 20_000, 10.0)  # phase 2 alone, the shipped run
+    assert config.encoding == "history"
     assert out == tmp_path / "dqn-dqfd.pt"
 
 

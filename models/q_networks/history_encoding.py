@@ -1,7 +1,8 @@
-"""Poker-CNN's encodings: the seed's 16 planes, or those and the betting history and position.
+"""The Q-networks' encodings (``lstm_dqn``, ``dqn``, ``poker_cnn``): the seed's 16 planes, or those and the
+betting history and position.
 
 A checkpoint's sidecar names its encoding (``encoding``; a sidecar without one is
-``seed``), and the agent builds that encoding's planes:
+``seed``), and the agent and the trainers build that encoding's planes:
 
 - ``seed``: ``models.q_networks.encoding`` (seed 000's 16 planes of 17x17: cards,
   round, pot, the opponent's last raise this round).
@@ -36,6 +37,11 @@ from acpc_arena.protocol.state import RAISE, State
 def seed_fields(game: Game) -> int:
     """Fields of ``encoding.observe``: hole cards, board cards, round, pot, last raise."""
     return game.num_hole_cards + game.total_board_cards + 3
+
+
+def history_fields(game: Game) -> int:
+    """Fields of ``observe_history``: ``encoding.observe``'s, the viewer's position, two per round."""
+    return seed_fields(game) + 1 + 2 * game.num_rounds
 
 
 def history_planes(game: Game) -> int:
@@ -75,13 +81,15 @@ class Encoding:
 
     name: str
     planes: Callable[[Game], int]
+    fields: Callable[[Game], int]
+    """Numbers in one observation."""
     observe: Callable[[State, int], np.ndarray]
     images: Callable[[Game, np.ndarray], np.ndarray]
 
 
 ENCODINGS = {
-    "seed": Encoding("seed", num_planes, observe, images),
-    "history": Encoding("history", history_planes, observe_history, history_images),
+    "seed": Encoding("seed", num_planes, seed_fields, observe, images),
+    "history": Encoding("history", history_planes, history_fields, observe_history, history_images),
 }
 
 

@@ -68,7 +68,8 @@ from acpc_arena.agents.base import Agent, pot_size_raise_to
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.models.hand_strength.classes import hand_class
 from acpc_arena.models.q_networks.checkpoint import save_network
-from acpc_arena.models.q_networks.encoding import IMAGE_SIZE, images, num_planes, observe
+from acpc_arena.models.q_networks.encoding import IMAGE_SIZE
+from acpc_arena.models.q_networks.history_encoding import ENCODINGS
 from acpc_arena.models.q_networks.networks import HIDDEN, LSTMDQN, NETWORKS, QNetwork
 from acpc_arena.models.search.mcts import value_table
 from acpc_arena.models.training.dqn_replay import Batch, EpisodeReplay, legal_mask, masked_argmax, td_targets
@@ -147,6 +148,9 @@ class TrainConfig:
     monte_carlo_mix: float = 0.0
     """beta of the mixed Monte Carlo targets (a departure from the seed; 0: the seed's Q-learning targets alone),
     see the module docstring."""
+    encoding: str = "seed"
+    """The network's input planes (``q_networks.history_encoding.ENCODINGS``): the seed's, or those and the
+    betting history (a departure from the seed, written in the checkpoint's sidecar)."""
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -169,6 +173,8 @@ def config_for(network: str, preset: str, pool: str = "sound", **overrides: Any)
         raise ValueError(f"the replay memory must hold at least one hand, not {config.replay_capacity}")
     if not 0 <= config.monte_carlo_mix <= 1:  # NaN too
         raise ValueError(f"Monte Carlo mix must be a number from 0 to 1, not {config.monte_carlo_mix}")
+    if config.encoding not in ENCODINGS:
+        raise ValueError(f"encoding must be one of {', '.join(ENCODINGS)}, not {config.encoding!r}")
     return config
 
 
@@ -240,7 +246,8 @@ class Trainer:
         self.show_progress = show_progress
         self.rng = seeded(config.threads, config.seed)
         self.game: Game = load_game(config.game)
-        self.planes = num_planes(self.game)
+        self.encoding = ENCODINGS[config.encoding]
+        self.planes = self.encoding.planes(self.game)
         self.net: QNetwork = NETWORKS[config.network](planes=self.planes)
         self.target = copy.deepcopy(self.net).eval() if config.target_every else None
         self.snapshot = copy.deepcopy(self.net).eval()
@@ -249,8 +256,7 @@ class Trainer:
         if self.strength_head is not None:
             parameters += list(self.strength_head.parameters())
         self.optimizer: torch.optim.Optimizer = torch.optim.Adagrad(parameters, lr=config.learning_rate, foreach=True)
-        fields = self.game.num_hole_cards + self.game.total_board_cards + 3
-        self.replay = EpisodeReplay(min(config.replay_capacity, config.hands), fields)
+        self.replay = EpisodeReplay(min(config.replay_capacity, config.hands), self.encoding.fields(self.game))
         self.values = (
             value_table(self.game, config.mcts_rollouts, config.mcts_c, config.seed)
             if config.reward == "mcts"
@@ -307,8 +313,8 @@ class Trainer:
     @torch.no_grad()
     def _decide(self, net: QNetwork, tables: list[_Table], memory: dict[int, Any], explore: bool) -> list[int]:
         """Batched choices for the tables whose player to act uses ``net``; ``memory`` keeps LSTM state per table."""
-        observations = [observe(t.state, t.state.current_player) for t in tables]
-        batch = torch.from_numpy(images(self.game, np.stack(observations)))[:, None]
+        observations = [self.encoding.observe(t.state, t.state.current_player) for t in tables]
+        batch = torch.from_numpy(self.encoding.images(self.game, np.stack(observations)))[:, None]
         legal = torch.from_numpy(np.stack([legal_mask(t.state) for t in tables]))
         state_in = None
         if isinstance(net, LSTMDQN):  # the recurrent one: its memory is never None
@@ -350,7 +356,7 @@ class Trainer:
             return np.concatenate([getattr(replay, name)[index, :horizon] for replay, index in parts])
 
         obs = column("observations")
-        images_ = torch.from_numpy(images(self.game, obs.reshape(-1, obs.shape[-1])))
+        images_ = torch.from_numpy(self.encoding.images(self.game, obs.reshape(-1, obs.shape[-1])))
         return Batch(
             images_.reshape(len(steps), horizon, self.planes, IMAGE_SIZE, IMAGE_SIZE),
             torch.from_numpy(column("actions").astype(np.int64)),
@@ -470,6 +476,7 @@ class Trainer:
         config["opponents"] = [list(o) for o in self.config.opponents]
         meta = {
             "config": config,
+            "encoding": self.encoding.name,
             "hands_trained": self.hands_done,
             "opponents": self.pool.names,
             "opponent_agents": self.pool.agents(),

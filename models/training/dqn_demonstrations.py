@@ -9,7 +9,8 @@ taking its most likely action (``cfr --argmax``), against the teacher's pairings
 measured), shard ``i`` against pairing ``i`` mod 5 on deal seed ``SEED_BASE + i``,
 the demonstrator in position ``hand mod 2``. Each hand is one episode of the
 demonstrator's seat in the replay memory's own format (``EpisodeReplay``): its
-observations (``q_networks.encoding.observe``), legal moves and actions, and the
+observations (``q_networks.history_encoding.observe_history``, whose first fields are
+the seed's ``observe``, so one recording serves either encoding), legal moves and actions, and the
 hand's result; against itself both seats are episodes. The reward is not stored,
 only what it is made of (the chips won, the seat, the starting hand's class), so
 ``load_replay`` makes either of the trainer's rewards.
@@ -30,7 +31,7 @@ import torch
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.models.hand_strength.classes import hand_class
-from acpc_arena.models.q_networks.encoding import observe
+from acpc_arena.models.q_networks.history_encoding import history_fields, observe_history
 from acpc_arena.models.training.dqn_replay import MAX_STEPS, EpisodeReplay, legal_mask
 from acpc_arena.models.training.poker_cnn_data import GAME
 from acpc_arena.models.training.shards import (
@@ -63,7 +64,7 @@ def play_hand(state: State, agents: list[Agent], recorded: tuple[int, ...]) -> l
     kept: dict[int, tuple[list[np.ndarray], list[int], list[np.ndarray]]] = {p: ([], [], []) for p in recorded}
 
     def seen(state: State, p: int, action: Action) -> None:
-        kept[p][0].append(observe(state, p))
+        kept[p][0].append(observe_history(state, p))
         kept[p][1].append(int(action.kind))
         kept[p][2].append(legal_mask(state))
 
@@ -103,7 +104,7 @@ def record_shard(game: Game, index: int, hands: int) -> dict[str, np.ndarray]:
     episodes: list[Episode] = []
     for _, state, agents, recorded in shard_hands(game, index, hands, SEED_BASE):
         episodes += play_hand(state, agents, recorded)
-    return pack(episodes, game.num_hole_cards + game.total_board_cards + 3)
+    return pack(episodes, history_fields(game))
 
 
 def load_columns(path: str | Path) -> dict[str, np.ndarray]:
@@ -125,7 +126,7 @@ def make_demonstrations(out: Path, shards: int, hands: int, log: Any = print) ->
     valid = np.arange(MAX_STEPS)[None, :] < joined["steps"][:, None]
     source = "the demonstrator's hands recorded while it played in-process (models/training/dqn_demonstrations.py)"
     manifest = manifest_base(plan, source, SEED_BASE, shards, seconds) | {
-        "encoding": "observe",
+        "encoding": "history",
         "episodes": len(joined["steps"]),
         "decisions": int(valid.sum()),
         "actions": np.bincount(joined["actions"][valid], minlength=3).tolist(),
@@ -138,13 +139,19 @@ def _save_columns(columns: dict[str, Any], path: Path) -> None:
     np.savez_compressed(path, **columns)
 
 
-def load_replay(path: str | Path, values: np.ndarray | None) -> EpisodeReplay:
-    """The demonstrations at ``path`` as a full replay memory; the reward is the chips won in big blinds, less
+def load_replay(path: str | Path, values: np.ndarray | None, fields: int) -> EpisodeReplay:
+    """The demonstrations at ``path`` as a full replay memory of observations of ``fields`` numbers (the first
+    ones of each recorded: the seed's encoding or the history's); the reward is the chips won in big blinds, less
     ``values[seat, hand class]`` (the trainer's ``mcts`` reward) when ``values`` is given."""
     columns = load_columns(path)
-    n, _, fields = columns["observations"].shape
+    n, _, recorded = columns["observations"].shape
+    if recorded < fields:
+        raise ValueError(
+            f"{path}: observations of {recorded} numbers, not the {fields} of this encoding: an older recording;"
+            " delete its folder and record again"
+        )
     replay = EpisodeReplay(n, fields)
-    replay.observations[:] = columns["observations"]
+    replay.observations[:] = columns["observations"][:, :, :fields]
     replay.actions[:] = columns["actions"]
     replay.legal[:] = columns["legal"]
     replay.steps[:] = columns["steps"]

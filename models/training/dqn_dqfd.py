@@ -109,7 +109,7 @@ class DQfDTrainer(Trainer):
     def __init__(self, config: TrainConfig, dqfd: DQfDConfig, log: Callable[[str], None] = print) -> None:
         super().__init__(config, show_progress=False)
         self.dqfd, self.log = dqfd, log
-        self.demos = load_replay(dqfd.demonstrations, self.values)
+        self.demos = load_replay(dqfd.demonstrations, self.values, self.encoding.fields(self.game))
         if self.demos.size <= dqfd.held_out:
             raise ValueError(f"{dqfd.demonstrations}: {self.demos.size} episodes, not over {dqfd.held_out} held out")
         self.trainable = self.demos.size - dqfd.held_out
@@ -188,6 +188,7 @@ class DQfDTrainer(Trainer):
         manifest = Path(self.dqfd.demonstrations).with_name("manifest.json")
         meta = {
             "config": config,
+            "encoding": self.encoding.name,
             "dqfd": asdict(self.dqfd),
             "data": json.loads(manifest.read_text()) if manifest.exists() else {},
             "pretraining": self.curve,

@@ -23,6 +23,7 @@ from acpc_arena.models.training import (
 )
 from acpc_arena.models.training.from_sidecar import recorded_config
 from acpc_arena.models.training.shipped import (
+    DQFD_ENCODING,
     DQFD_EPSILON,
     DQFD_HANDS,
     DQFD_PRETRAIN_STEPS,
@@ -78,6 +79,7 @@ def train_dqfd(args: argparse.Namespace, out_dir: Path | None) -> None:
         "replay_capacity": DQFD_REPLAY_HANDS if args.replay_hands is None else args.replay_hands,
         "epsilon_start": DQFD_EPSILON,
         "epsilon_end": 0.0,
+        "encoding": DQFD_ENCODING,
     }
     dqfd = dqn_dqfd.DQfDConfig(
         demonstrations=args.data or dqn_dqfd.DEMONSTRATIONS,
