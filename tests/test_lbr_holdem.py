@@ -22,22 +22,19 @@ from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, RAISE, Action, State
 from acpc_arena.protocol.wire import MatchState
+from tests.helpers.sparring import any_hand
 
 eval7 = pytest.importorskip("eval7")
 
 LIMIT = load_game("holdem.limit.2p.reverse_blinds")
 NOLIMIT = load_game("holdem.nolimit.2p.reverse_blinds")
-EVERY_HAND = (
-    "22+,A2s+,K2s+,Q2s+,J2s+,T2s+,92s+,82s+,72s+,62s+,52s+,42s+,32s,"
-    "A2o+,K2o+,Q2o+,J2o+,T2o+,92o+,82o+,72o+,62o+,52o+,42o+,32o"
-)
 
 
 def reference_equity(hole: list[int], board: list[int]) -> float:
     """eval7's equity of ``hole`` against a random hand on ``board`` (flop: 20,000 runouts; later exact)."""
     hand = [eval7.Card(CARD_STRINGS[c]) for c in hole]
     cards = [eval7.Card(CARD_STRINGS[c]) for c in board]
-    everything = eval7.HandRange(EVERY_HAND)
+    everything = any_hand()  # parsed once
     if len(board) == 3:
         return float(eval7.py_hand_vs_range_monte_carlo(hand, everything, cards, 20_000))
     return float(eval7.py_hand_vs_range_exact(hand, everything, cards))
