@@ -1,5 +1,6 @@
 """The results pages of agents against the limit sparring suite on deal seeds no selection used: the
-exploiter, the limit agents' defaults and seed configurations, and NFQ's default (``results_pages``)."""
+exploiter, the limit agents' defaults and seed configurations, NFQ's default and seed 000's networks learned from
+demonstrations (``results_pages``)."""
 
 from __future__ import annotations
 
@@ -82,6 +83,29 @@ SUITE_PAGES = (
                 "NFQ against the suite",
                 "Each row the agent with one checkpoint (seed 003's page describes both).",
                 (Side("nfq (default)", "nfq"), Side("nfq-seed", "nfq", "--checkpoint nfq-seed")),
+                LIMIT_SUITE,
+                seeds=DEFAULTS_SEEDS,
+                hands=2000,
+            ),
+        ),
+    ),
+    Page(
+        "limit-dqfd",
+        "Limit hold'em: seed 000's networks learned from demonstrations against the suite",
+        "`lstm_dqn-dqfd` and `dqn-dqfd`, seed 000's networks trained by Deep Q-learning from the default CFR's "
+        "demonstrations (seed 000's page says how), against the limit sparring suite and `equity`, in duplicate on "
+        "deal seeds 9501, 9502 and 9503, which no table, no choice of a checkpoint and no tuning used, 2,000 hands "
+        "a seat.",
+        (
+            Matches(
+                "dqfd",
+                "The DQfD networks against the suite",
+                "Each row the agent with one checkpoint; its sidecar gives the share of held-out demonstrations "
+                "where it picks the demonstrator's action.",
+                (
+                    Side("lstm_dqn-dqfd", "lstm_dqn", "--checkpoint lstm_dqn-dqfd"),
+                    Side("dqn-dqfd", "dqn", "--checkpoint dqn-dqfd"),
+                ),
                 LIMIT_SUITE,
                 seeds=DEFAULTS_SEEDS,
                 hands=2000,

@@ -79,7 +79,7 @@ def train_dqfd(args: argparse.Namespace, out_dir: Path | None) -> None:
         "replay_capacity": DQFD_REPLAY_HANDS if args.replay_hands is None else args.replay_hands,
         "epsilon_start": DQFD_EPSILON,
         "epsilon_end": 0.0,
-        "encoding": DQFD_ENCODING,
+        "encoding": DQFD_ENCODING[network],
     }
     dqfd = dqn_dqfd.DQfDConfig(
         demonstrations=args.data or dqn_dqfd.DEMONSTRATIONS,

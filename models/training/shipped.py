@@ -70,9 +70,10 @@ pre-trained network is the result (phase 3, as configured, does worse on the sel
 DQFD_REPLAY_HANDS = 50_000
 """Hands of its own play the replay memory of ``--preset dqfd`` keeps (``--replay-hands`` overrides)."""
 
-DQFD_ENCODING = "history"
-"""Input planes of ``--preset dqfd``'s networks (``models/q_networks/history_encoding.py``): the seed's and the
-betting history, which the demonstrator's strategy depends on and the seed's planes show only in part."""
+DQFD_ENCODING = {"lstm_dqn": "seed", "dqn": "history"}
+"""Input planes of ``--preset dqfd``'s networks (``models/q_networks/history_encoding.py``): the DQN's are the
+seed's and the betting history, which the demonstrator's strategy depends on and the seed's planes show only in
+part; the LSTM's are the seed's, those its shipped ``lstm_dqn-dqfd`` network was trained on."""
 
 DQFD_EPSILON = 0.05
 """Exploration of ``--preset dqfd``'s own play, falling from this to 0 over the hands."""
