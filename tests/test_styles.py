@@ -333,7 +333,8 @@ def test_o_random_over_tcp_plays_as_in_process(tmp_path: Path) -> None:
     assert schedule.style_of_hand(SWITCH_EVERY - 1) != schedule.style_of_hand(SWITCH_EVERY)  # o4, then o1
     done = subprocess.run(
         [program("acpc-match"), "--a", "o_random", "--b", "call", "--seeds", "4", "--hands", str(hands),
-         "--game", "holdem.nolimit.2p.reverse_blinds", "--concurrency", "2", "--quiet", "--out", str(tmp_path / "run")],
+         "--game", "holdem.nolimit.2p.reverse_blinds", "--concurrency", "2", "--quiet", "--no-plots",
+         "--out", str(tmp_path / "run")],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

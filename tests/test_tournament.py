@@ -38,20 +38,25 @@ LONG = 2000  # hands a match where a run must still be playing when it is interr
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 
 
-def tournament(out: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def tournament(out: Path, *args: str, timeout: float = 300, plots: bool = False) -> subprocess.CompletedProcess[str]:
+    """``acpc-tournament`` on ``GAME``, without its heatmap unless ``plots`` (``played``'s is checked)."""
     command = [program("acpc-tournament"), "--out", str(out), "--game", GAME, "--quiet", *args]
+    command += [] if plots else ["--no-plots"]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
 
 
-def standard(out: Path, *more: str, agents: str = "random,call,raise") -> subprocess.CompletedProcess[str]:
+def standard(
+    out: Path, *more: str, agents: str = "random,call,raise", plots: bool = False
+) -> subprocess.CompletedProcess[str]:
     seeds = ",".join(map(str, SEEDS))
-    return tournament(out, "--agents", agents, "--seeds", seeds, "--hands", str(HANDS), "--workers", "2", *more)
+    args = ("--agents", agents, "--seeds", seeds, "--hands", str(HANDS), "--workers", "2", *more)
+    return tournament(out, *args, plots=plots)
 
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("tournament") / "t"
-    done = standard(out)
+    done = standard(out, plots=True)
     assert done.returncode == 0, done.stderr
     return out
 
@@ -187,7 +192,7 @@ def test_ctrl_c_keeps_the_finished_matches_and_the_same_command_finishes_the_res
         "--agents",
         "random,call,raise",
     ]
-    command += ["--seeds", seeds, "--hands", str(LONG), "--workers", "1"]
+    command += ["--seeds", seeds, "--hands", str(LONG), "--workers", "1", "--no-plots"]
     process = spawn(
         command,
         stdout=subprocess.PIPE,

@@ -131,8 +131,9 @@ def log_hands(path: Path) -> list[tuple[int, str, list[float], list[str]]]:
 
 def test_a_live_match_then_its_replay_and_report(browser: WebDriver, tmp_path: Path) -> None:
     out = tmp_path / "run"
+    hands_planned = 100  # hand 77 is jumped to below
     server = Server(
-        [program("acpc-match"), "--a", "lstm_dqn", "--b", "cfr", "--seeds", "1", "--hands", "150",
+        [program("acpc-match"), "--a", "lstm_dqn", "--b", "cfr", "--seeds", "1", "--hands", str(hands_planned),
          "--out", str(out), "--web", "0", "--web-linger", "300", "--quiet", "--no-plots", "--concurrency", "2"],
         tmp_path,
     )  # fmt: skip
@@ -155,18 +156,20 @@ def test_a_live_match_then_its_replay_and_report(browser: WebDriver, tmp_path: P
             lambda: len(browser.find_elements(By.CSS_SELECTOR, ".match[data-status='finished']")) == 2, 300, "the end"
         )
         finished = text_of(browser, ".match[data-match='seed1-a1'] .status")
-        assert finished.startswith("finished, 150 of 150 hands")
+        assert finished.startswith(f"finished, {hands_planned} of {hands_planned} hands")
         shot(browser, "live-finished")
 
         # The replayer: the first hand of seed1-a1.log, stepped through.
         wait_for(lambda: (out / "report.json").exists(), 120, "the report")
         hands = log_hands(out / "seed1-a1.log")
-        assert len(hands) == 150
+        assert len(hands) == hands_planned
         browser.get(server.url + "#replay")
         select = Select(wait_for(lambda: browser.find_element(By.ID, "replay-file"), 30))
         wait_for(lambda: any(o.text.endswith("seed1-a1.log") for o in select.options), 30, "the log list")
         select.select_by_visible_text(next(o.text for o in select.options if o.text.endswith("seed1-a1.log")))
-        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#replay-hands li")) == 150, 30, "the hands")
+        wait_for(
+            lambda: len(browser.find_elements(By.CSS_SELECTOR, "#replay-hands li")) == hands_planned, 30, "the hands"
+        )
         _, betting, _, _ = hands[0]
         browser.find_element(By.ID, "step-first").click()
         assert wait_for(lambda: browser.find_element(By.ID, "step-count").text.startswith("step 0 of"), 10)
