@@ -67,12 +67,14 @@ KNOWN_SIDES = {"both": (0, 1), "a only": (0,), "b only": (1,)}
         (KUHN, ("cfr", "random"), "a only", True),
         (KUHN, ("random", "cfr"), "b only", True),
         (KUHN, ("cfr", "random"), "both", False),
-        (LEDUC, ("cfr", "random"), "both", True),
+        # make test-slow: random's raises make these two the longest (~10 and ~5 s); make test keeps the same
+        # settings on Kuhn, and Leduc and all-in Leduc against call and raise
+        pytest.param(LEDUC, ("cfr", "random"), "both", True, marks=pytest.mark.slow),
         (LEDUC, ("cfr", "call"), "a only", True),
         (LEDUC, ("call", "cfr"), "b only", True),
         (LEDUC, ("call", "cfr"), "both", False),
         (ALL_IN_LEDUC, ("equity", "raise"), "both", True),
-        (ALL_IN_LEDUC, ("equity", "random"), "a only", True),
+        pytest.param(ALL_IN_LEDUC, ("equity", "random"), "a only", True, marks=pytest.mark.slow),
     ],
     ids=lambda v: ("all-in-leduc" if v is ALL_IN_LEDUC else game_name(v)) if isinstance(v, Game) else str(v),
 )
