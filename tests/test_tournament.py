@@ -282,7 +282,7 @@ def test_its_metrics_count_each_pairs_hands_and_give_the_duplicate_result(tmp_pa
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    command = [program("acpc-tournament"), "--out", str(tmp_path / "t"), "--game", GAME, "--quiet"]
+    command = [program("acpc-tournament"), "--out", str(tmp_path / "t"), "--game", GAME, "--quiet", "--no-plots"]
     command += ["--agents", "random,call,raise", "--seeds", "1,2", "--hands", str(HANDS), "--workers", "2"]
     process = spawn(
         [*command, "--metrics-port", str(port), "--metrics-linger", "60"],
