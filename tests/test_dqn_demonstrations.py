@@ -183,7 +183,7 @@ def test_train_command_runs_dqfd_with_its_defaults(tmp_path: Path) -> None:
     ((config, dqfd, out),) = runs
     assert (config.pool, config.strength_weight, config.double, config.monte_carlo_mix) == ("dqfd", 0.0, True, 0.5)
     assert (config.epsilon_start, config.network, dqfd.demonstrations) == (0.05, "dqn", str(tmp_path / "d.npz"))
-    assert (config.hands, dqfd.pretrain_steps, dqfd.lambda_e) == (0, 20_000, 10.0)  # phase 2 alone, the shipped run
+    assert (config.hands, dqfd.pretrain_steps, dqfd.lambda_e) == (0, 18_000, 10.0)  # phase 2 alone, the shipped run
     assert config.encoding == "history"
     assert out == tmp_path / "dqn-dqfd.pt"
 

@@ -2,9 +2,10 @@
 
     acpc-train lstm_dqn|dqn --preset dqfd [--pretrain-steps N] [--hands N] [--out FILE.pt]
 
-The networks, their 16-plane ``observe`` encoding and their checkpoints are the
-seed's (``agents/dqn.py`` plays them unchanged); what changes is where the
-experience comes from and one more loss.
+The networks and their checkpoints are the seed's (``agents/dqn.py`` plays them
+unchanged); what changes is where the experience comes from and one more loss, and
+for the DQN its input planes (``shipped.DQFD_ENCODING``: the seed's and the betting
+history, ``q_networks.history_encoding``; the sidecar names them).
 
 What is the seed's (``models/training/dqn.py``, ``Trainer``): whole hands as
 episodes of the replay memory, replayed through the network (back-propagation

@@ -58,7 +58,7 @@ Q_REPLAY_HANDS = {"lstm_dqn": 500_000, "dqn": 50_000}
 its whole run, the DQN its last 50,000 hands, so that the returns mixed into its targets come from play close
 to its own."""
 
-DQFD_PRETRAIN_STEPS = {"lstm_dqn": 3_000, "dqn": 20_000}
+DQFD_PRETRAIN_STEPS = {"lstm_dqn": 3_000, "dqn": 18_000}
 """Pre-training steps (64 demonstration episodes each) of ``--preset dqfd`` (``models/training/dqn_dqfd.py``;
 ``--pretrain-steps`` overrides; a rerun with more goes on from a finished run's saved state): the shipped
 ``-dqfd`` networks' (the LSTM's are what the time its run had allowed, not a choice among others)."""
