@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 
+from acpc_arena.agents.dqn import QAgent
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.models.q_networks.checkpoint import load_network, weights_digest
 from acpc_arena.models.training import dqn_dqfd
@@ -163,7 +164,7 @@ def test_a_stopped_run_goes_on_from_its_saved_state(tmp_path: Path) -> None:
     # 16 card planes + 2 position planes + 2 x 4 rounds of raises; the agent plays the encoding the sidecar names
     assert (sidecar["encoding"], sidecar["planes"]) == ("history", 26)
     agent = agent_class("dqn")(load_game(LIMIT), checkpoint=str(done), seed=1)
-    assert agent.encoding.name == "history"
+    assert isinstance(agent, QAgent) and agent.encoding.name == "history"
 
 
 def test_train_command_runs_dqfd_with_its_defaults(tmp_path: Path) -> None:
