@@ -12,7 +12,6 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from acpc_arena.models.checkpoints import read_sidecar
-from acpc_arena.models.ensemble.checkpoint import NETWORKS
 from acpc_arena.protocol.game import parse_game
 
 
@@ -48,10 +47,11 @@ def plot_cfr_curve(checkpoint: Path, out: Path) -> Path:
     return out
 
 
-def plot_fitness_curves(curves: dict[str, list[dict[str, float]]], path: Path) -> None:
-    """Seed 001's evolution: the best and mean fitness of each network's generations, a panel each, as a PNG."""
+def plot_fitness_curves(curves: dict[str, list[dict[str, float]]], networks: tuple[str, ...], path: Path) -> None:
+    """Seed 001's evolution: the best and mean fitness of each of the nine ``networks``' generations, a panel each,
+    as a PNG."""
     figure, axes = plt.subplots(3, 3, figsize=(12, 9), sharex=True)
-    for ax, name in zip(axes.flat, NETWORKS, strict=True):
+    for ax, name in zip(axes.flat, networks, strict=True):
         points = curves.get(name, [])
         ax.plot([p["generation"] for p in points], [p["best"] for p in points], label="best")
         ax.plot([p["generation"] for p in points], [p["mean"] for p in points], label="mean")

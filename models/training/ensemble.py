@@ -300,7 +300,7 @@ def train(
     }
     save_networks(out / "ensemble-networks.pt", params, net, meta)
     save_library(out / "ensemble-library.json", library, {"game": GAME, "hands_per_style": config.library_hands})
-    plot_fitness_curves(curves, out / "ensemble-fitness.png")
+    plot_fitness_curves(curves, NETWORKS, out / "ensemble-fitness.png")
     with log.open("a") as f:
         f.write(f"saved in {out}: {hands} hands in {wall:.0f} s\n")
     return meta
