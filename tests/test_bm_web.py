@@ -14,6 +14,7 @@ import pytest
 
 from acpc_arena.dealer.benchmark_server.pages import Durations
 from acpc_arena.dealer.benchmark_server.web import Pairing
+from acpc_arena.dealer.web.http import FIRST_SECONDS
 from tests.helpers.bm import (
     LIMIT,
     Line,
@@ -110,15 +111,18 @@ def test_the_page_and_the_server_answer_while_a_client_holds_page_connections_si
     _, bm_port, url = start_web_server(tmp_path, "--web", "0")
     host, port = url.removeprefix("http://").rstrip("/").split(":")
     held = [socket.create_connection((host, int(port)), timeout=10) for _ in range(20)]
+    # A server that waited on a silent client would answer only when the client's first byte is given up on,
+    # FIRST_SECONDS after it connected; half of that leaves room for a loaded machine and still tells them apart.
+    bound = FIRST_SECONDS / 2
     began = time.monotonic()
     assert get(url + "metrics")[0] == 200 and get(url)[0] == 200
-    assert time.monotonic() - began < 1.0
+    assert time.monotonic() - began < bound
     began = time.monotonic()
     games = Line(bm_port)
     games.send("neil test games\n")
     assert games.read_until(" random")[:2] == ["\n", f"{LIMIT}.game\n"]
     games.close()
-    assert time.monotonic() - began < 1.0  # the benchmark port does not wait for the page's clients
+    assert time.monotonic() - began < bound  # the benchmark port does not wait for the page's clients
     for sock in held:
         sock.close()
 
