@@ -151,7 +151,8 @@ def test_run_durations_fall_in_every_bucket_at_or_above_them() -> None:
 
 def test_idle_sockets_from_one_address_leave_the_benchmark_page_and_metrics_to_another(tmp_path: Path) -> None:
     """600 connections from 127.0.0.2 that send nothing: the page and ``/metrics`` asked from 127.0.0.1 are
-    answered within a second (issue 58: 503 for 22 s, the page server's slots all held)."""
+    answered within half the first-byte deadline that frees a held slot (issue 58: 503 for 22 s, the page server's
+    slots all held)."""
     write_config(tmp_path)
     _, _, url = start_web_server(tmp_path, "--web", "0")
     host, port = url.removeprefix("http://").rstrip("/").split(":")
@@ -162,7 +163,7 @@ def test_idle_sockets_from_one_address_leave_the_benchmark_page_and_metrics_to_a
         time.sleep(0.5)  # the page server has taken them all
         began = time.monotonic()
         assert get(url)[0] == 200 and get(url + "metrics")[0] == 200
-        assert time.monotonic() - began < 1.0
+        assert time.monotonic() - began < FIRST_SECONDS / 2
     finally:
         for sock in held:
             sock.close()

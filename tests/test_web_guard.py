@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from acpc_arena.dealer.web.http import FIRST_SECONDS
 from tests.helpers.processes import default_sigint, program, spawn, wait_until
 
 SECRET = "the secret beside the served folder"
@@ -303,7 +304,8 @@ IDLE_SOCKETS = 600
 
 def test_idle_sockets_from_one_address_leave_the_pages_to_another(tmp_path: Path) -> None:
     """600 connections from 127.0.0.2 that never send a request: that address's beyond its bound are refused,
-    and a page asked from 127.0.0.1 is answered within a second (issue 58: 503 for 22 s)."""
+    and a page asked from 127.0.0.1 is answered within half the first-byte deadline that frees a held slot (issue
+    58: 503 for 22 s)."""
     run = tmp_path / "run"
     run.mkdir()
     (run / "match.log").write_text(LOG_HEADER + LOG)
@@ -316,7 +318,7 @@ def test_idle_sockets_from_one_address_leave_the_pages_to_another(tmp_path: Path
         began = time.monotonic()
         answer = ask(web.port, "/api/files")
         assert answer.status == 200, answer.body
-        assert time.monotonic() - began < 1.0
+        assert time.monotonic() - began < FIRST_SECONDS / 2
     finally:
         for sock in idle:
             sock.close()
