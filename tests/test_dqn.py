@@ -280,6 +280,8 @@ def test_mixed_monte_carlo_targets() -> None:
     for beta in (-0.1, 1.5, float("nan")):
         with pytest.raises(ValueError, match="Monte Carlo mix must be a number from 0 to 1"):
             config_for("dqn", "tuned", monte_carlo_mix=beta)
+    with pytest.raises(ValueError, match="encoding must be one of seed, history, not 'planes'"):
+        config_for("dqn", "tuned", encoding="planes")
     config = config_for(
         "dqn", "tuned", hands=64, reward="chips", tables=8, monte_carlo_mix=0.5, opponents=(("call", 1.0),)
     )
