@@ -174,6 +174,7 @@ DOCUMENTED: dict[str, dict[str, object]] = {
         "fixed": False,
         "bluff": 0.0,
         "fold": 0.0,
+        "press": 0.0,
     },
     "lstm_dqn": {"checkpoint": None, "threads": 1},
     "dqn": {"checkpoint": None, "threads": 1},

@@ -19,9 +19,9 @@ TABLE_SEEDS = (1, 234, 6666)
 """The deal seeds of the tables (no agent's selection or tuning used them)."""
 SPARRING_SEEDS = (9101, 9102, 9103)
 """The deal seeds of the sparring tables (no table, no agent's selection or tuning used them)."""
-EXPLOIT_SEEDS = (9401, 9402, 9403)
-"""The deal seeds of ``cfr_exploit``'s table (its bands were chosen on 8001 to 8003; no table, no agent's
-selection or tuning used these)."""
+EXPLOIT_SEEDS = (9701, 9702, 9703)
+"""The deal seeds of ``cfr_exploit``'s table (its bands, press tilt and span were chosen on 8001 to 8003; no
+table, no agent's selection or tuning used these)."""
 DEFAULTS_SEEDS = (9501, 9502, 9503)
 """The deal seeds of the table of the limit agents' defaults and seed configurations (Poker-CNN's default was
 chosen on 9301 to 9303, ``cfr_exploit``'s bands on 8001 to 8003; no table, no agent's selection or tuning used

@@ -13,7 +13,7 @@ SUITE_PAGES = (
         "Limit hold'em: cfr_exploit, the default CFR tilted against what it sees",
         "`cfr_exploit` plays the default CFR and tilts it against the opponent's rates within a safety budget "
         "(seed 002's page says how). Here against the limit sparring suite, `equity` and `cfr` itself, in "
-        "duplicate on deal seeds 9401, 9402 and 9403, which no table and no choice of its bands used, 2,000 hands "
+        "duplicate on deal seeds 9701, 9702 and 9703, which no table and no choice of its settings used, 2,000 hands "
         "a seat; and local best response against it, betting before the flop as on the LBR page.",
         (
             Matches(
