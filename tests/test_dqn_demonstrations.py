@@ -187,6 +187,21 @@ def test_train_command_runs_dqfd_with_its_defaults(tmp_path: Path) -> None:
     assert (config.hands, dqfd.pretrain_steps, dqfd.lambda_e) == (0, 18_000, 10.0)  # phase 2 alone, the shipped run
     assert config.encoding == "history"
     assert out == tmp_path / "dqn-dqfd.pt"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dqn_dqfd, "train", record)
+        cli.main(["dqn", "--preset", "dqfd", "--lambda-e", "100", "--data", str(tmp_path / "d.npz")])
+    assert runs[-1][1].lambda_e == 100.0
+
+
+def test_a_dqfd_weight_not_above_zero_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from acpc_arena.models.training import cli
+
+    for argv in (["dqn", "--preset", "dqfd", "--lambda-e", "0"], ["nfq", "--lambda-e", "-1"]):
+        with pytest.raises(SystemExit) as stopped:
+            cli.main(argv)
+        assert stopped.value.code == 2
+        (line,) = capsys.readouterr().err.strip().splitlines()
+        assert line.startswith("acpc-train: error: --lambda-e must be above 0")
 
 
 def test_from_sidecar_rebuilds_a_dqfd_network(tmp_path: Path) -> None:

@@ -81,8 +81,10 @@ from acpc_arena.models import checkpoints
 from acpc_arena.models.training.from_sidecar import cfr_arguments, read_recorded, sidecar_of
 from acpc_arena.models.training.shipped import (
     CFR_CHECKPOINTS,
+    DQFD_LAMBDA_E,
     DQFD_PRETRAIN_STEPS,
     EHS2_ITERATIONS,
+    NFQ_LAMBDA_E,
     NFQ_PRETRAIN_STEPS,
     NL_ITERATIONS,
     OUT_DIR,
@@ -150,6 +152,13 @@ def add_q_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help=f"DQfD's pre-training steps on the demonstrations (lstm_dqn|dqn --preset dqfd: default "
         f"{DQFD_PRETRAIN_STEPS['lstm_dqn']}, {DQFD_PRETRAIN_STEPS['dqn']}; nfq: {NFQ_PRETRAIN_STEPS})",
+    )
+    parser.add_argument(
+        "--lambda-e",
+        type=float,
+        default=None,
+        help="DQfD's weight of the large-margin supervised loss (lstm_dqn|dqn --preset dqfd: default "
+        f"{DQFD_LAMBDA_E:g}; nfq: {NFQ_LAMBDA_E:g})",
     )
     parser.add_argument(
         "--hands",

@@ -38,7 +38,8 @@ Where the paper is silent or does not fit, the choices made here:
   left to the targets the trainer already has: the ``dqn`` preset's mixed Monte
   Carlo targets (beta 0.5) are a return to the hand's end, which a 10-step return
   is on hands of at most a dozen decisions; the LSTM keeps the seed's one-step targets.
-- ``lambda_e`` 10, not the paper's 1: the Q-learning loss is in squared big blinds.
+- ``lambda_e`` 10, not the paper's 1: the Q-learning loss is in squared big blinds (``--lambda-e`` sets
+  another).
 - Adam (``learning_rate``, L2 weight decay 1e-5, the paper's) in both phases,
   instead of the seed's Adagrad.
 - Exploration in phase 3 falls from ``epsilon`` to 0 (DQfD plays almost
@@ -77,6 +78,7 @@ import torch
 from acpc_arena.models.q_networks.checkpoint import save_network
 from acpc_arena.models.training.dqn import TrainConfig, Trainer
 from acpc_arena.models.training.dqn_demonstrations import DEFAULT_OUT, load_replay, margin_loss
+from acpc_arena.models.training.shipped import DQFD_LAMBDA_E
 from acpc_arena.protocol.rng import MT19937
 
 DEMONSTRATIONS = str(DEFAULT_OUT / "demonstrations.npz")
@@ -93,9 +95,8 @@ class DQfDConfig:
     pretrain_batch: int = 64
     """Demonstration episodes of a pre-training step."""
     margin: float = 0.8
-    lambda_e: float = 10.0
-    """Weight of J_E (the paper's 1: here the Q-learning loss, in squared big blinds, is some 16 on the
-    demonstrations, and with 1 the network learnt to call and nothing else in its first 2,000 steps)."""
+    lambda_e: float = DQFD_LAMBDA_E
+    """Weight of J_E (``shipped.DQFD_LAMBDA_E``)."""
     demo_share: float = 0.25
     """Share of each phase-3 minibatch drawn from the demonstrations."""
     learning_rate: float = 5e-4

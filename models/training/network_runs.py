@@ -84,6 +84,7 @@ def train_dqfd(args: argparse.Namespace, out_dir: Path | None) -> None:
     dqfd = dqn_dqfd.DQfDConfig(
         demonstrations=args.data or dqn_dqfd.DEMONSTRATIONS,
         pretrain_steps=DQFD_PRETRAIN_STEPS[network] if args.pretrain_steps is None else args.pretrain_steps,
+        lambda_e=lambda_e(args, dqn_dqfd.DQfDConfig.lambda_e),
     )
     try:
         config = dqn.config_for(network, "tuned", args.pool or "dqfd", **overrides)
@@ -95,6 +96,15 @@ def train_dqfd(args: argparse.Namespace, out_dir: Path | None) -> None:
     except ValueError as exc:
         usage_error(f"acpc-train: error: {exc}")
     print(f"saved {path}: {stats}")
+
+
+def lambda_e(args: argparse.Namespace, default: float) -> float:
+    """DQfD's ``--lambda-e``, ``default`` when not given; a weight not above 0 is a usage error."""
+    if args.lambda_e is None:
+        return default
+    if not args.lambda_e > 0:
+        usage_error(f"acpc-train: error: --lambda-e must be above 0, not {args.lambda_e}")
+    return float(args.lambda_e)
 
 
 def train_nfq(args: argparse.Namespace, out_dir: Path | None) -> None:
@@ -111,6 +121,7 @@ def train_nfq(args: argparse.Namespace, out_dir: Path | None) -> None:
     dqfd = nfq_dqfd.DQfDConfig(
         demonstrations=args.data or nfq_dqfd.DEMONSTRATIONS,
         pretrain_steps=nfq_dqfd.DQfDConfig.pretrain_steps if args.pretrain_steps is None else args.pretrain_steps,
+        lambda_e=lambda_e(args, nfq_dqfd.DQfDConfig.lambda_e),
     )
     try:
         config = nfq_dqfd.phase3_config(args.hands or 0, seed=args.seed)

@@ -83,7 +83,7 @@ import torch
 from acpc_arena.models.training.dqn_demonstrations import margin_loss
 from acpc_arena.models.training.nfq import NFQConfig, Table, Trainer, config_for
 from acpc_arena.models.training.nfq_demonstrations import DEFAULT_OUT, HANDS, SHARDS, load_columns, make_demonstrations
-from acpc_arena.models.training.shipped import NFQ_PRETRAIN_STEPS
+from acpc_arena.models.training.shipped import NFQ_LAMBDA_E, NFQ_PRETRAIN_STEPS
 from acpc_arena.protocol.rng import MT19937
 
 DEMONSTRATIONS = str(DEFAULT_OUT / "demonstrations.npz")
@@ -102,7 +102,7 @@ class DQfDConfig:
     batch: int = 256
     """Demonstration decisions of a pre-training step."""
     margin: float = 0.05
-    lambda_e: float = 1.0
+    lambda_e: float = NFQ_LAMBDA_E
     learning_rate: float = 1e-3
     weight_decay: float = 1e-5
     target_every: int = 500

@@ -63,6 +63,11 @@ DQFD_PRETRAIN_STEPS = {"lstm_dqn": 3_000, "dqn": 18_000}
 ``--pretrain-steps`` overrides; a rerun with more goes on from a finished run's saved state): the shipped
 ``-dqfd`` networks' (the LSTM's are what the time its run had allowed, not a choice among others)."""
 
+DQFD_LAMBDA_E = 10.0
+"""Weight of DQfD's large-margin supervised loss J_E in ``--preset dqfd`` (``--lambda-e`` overrides): not the
+paper's 1, since the Q-learning loss, in squared big blinds, is some 16 on the demonstrations (with 1 the network
+learnt to call and nothing else in its first 2,000 steps)."""
+
 DQFD_HANDS = {"lstm_dqn": 0, "dqn": 0}
 """Hands of the learner's own play after pre-training, ``--preset dqfd`` (``--hands`` overrides): none, the
 pre-trained network is the result (phase 3, as configured, does worse on the selection seeds)."""
@@ -80,6 +85,9 @@ DQFD_EPSILON = 0.05
 
 NFQ_HANDS = 200_000
 """NFQ's training hands, ``--preset faithful`` (``nfq-seed``; ``--hands`` overrides)."""
+
+NFQ_LAMBDA_E = 1.0
+"""Weight of J_E in the default ``nfq``'s DQfD (``--lambda-e`` overrides): the paper's (``nfq_dqfd``)."""
 
 NFQ_PRETRAIN_STEPS = 150_000
 """The default ``nfq``'s pre-training steps on the demonstrations (``models/training/nfq_dqfd.py``;
