@@ -127,6 +127,7 @@ PAGES: tuple[Page, ...] = (
                     "rule",
                     "equity",
                     "cfr",
+                    "cfr_exploit",
                     "lstm_dqn",
                     "dqn",
                     "nfq",
