@@ -231,3 +231,74 @@ def test_more_pretraining_steps_go_on_from_a_finished_run(tmp_path: Path) -> Non
     assert json.loads(grown.with_suffix(".json").read_text())["config"]["hands"] == 0
     with pytest.raises(ValueError, match="6 pre-training steps in, past the 2 asked"):
         dqn_dqfd.train(config, replace(dqfd, pretrain_steps=2), tmp_path / "grown.pt", log=logs.append)
+
+
+def test_the_learning_rate_decay_halves_after_its_start_and_resumes_only_where_rates_agree(tmp_path: Path) -> None:
+    """``lr_decay=(2, 2)``: steps 0 to 2 at the base rate, then halving every 2 steps (hand-computed); a run
+    stopped at step 2 without the decay goes on with it to an unbroken decayed run's weights; a state past a
+    decay's start is refused another one."""
+    config, dqfd = tiny_run(tmp_path)
+    config, decayed = replace(config, hands=0), replace(dqfd, lr_decay=(2, 2))
+    rates: list[float] = []
+    real_step = dqn_dqfd.DQfDTrainer.dqfd_step
+
+    def step(self: dqn_dqfd.DQfDTrainer, own: int, demo: int) -> float:
+        rates.append(self.optimizer.param_groups[0]["lr"])
+        return real_step(self, own, demo)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dqn_dqfd.DQfDTrainer, "dqfd_step", step)
+        whole, _ = dqn_dqfd.train(config, decayed, tmp_path / "whole.pt", log=lambda _: None)
+    base = dqfd.learning_rate
+    assert rates == pytest.approx([base, base, base, base / 2**0.5, base / 2, base / 2**1.5])
+    dqn_dqfd.train(config, replace(dqfd, pretrain_steps=2), tmp_path / "grown.pt", log=lambda _: None)
+    grown, _ = dqn_dqfd.train(config, decayed, tmp_path / "grown.pt", log=lambda _: None)
+    digests = [weights_digest(load_network(path, torch.device("cpu"))[0]) for path in (whole, grown)]
+    assert digests[0] == digests[1]
+    with pytest.raises(ValueError, match="another learning-rate decay"):
+        dqn_dqfd.train(config, replace(decayed, lr_decay=(3, 2), pretrain_steps=8), whole, log=lambda _: None)
+
+
+def test_the_learning_rate_decay_option_is_read_and_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--lr-decay START:HALF_LIFE`` reaches the run; a half-life of 0 or a malformed value is refused in one line."""
+    from acpc_arena.models.training import cli
+
+    runs: list[dqn_dqfd.DQfDConfig] = []
+
+    def record(config: TrainConfig, dqfd: dqn_dqfd.DQfDConfig, out: Path, **_: Any) -> tuple[Path, dict[str, Any]]:
+        runs.append(dqfd)
+        return Path(out), {}
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dqn_dqfd, "train", record)
+        cli.main(["dqn", "--preset", "dqfd", "--lr-decay", "22000:4000", "--data", "d.npz", "--out", "x.pt"])
+    assert runs[-1].lr_decay == (22_000, 4_000)
+    for value in ("22000:0", "22000", "a:b"):
+        with pytest.raises(SystemExit) as stopped:
+            cli.main(["dqn", "--preset", "dqfd", "--lr-decay", value])
+        assert stopped.value.code == 2
+        assert "--lr-decay" in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_the_dropout_option_reaches_the_trained_network_and_is_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--dropout 0`` trains without dropout (the seed's 0.5 otherwise); 1 or more is refused in one line."""
+    from acpc_arena.models.training import cli
+
+    config, dqfd = tiny_run(tmp_path)
+    assert dqn_dqfd.DQfDTrainer(config, dqfd).net.dropout.p == 0.5
+    assert dqn_dqfd.DQfDTrainer(replace(config, dropout=0.0), dqfd).net.dropout.p == 0.0
+    configs: list[TrainConfig] = []
+
+    def record(config: TrainConfig, dqfd: dqn_dqfd.DQfDConfig, out: Path, **_: Any) -> tuple[Path, dict[str, Any]]:
+        configs.append(config)
+        return Path(out), {}
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dqn_dqfd, "train", record)
+        cli.main(["dqn", "--preset", "dqfd", "--dropout", "0", "--data", "d.npz", "--out", "x.pt"])
+    assert configs[-1].dropout == 0.0
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["dqn", "--preset", "dqfd", "--dropout", "1"])
+    assert stopped.value.code == 2 and "--dropout" in capsys.readouterr().err.strip().splitlines()[-1]

@@ -82,6 +82,7 @@ from acpc_arena.models.training.from_sidecar import cfr_arguments, read_recorded
 from acpc_arena.models.training.shipped import (
     CFR_CHECKPOINTS,
     DQFD_LAMBDA_E,
+    DQFD_LR_DECAY,
     DQFD_PRETRAIN_STEPS,
     EHS2_ITERATIONS,
     NFQ_LAMBDA_E,
@@ -137,6 +138,32 @@ def _parser() -> CommandParser:
     return parser
 
 
+def _decay(text: str) -> tuple[int, int]:
+    """``--lr-decay START:HALF_LIFE``: two whole numbers, the half-life above 0."""
+    try:
+        start, half_life = (int(part) for part in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected START:HALF_LIFE (two whole numbers), not {text!r}") from None
+    if start < 0 or half_life <= 0:
+        raise argparse.ArgumentTypeError(f"START must be 0 or more and HALF_LIFE above 0, not {text!r}")
+    return start, half_life
+
+
+def _share(text: str) -> float:
+    """``--dropout P``: a number from 0 to 1 (below 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, not {text!r}") from None
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1 (below 1), not {text!r}")
+    return value
+
+
+def _decay_text(decay: tuple[int, int] | None) -> str:
+    return "none" if decay is None else f"{decay[0]}:{decay[1]}"
+
+
 def add_q_options(parser: argparse.ArgumentParser) -> None:
     """The Q-networks' and NFQ's options (and ``--seed``)."""
     parser.add_argument(
@@ -159,6 +186,20 @@ def add_q_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="DQfD's weight of the large-margin supervised loss (lstm_dqn|dqn --preset dqfd: default "
         f"{DQFD_LAMBDA_E:g}; nfq: {NFQ_LAMBDA_E:g})",
+    )
+    parser.add_argument(
+        "--dropout",
+        type=_share,
+        default=None,
+        help="the dropout while training, 0 to 1 (lstm_dqn|dqn --preset dqfd: default the seed's 0.5)",
+    )
+    parser.add_argument(
+        "--lr-decay",
+        type=_decay,
+        default=None,
+        metavar="START:HALF_LIFE",
+        help="DQfD's pre-training learning rate halves every HALF_LIFE steps after step START (lstm_dqn|dqn"
+        " --preset dqfd: default " + ", ".join(f"{net} {_decay_text(d)}" for net, d in DQFD_LR_DECAY.items()) + ")",
     )
     parser.add_argument(
         "--hands",

@@ -151,6 +151,8 @@ class TrainConfig:
     encoding: str = "seed"
     """The network's input planes (``q_networks.history_encoding.ENCODINGS``): the seed's, or those and the
     betting history (a departure from the seed, written in the checkpoint's sidecar)."""
+    dropout: float | None = None
+    """The dropout before the output layer while training; None: the seed's 0.5. Played networks use none."""
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -249,6 +251,8 @@ class Trainer:
         self.encoding = ENCODINGS[config.encoding]
         self.planes = self.encoding.planes(self.game)
         self.net: QNetwork = NETWORKS[config.network](planes=self.planes)
+        if config.dropout is not None:
+            self.net.dropout.p = config.dropout
         self.target = copy.deepcopy(self.net).eval() if config.target_every else None
         self.snapshot = copy.deepcopy(self.net).eval()
         self.strength_head = nn.Linear(HIDDEN, 1) if config.strength_weight else None

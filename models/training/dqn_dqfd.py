@@ -41,7 +41,9 @@ Where the paper is silent or does not fit, the choices made here:
 - ``lambda_e`` 10, not the paper's 1: the Q-learning loss is in squared big blinds (``--lambda-e`` sets
   another).
 - Adam (``learning_rate``, L2 weight decay 1e-5, the paper's) in both phases,
-  instead of the seed's Adagrad.
+  instead of the seed's Adagrad; ``lr_decay`` (``--lr-decay``) halves the pre-training rate every
+  half-life steps after a start, and ``TrainConfig.dropout`` (``--dropout``) sets the training dropout
+  (the seed's 0.5 unless given; the played network has none either way).
 - Exploration in phase 3 falls from ``epsilon`` to 0 (DQfD plays almost
   greedily; the seed's 0.9 would throw the demonstrator's play away).
 - The auxiliary strength loss of the shipped networks is off (the demonstrations
@@ -100,6 +102,9 @@ class DQfDConfig:
     demo_share: float = 0.25
     """Share of each phase-3 minibatch drawn from the demonstrations."""
     learning_rate: float = 5e-4
+    lr_decay: tuple[int, int] | None = None
+    """(start, half-life) in steps: after step ``start`` of pre-training the learning rate halves every
+    half-life steps (``shipped.DQFD_LR_DECAY``); None keeps it constant."""
     weight_decay: float = 1e-5
     held_out: int = 20_000
     """Demonstration episodes never trained on (the last ones), on which the imitation is scored."""
@@ -159,6 +164,7 @@ class DQfDTrainer(Trainer):
         """Phase 2: ``pretrain_steps`` steps on the demonstrations alone, from the saved position on."""
         saved, losses = time.monotonic(), []
         while self.pretrained < self.dqfd.pretrain_steps:
+            self.set_learning_rate(self.pretrained)
             losses.append(self.dqfd_step(0, self.dqfd.pretrain_batch))
             self.pretrained += 1
             if self.pretrained % 2000 == 0 or self.pretrained == self.dqfd.pretrain_steps:
@@ -176,6 +182,15 @@ class DQfDTrainer(Trainer):
                 saved = time.monotonic()
         self.snapshot.load_state_dict(self.net.state_dict())
         self.save_state()
+
+    def set_learning_rate(self, step: int) -> None:
+        """The learning rate of pre-training step ``step``: ``learning_rate``, halving after ``lr_decay``'s start."""
+        rate = self.dqfd.learning_rate
+        if self.dqfd.lr_decay is not None:
+            start, half_life = self.dqfd.lr_decay
+            rate *= 0.5 ** (max(0, step - start) / half_life)
+        for group in self.optimizer.param_groups:
+            group["lr"] = rate
 
     def elapsed(self) -> float:
         """Seconds of training so far, over every run that went on from a saved state."""
@@ -232,8 +247,12 @@ class DQfDTrainer(Trainer):
         state = torch.load(path, weights_only=False)  # our own file: numpy arrays and the generator's state
         steps = state["position"][0]
         saved, dqfd = state["configs"], asdict(self.dqfd)
-        if saved[0] != asdict(self.config) or saved[1] | {"pretrain_steps": 0} != dqfd | {"pretrain_steps": 0}:
+        free = {"pretrain_steps": 0, "lr_decay": None}  # may change between runs (below for the decay)
+        # a state saved before TrainConfig had ``dropout`` trained with the seed's (None)
+        if {"dropout": None} | saved[0] != asdict(self.config) or saved[1] | free != dqfd | free:
             raise ValueError(f"{path} is the state of another run: delete it or give another --out")
+        if not _same_rates_so_far(saved[1].get("lr_decay"), self.dqfd.lr_decay, steps):
+            raise ValueError(f"{path} was trained with another learning-rate decay: delete it or give another --out")
         if steps > self.dqfd.pretrain_steps:
             raise ValueError(f"{path} is {steps} pre-training steps in, past the {self.dqfd.pretrain_steps} asked")
         for module, weights in zip((self.net, self.snapshot, self.target), state["networks"], strict=False):
@@ -271,3 +290,10 @@ def train(
         return trainer.save(out, trainer.stats(started)), trainer.stats(started)
     stats = trainer.run(save_every=SAVE_HANDS, out=out)
     return trainer.save(out, stats), stats
+
+
+def _same_rates_so_far(saved: tuple[int, int] | None, asked: tuple[int, int] | None, steps: int) -> bool:
+    """Whether two ``lr_decay`` settings gave the same learning rates over the first ``steps`` steps."""
+    if saved is not None and asked is not None and tuple(saved) == tuple(asked):
+        return True
+    return all(decay is None or decay[0] >= steps for decay in (saved, asked))

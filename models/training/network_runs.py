@@ -23,9 +23,11 @@ from acpc_arena.models.training import (
 )
 from acpc_arena.models.training.from_sidecar import recorded_config
 from acpc_arena.models.training.shipped import (
+    DQFD_DROPOUT,
     DQFD_ENCODING,
     DQFD_EPSILON,
     DQFD_HANDS,
+    DQFD_LR_DECAY,
     DQFD_PRETRAIN_STEPS,
     DQFD_REPLAY_HANDS,
     NFQ_HANDS,
@@ -80,11 +82,13 @@ def train_dqfd(args: argparse.Namespace, out_dir: Path | None) -> None:
         "epsilon_start": DQFD_EPSILON,
         "epsilon_end": 0.0,
         "encoding": DQFD_ENCODING[network],
+        "dropout": DQFD_DROPOUT[network] if args.dropout is None else args.dropout,
     }
     dqfd = dqn_dqfd.DQfDConfig(
         demonstrations=args.data or dqn_dqfd.DEMONSTRATIONS,
         pretrain_steps=DQFD_PRETRAIN_STEPS[network] if args.pretrain_steps is None else args.pretrain_steps,
         lambda_e=lambda_e(args, dqn_dqfd.DQfDConfig.lambda_e),
+        lr_decay=DQFD_LR_DECAY[network] if args.lr_decay is None else args.lr_decay,
     )
     try:
         config = dqn.config_for(network, "tuned", args.pool or "dqfd", **overrides)

@@ -68,6 +68,13 @@ DQFD_LAMBDA_E = 10.0
 paper's 1, since the Q-learning loss, in squared big blinds, is some 16 on the demonstrations (with 1 the network
 learnt to call and nothing else in its first 2,000 steps)."""
 
+DQFD_LR_DECAY: dict[str, tuple[int, int] | None] = {"lstm_dqn": None, "dqn": None}
+"""(start, half-life) in steps of ``--preset dqfd``'s pre-training learning-rate decay (``--lr-decay``
+overrides): None, a constant rate."""
+
+DQFD_DROPOUT: dict[str, float | None] = {"lstm_dqn": None, "dqn": None}
+"""The dropout of ``--preset dqfd``'s training (``--dropout`` overrides): None, the seed's 0.5."""
+
 DQFD_HANDS = {"lstm_dqn": 0, "dqn": 0}
 """Hands of the learner's own play after pre-training, ``--preset dqfd`` (``--hands`` overrides): none, the
 pre-trained network is the result (phase 3, as configured, does worse on the selection seeds)."""
