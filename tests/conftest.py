@@ -30,11 +30,11 @@ from hypothesis import HealthCheck, settings
 from acpc_arena.protocol.game import Game, load_game, parse_game, resolve_game_path
 from tests.helpers.processes import ending_spawned
 
-# Hypothesis: `make test` runs the same few hundred examples of each property every time
+# Hypothesis: `make test` runs the same hundred examples of each property every time
 # (derandomized, nothing stored in the repository); `make test-slow` passes
 # --hypothesis-profile=slow for many fresh ones.
 _HYPOTHESIS = settings(database=None, deadline=10_000, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("ci", _HYPOTHESIS, max_examples=300, derandomize=True)
+settings.register_profile("ci", _HYPOTHESIS, max_examples=100, derandomize=True)
 settings.register_profile("slow", _HYPOTHESIS, max_examples=20_000)
 settings.load_profile("ci")
 

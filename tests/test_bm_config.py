@@ -12,7 +12,7 @@ from argon2 import PasswordHasher
 from acpc_arena.dealer.benchmark_server.config import read_config
 from acpc_arena.protocol.files import InputError
 from tests.helpers.bm import LIMIT, Line, query, start_server, write_config
-from tests.helpers.processes import program
+from tests.helpers.processes import program, run_in_process
 
 C_SAMPLE = """# port to connect to the server
 port 54000
@@ -108,7 +108,7 @@ def test_a_bad_line_is_refused_naming_the_file_and_line(tmp_path: Path, line: st
         read_config(path)
     assert caught.value.line == number
     assert caught.value.reason.startswith(reason), caught.value.reason
-    done = subprocess.run([program("acpc-bm-server"), str(path)], capture_output=True, text=True, timeout=60)
+    done = run_in_process("acpc-bm-server", str(path))  # as a process: test_an_address_the_server_cannot_listen_on
     assert done.returncode == 1
     where = f"{path}, line {number}: " if number else f"{path}: "
     assert done.stderr.startswith(f"acpc-bm-server: {where}{reason}")

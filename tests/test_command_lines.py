@@ -20,7 +20,7 @@ import pytest
 from acpc_arena.dealer.commands import dealer_options as dealer_cli
 from acpc_arena.dealer.commands import match as match_cli
 from acpc_arena.dealer.commands import tournament as tournament_cli
-from tests.helpers.processes import REPO, error_lines, program
+from tests.helpers.processes import REPO, error_lines, program, run_in_process
 
 HANDS_MAX = 2**32 - 1
 """The C dealer reads the number of hands with ``sscanf("%" SCNu32)`` into a ``uint32_t`` and refuses 0."""
@@ -360,20 +360,21 @@ USAGE_ERRORS = {
 @pytest.mark.parametrize(("command", "words"), USAGE_ERRORS.values(), ids=USAGE_ERRORS.keys())
 def test_a_usage_error_is_status_2_and_one_line(tmp_path: Path, command: list[str], words: str) -> None:
     """As argparse's own errors: a wrong agent, game, option value or file named is status 2 with one line
-    (after argparse's usage), on every command (``acpc-dealer`` keeps the C dealer's 1: test_dealer_cli)."""
-    done = _run(program(command[0]), *command[1:], cwd=tmp_path)
+    (after argparse's usage), on every command (``acpc-dealer`` keeps the C dealer's 1: test_dealer_cli). Each
+    command's ``main`` runs in this process; test_a_bad_command_line_is_answered_without_numpy_or_trio runs them
+    as processes."""
+    done = run_in_process(*command, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     (line,) = error_lines(done.stderr)
     assert words in line
 
 
-SLOW_ONLY = pytest.mark.slow  # the same models.checkpoints path as lstm_dqn's, which make test keeps
 CHECKPOINTS = {  # agent, game, the file looked for when --checkpoint names "nope"
     "cfr": ("cfr", "leduc.limit.2p", "nope.npz"),
     "lstm_dqn": ("lstm_dqn", "holdem.limit.2p.reverse_blinds", "nope.pt"),
-    "dqn": pytest.param("dqn", "holdem.limit.2p.reverse_blinds", "nope.pt", marks=SLOW_ONLY),
-    "poker_cnn": pytest.param("poker_cnn", "holdem.limit.2p.reverse_blinds", "nope.pt", marks=SLOW_ONLY),
-    "nfq": pytest.param("nfq", "holdem.limit.2p.reverse_blinds", "nope.pt", marks=SLOW_ONLY),
+    "dqn": ("dqn", "holdem.limit.2p.reverse_blinds", "nope.pt"),
+    "poker_cnn": ("poker_cnn", "holdem.limit.2p.reverse_blinds", "nope.pt"),
+    "nfq": ("nfq", "holdem.limit.2p.reverse_blinds", "nope.pt"),
     "ensemble": ("ensemble", "holdem.nolimit.2p.reverse_blinds", "nope.pt"),
 }
 
@@ -382,8 +383,8 @@ CHECKPOINTS = {  # agent, game, the file looked for when --checkpoint names "nop
 def test_a_missing_checkpoint_is_named_as_missing(tmp_path: Path, agent: str, game: str, looked_for: str) -> None:
     """A checkpoint file that does not exist is told as such, naming it (one line, status 2); one that
     exists without its description beside it is told that (here: an empty file)."""
-    command = [program("acpc-agent"), agent, "127.0.0.1", "9", "--game", game, "--checkpoint", str(tmp_path / "nope")]
-    done = _run(*command, cwd=tmp_path)
+    command = ["acpc-agent", agent, "127.0.0.1", "9", "--game", game, "--checkpoint", str(tmp_path / "nope")]
+    done = run_in_process(*command, cwd=tmp_path)  # test_the_reported_missing_dqn_checkpoint: as a process
     assert done.returncode == 2
     assert done.stderr == f"ERROR: {agent}: {tmp_path / looked_for}: no such checkpoint file" + (
         " (shipped checkpoints: cfr-ehs2, cfr-ehs2-exact, cfr-improved, cfr-kuhn, cfr-kuhn3p, cfr-leduc, cfr-nl, "
@@ -392,7 +393,7 @@ def test_a_missing_checkpoint_is_named_as_missing(tmp_path: Path, agent: str, ga
         else "\n"
     )
     (tmp_path / looked_for).touch()
-    done = _run(*command, cwd=tmp_path)
+    done = run_in_process(*command, cwd=tmp_path)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert f"{tmp_path / 'nope.json'}: no description beside the checkpoint" in done.stderr
 

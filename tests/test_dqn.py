@@ -124,17 +124,17 @@ def test_checkpoints_round_trip_and_refuse_damage(tmp_path: Path) -> None:
         load_network(tmp_path / "alone.pt")
 
 
-@pytest.mark.parametrize("network", ["lstm_dqn", "dqn"])
-def test_loading_a_checkpoint_leaves_torchs_compiler_unimported(tmp_path: Path, network: str) -> None:
+def test_loading_a_checkpoint_leaves_torchs_compiler_unimported(tmp_path: Path) -> None:
     """The size check builds the network on the meta device; drawing initial weights there would import
-    ``torch._dynamo`` (over a second of every agent's start) for values nobody reads."""
-    build = {"lstm_dqn": LSTMDQN, "dqn": DQN}[network]
-    path = save_network(tmp_path / "q", build(), network, 16, {"hands_trained": 0})
+    ``torch._dynamo`` (over a second of every agent's start) for values nobody reads. Both networks, loaded in
+    one fresh process."""
+    built = (("lstm_dqn", LSTMDQN()), ("dqn", DQN()))
+    paths = [save_network(tmp_path / name, network, name, 16, {"hands_trained": 0}) for name, network in built]
     code = (
         "import sys\n"
         "from acpc_arena.models.q_networks.checkpoint import load_network\n"
-        f"load_network({str(path)!r})\n"
-        "print('torch._dynamo' in sys.modules)\n"
+        + "".join(f"load_network({str(path)!r})\n" for path in paths)
+        + "print('torch._dynamo' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.strip() == "False"

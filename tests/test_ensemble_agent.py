@@ -19,7 +19,7 @@ from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL_ACTION, State
 from acpc_arena.protocol.wire import MatchState
-from tests.helpers.processes import program
+from tests.helpers.processes import program, run_in_process
 
 GAME = load_game("holdem.nolimit.2p.reverse_blinds")
 
@@ -109,10 +109,7 @@ def test_a_damaged_checkpoint_is_a_one_line_value_error(tmp_path: Path, damage: 
 
 def test_acpc_agent_reports_a_damaged_checkpoint_in_one_line(tmp_path: Path) -> None:
     bad = _damaged(tmp_path, "garbage")  # torch's own message for this one runs over several lines
-    done = subprocess.run(
-        [program("acpc-agent"), "ensemble", "127.0.0.1", "9", "--checkpoint", str(bad)],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    done = run_in_process("acpc-agent", "ensemble", "127.0.0.1", "9", "--checkpoint", str(bad))
     assert done.returncode == 2  # a file named on the command line that cannot be used
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("ERROR: ensemble:") and "damaged checkpoint" in lines[0]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -14,16 +13,11 @@ from acpc_arena.models.checkpoints import FOLDER
 from acpc_arena.models.training import dqn, nfq, nfq_dqfd
 from acpc_arena.models.training.from_sidecar import cfr_arguments, read_recorded, recorded_config
 from acpc_arena.models.training.network_runs import rebuild_network
-from tests.helpers.processes import program
+from tests.helpers.processes import run_in_process
 
 
 def test_cfr_leduc_rebuilt_from_its_shipped_sidecar_is_the_shipped_strategy_bit_for_bit(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [program("acpc-train"), "--from-sidecar", "cfr-leduc", "--out-dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_in_process("acpc-train", "--from-sidecar", "cfr-leduc", "--out-dir", str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert f"saved {tmp_path / 'cfr-leduc.npz'}" in done.stdout
     rebuilt = np.load(tmp_path / "cfr-leduc.npz")["strategy"]
@@ -105,12 +99,7 @@ def test_from_sidecar_refuses_what_it_cannot_rebuild_in_one_line(tmp_path: Path)
         (str(bad), "bad.json, line 1: unreadable checkpoint description (not JSON"),
         ("poker_cnn", "poker_cnn.json: --from-sidecar rebuilds CFR, lstm_dqn, dqn and nfq checkpoints"),
     ]:
-        done = subprocess.run(
-            [program("acpc-train"), "--from-sidecar", given, "--out-dir", str(tmp_path)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        done = run_in_process("acpc-train", "--from-sidecar", given, "--out-dir", str(tmp_path))
         assert done.returncode == 2
         assert done.stderr.count("\n") == 1 and words in done.stderr, done.stderr
 

@@ -53,8 +53,16 @@ PAIRS: list[tuple[str, str, str]] = [
     (NOLIMIT, "o3", "o4"),
     (NOLIMIT, "o5", "o6"),
     (NOLIMIT, "o7", "o8"),
+    (LIMIT, "spar_equity", "spar_tag"),
+    (LIMIT, "spar_lag", "spar_station"),
+    (LIMIT, "spar_rock", "spar_bluffer"),
+    (NOLIMIT, "spar_shove10", "spar_shove30"),
+    (NOLIMIT, "spar_shove60", "spar_overbet"),
+    (NOLIMIT, "spar_minraise", "spar_limper"),
+    (NOLIMIT, "spar_fractions", "spar_oddsize"),
 ]
-"""Every shipped agent that plays heads-up hold'em (``human`` aside: a person), each at least once."""
+"""Every shipped agent that plays heads-up hold'em, each at least once: but ``human`` (a person), ``cfr_exploit``
+(tests/test_cfr_exploit.py) and ``spar_fuzz``, whose invalid actions tests/test_sparring_matches.py sends the dealer."""
 
 SEED = 7
 HANDS = 30

@@ -15,7 +15,7 @@ from acpc_arena.dealer.arena.reports import Report
 from acpc_arena.protocol.game import load_game
 
 GAME = "holdem.nolimit.2p.reverse_blinds"
-HANDS = 30
+HANDS = 20
 BAD_SIZERS = ["spar_fuzz", "spar_shove10", "spar_shove30", "spar_shove60", "spar_overbet", "spar_minraise"]
 BAD_SIZERS += ["spar_limper", "spar_fractions", "spar_oddsize"]
 

@@ -31,7 +31,7 @@ def fuzzer(kind: str, port: int, cwd: Path) -> subprocess.Popen[str]:
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("fuzz", ["spar_fuzz", "raw"])
+@pytest.mark.parametrize("fuzz", [pytest.param("spar_fuzz", marks=pytest.mark.slow), "raw"])  # make test: raw
 @pytest.mark.parametrize("agent", ["ensemble", "cfr"])
 def test_the_agent_plays_out_a_fuzzing_opponent(tmp_path: Path, agent: str, fuzz: str) -> None:
     dealer = start_dealer(tmp_path, "m", NOLIMIT_NAME, str(HANDS), "11", "agent", "fuzz", "-q", *LIMITS)

@@ -168,7 +168,7 @@ def game_definitions(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(text=game_definitions(), seed=st.integers(0, 2**32 - 1))
 def test_random_game_definitions_agree_with_openspiel(openspiel: OpenSpielGames, text: str, seed: int) -> None:
     oracle = openspiel.from_text(text)

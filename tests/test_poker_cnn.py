@@ -25,7 +25,7 @@ from acpc_arena.models.training.poker_cnn_data import Records, decision_records,
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.game import load_game
-from tests.helpers.processes import check_log, play, program
+from tests.helpers.processes import check_log, play, program, run_in_process
 
 LIMIT = load_game("holdem.limit.2p.reverse_blinds")
 
@@ -198,20 +198,10 @@ def test_a_damaged_checkpoint_is_a_one_line_error(tmp_path: Path, tiny_checkpoin
     damaged = tmp_path / "damaged.pt"
     damaged.write_bytes(tiny_checkpoint.read_bytes()[:5000])
     damaged.with_suffix(".json").write_text(tiny_checkpoint.with_suffix(".json").read_text())
-    done = subprocess.run(
-        [program("acpc-agent"), "poker_cnn", "127.0.0.1", "9", "--checkpoint", str(damaged)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_in_process("acpc-agent", "poker_cnn", "127.0.0.1", "9", "--checkpoint", str(damaged))
     assert done.returncode == 2  # a file named on the command line that cannot be used
     assert done.stderr.count("\n") == 1 and "damaged checkpoint" in done.stderr, done.stderr
     meta = json.loads(damaged.with_suffix(".json").read_text())
     damaged.with_suffix(".json").write_text(json.dumps(meta | {"planes": 9}))
-    done = subprocess.run(
-        [program("acpc-agent"), "poker_cnn", "127.0.0.1", "9", "--checkpoint", str(damaged)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_in_process("acpc-agent", "poker_cnn", "127.0.0.1", "9", "--checkpoint", str(damaged))
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr

@@ -35,7 +35,7 @@ NOLIMIT = "holdem.nolimit.2p.reverse_blinds"
 
 CASES: list[tuple[str, str, int]] = [
     ("random", LIMIT, 150),
-    ("random", NOLIMIT, 15),  # its policy lists every legal bet size: thousands of actions a decision
+    ("random", NOLIMIT, 5),  # its policy lists every legal bet size: thousands of actions a decision
     ("call", LIMIT, 40),
     ("raise", NOLIMIT, 40),
     ("rule", LIMIT, 80),

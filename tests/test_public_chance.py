@@ -83,19 +83,14 @@ def test_a_flop_and_its_suit_image_give_each_hand_the_same_ehs2() -> None:
 
 def _pair_by_pair(board: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The opponent weight on hands each hand beats minus on hands it loses to, and on every hand it
-    can meet, by eval7 ranks and an explicit loop over pairs."""
-    hands = [h for h in hs.HANDS.tolist() if h[0] not in board and h[1] not in board]
+    can meet, by eval7 ranks and an explicit matrix over every pair of hands (no card shared)."""
+    hands = np.array([h for h in hs.HANDS.tolist() if h[0] not in board and h[1] not in board])
     cards = [EVAL7_CARDS[c] for c in board.tolist()]
-    ranks = [eval7.evaluate([EVAL7_CARDS[a], EVAL7_CARDS[b], *cards]) for a, b in hands]
-    net = np.zeros(weights.shape)
-    meet = np.zeros(weights.shape)
-    for i, mine in enumerate(hands):
-        for j, theirs in enumerate(hands):
-            if set(mine) & set(theirs):
-                continue
-            meet[:, i] += weights[:, j]
-            net[:, i] += weights[:, j] * np.sign(ranks[i] - ranks[j])
-    return net, meet
+    ranks = np.array([eval7.evaluate([EVAL7_CARDS[a], EVAL7_CARDS[b], *cards]) for a, b in hands.tolist()])
+    shared = (hands[:, None, :, None] == hands[None, :, None, :]).any(axis=(2, 3))
+    meets = (~shared).astype(np.float64)  # meets[i, j]: hand i can meet hand j
+    beats = meets * np.sign(ranks[:, None] - ranks[None, :])
+    return weights @ beats.T, weights @ meets.T
 
 
 class _NoBuckets:

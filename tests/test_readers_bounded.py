@@ -32,7 +32,7 @@ from pokerkit import HandHistory
 from acpc_arena.protocol.errors import ProtocolError
 from acpc_arena.protocol.files import InputError, atomic_writer, read_json, read_lines, write_atomic
 from acpc_arena.protocol.game import load_game, parse_game
-from tests.helpers.processes import REPO, error_lines, measured, program, spawn
+from tests.helpers.processes import REPO, error_lines, measured, program, run_in_process, spawn
 
 DATA = REPO / "tests" / "data"
 COMPETITION = DATA / "competition_2017_nolimit.log"
@@ -357,9 +357,12 @@ def test_a_json_file_past_its_limit_is_refused_before_it_is_read(tmp_path: Path)
         read_json(path)
 
 
-def agent_with_checkpoint(tmp_path: Path, agent: str, name: str, change: dict[str, Any]) -> dict[str, Any]:
+def agent_with_checkpoint(
+    tmp_path: Path, agent: str, name: str, change: dict[str, Any], *, measure: bool = True
+) -> dict[str, Any]:
     """``acpc-agent AGENT`` with a copy of the shipped checkpoint ``name`` whose sidecar has ``change``
-    applied (nested keys as ``"a.b"``), measured; it fails before it connects (port 9 is closed)."""
+    applied (nested keys as ``"a.b"``), measured as a process (else run in this one, without "peak"); it fails
+    before it connects (port 9 is closed)."""
     weights = CHECKPOINTS / name
     copy = tmp_path / weights.name
     shutil.copy(weights, copy)
@@ -372,7 +375,11 @@ def agent_with_checkpoint(tmp_path: Path, agent: str, name: str, change: dict[st
         target[last] = value
     copy.with_suffix(".json").write_text(json.dumps(meta))
     game = "holdem.nolimit.2p.reverse_blinds" if agent == "ensemble" else "holdem.limit.2p.reverse_blinds"
-    return measured(program("acpc-agent"), agent, "127.0.0.1", "9", "--game", game, "--checkpoint", str(copy))
+    args = (agent, "127.0.0.1", "9", "--game", game, "--checkpoint", str(copy))
+    if measure:
+        return measured(program("acpc-agent"), *args)
+    done = run_in_process("acpc-agent", *args)
+    return {"code": done.returncode, "err": done.stderr}
 
 
 def test_a_sidecar_of_an_absurd_network_is_refused_before_anything_is_built(tmp_path: Path) -> None:
@@ -396,9 +403,9 @@ def test_a_sidecar_of_an_absurd_network_is_refused_before_anything_is_built(tmp_
 
 
 def test_an_ensemble_sidecar_of_absurd_sizes_is_refused(tmp_path: Path) -> None:
-    huge = agent_with_checkpoint(tmp_path, "ensemble", "ensemble-networks.pt", {"config.layers": 10**9})
+    huge = agent_with_checkpoint(tmp_path, "ensemble", "ensemble-networks.pt", {"config.layers": 10**9}, measure=False)
     assert huge["code"] == 2 and "bad network sizes (layers 1..64, widths 1..65536)" in huge["err"]
-    wide = agent_with_checkpoint(tmp_path, "ensemble", "ensemble-networks.pt", {"config.mlp": 60000})
+    wide = agent_with_checkpoint(tmp_path, "ensemble", "ensemble-networks.pt", {"config.mlp": 60000}, measure=False)
     assert wide["code"] == 2 and "damaged checkpoint (the networks ensemble-networks.json describes" in wide["err"]
 
 

@@ -124,6 +124,7 @@ def test_cards_rank_as_the_separate_runs_rank_their_bots(tmp_path: Path) -> None
     assert rank(cards) == ["equity", "cfr", "call"]
 
 
+@pytest.mark.slow  # make test-slow: the card resumes as a tournament does (tests/test_tournament.py, make test)
 def test_a_resumed_card_plays_only_the_matches_it_misses(tmp_path: Path) -> None:
     out = tmp_path / "card"
     first = card(out, PLUGINS["call"])

@@ -78,6 +78,7 @@ def test_acpc_match_on_a_full_disk_keeps_the_last_runs_report_and_plots(small_di
     assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == []  # no temporary left
 
 
+@pytest.mark.slow  # make test-slow: the same writer as acpc-match's, which the test before checks on a full disk
 def test_acpc_tournament_on_a_full_disk_keeps_the_last_runs_crosstable(small_disk: Path) -> None:
     out = small_disk / "t"
     done = run("acpc-tournament", *TOURNAMENT, "--out", str(out))

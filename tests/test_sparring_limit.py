@@ -87,6 +87,7 @@ def test_lag_plays_more_hands_than_tag_as_their_rankings_say() -> None:
     assert counts["spar_lag"] > counts["spar_tag"]
 
 
+@pytest.mark.slow  # make test-slow: many hands for a frequency (~10 s)
 def test_lag_bets_more_often_than_tag_when_checked_to() -> None:
     rates = {}
     for name in ("spar_tag", "spar_lag"):

@@ -66,6 +66,7 @@ def dealer_match(cwd: Path, game: str, hands: int, players: list[tuple[str, list
     return err, errors
 
 
+@pytest.mark.slow  # make test-slow (~30 s): make test plays each bot but spar_fuzz over TCP in test_in_process.py
 def test_every_bot_plays_a_match_as_an_acpc_agent_against_the_dealer_and_sends_only_valid_actions(
     tmp_path: Path,
 ) -> None:

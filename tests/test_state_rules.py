@@ -215,7 +215,7 @@ def test_copy_is_independent() -> None:
     assert format_state(state) != format_state(other)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(
     game_name=st.sampled_from(
         ["holdem.nolimit.2p.reverse_blinds", "holdem.nolimit.3p", "holdem.limit.3p", "kuhn.limit.3p", "leduc"]

@@ -129,6 +129,7 @@ def log_hands(path: Path) -> list[tuple[int, str, list[float], list[str]]]:
     return hands
 
 
+@pytest.mark.slow  # make test-slow (~35 s): the pages' pieces are checked in make test by tests/test_web*.py
 def test_a_live_match_then_its_replay_and_report(browser: WebDriver, tmp_path: Path) -> None:
     out = tmp_path / "run"
     hands_planned = 100  # hand 77 is jumped to below

@@ -167,7 +167,7 @@ def test_nolimit_betting_errors() -> None:
             parse_match_state(bad, NL)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(text=st.text(alphabet="MATCHSTE:0123456789/|rcfkbAKQJT98765432cdhs \r\n-", max_size=60))
 def test_arbitrary_text_never_crashes(text: str) -> None:
     for game in (LIMIT, NL):
@@ -199,7 +199,7 @@ def _random_hand(game_name: str, seed: int, choices: list[float]) -> list[State]
     return states
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(
     game_name=st.sampled_from(SHIPPED_GAMES),
     seed=st.integers(0, 2**32 - 1),

@@ -7,6 +7,8 @@ ends what a test started when the test ends, passed, failed, timed out or interr
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
+import io
 import json
 import os
 import random
@@ -237,6 +239,23 @@ def start_prometheus(config: Path, workdir: Path, port: int) -> subprocess.Popen
 def program(name: str) -> str:
     """The installed console script ``name`` (``acpc-dealer``, ``acpc-agent``, ...)."""
     return str(BIN / name)
+
+
+def run_in_process(name: str, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The console script ``name`` run in this process with ``args``: its status and what it wrote, as
+    ``subprocess.run(..., capture_output=True, text=True)`` gives them. For the one-line errors of programs
+    that import torch (seconds a process), whose runs as processes other tests make."""
+    (entry,) = (e for e in importlib.metadata.entry_points(group="console_scripts") if e.name == name)
+    out, err = io.StringIO(), io.StringIO()
+    status: int = 0
+    with contextlib.chdir(cwd or Path.cwd()), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            entry.load()(list(args))
+        except SystemExit as stop:
+            if isinstance(stop.code, str):
+                print(stop.code, file=sys.stderr)
+            status = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+    return subprocess.CompletedProcess([name, *args], status, out.getvalue(), err.getvalue())
 
 
 def default_sigint() -> None:
