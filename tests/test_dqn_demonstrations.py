@@ -259,20 +259,29 @@ def test_the_learning_rate_decay_halves_after_its_start_and_resumes_only_where_r
         dqn_dqfd.train(config, replace(decayed, lr_decay=(3, 2), pretrain_steps=8), whole, log=lambda _: None)
 
 
-def test_the_learning_rate_decay_option_is_read_and_checked(capsys: pytest.CaptureFixture[str]) -> None:
-    """``--lr-decay START:HALF_LIFE`` reaches the run; a half-life of 0 or a malformed value is refused in one line."""
+def recorded_run(argv: list[str]) -> tuple[TrainConfig, dqn_dqfd.DQfDConfig]:
+    """The configurations ``acpc-train ARGV`` would train DQfD with (the training itself not run)."""
     from acpc_arena.models.training import cli
 
-    runs: list[dqn_dqfd.DQfDConfig] = []
+    runs: list[tuple[TrainConfig, dqn_dqfd.DQfDConfig]] = []
 
     def record(config: TrainConfig, dqfd: dqn_dqfd.DQfDConfig, out: Path, **_: Any) -> tuple[Path, dict[str, Any]]:
-        runs.append(dqfd)
+        runs.append((config, dqfd))
         return Path(out), {}
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(dqn_dqfd, "train", record)
-        cli.main(["dqn", "--preset", "dqfd", "--lr-decay", "22000:4000", "--data", "d.npz", "--out", "x.pt"])
-    assert runs[-1].lr_decay == (22_000, 4_000)
+        cli.main([*argv, "--out", "unused.pt"])
+    (run,) = runs
+    return run
+
+
+def test_the_learning_rate_decay_option_is_read_and_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--lr-decay START:HALF_LIFE`` reaches the run; a half-life of 0 or a malformed value is refused in one line."""
+    from acpc_arena.models.training import cli
+
+    _, dqfd = recorded_run(["dqn", "--preset", "dqfd", "--lr-decay", "22000:4000", "--data", "d.npz"])
+    assert dqfd.lr_decay == (22_000, 4_000)
     for value in ("22000:0", "22000", "a:b"):
         with pytest.raises(SystemExit) as stopped:
             cli.main(["dqn", "--preset", "dqfd", "--lr-decay", value])
@@ -289,16 +298,8 @@ def test_the_dropout_option_reaches_the_trained_network_and_is_checked(
     config, dqfd = tiny_run(tmp_path)
     assert dqn_dqfd.DQfDTrainer(config, dqfd).net.dropout.p == 0.5
     assert dqn_dqfd.DQfDTrainer(replace(config, dropout=0.0), dqfd).net.dropout.p == 0.0
-    configs: list[TrainConfig] = []
-
-    def record(config: TrainConfig, dqfd: dqn_dqfd.DQfDConfig, out: Path, **_: Any) -> tuple[Path, dict[str, Any]]:
-        configs.append(config)
-        return Path(out), {}
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(dqn_dqfd, "train", record)
-        cli.main(["dqn", "--preset", "dqfd", "--dropout", "0", "--data", "d.npz", "--out", "x.pt"])
-    assert configs[-1].dropout == 0.0
+    config, _ = recorded_run(["dqn", "--preset", "dqfd", "--dropout", "0", "--data", "d.npz"])
+    assert config.dropout == 0.0
     with pytest.raises(SystemExit) as stopped:
         cli.main(["dqn", "--preset", "dqfd", "--dropout", "1"])
     assert stopped.value.code == 2 and "--dropout" in capsys.readouterr().err.strip().splitlines()[-1]
