@@ -277,7 +277,8 @@ def _can_unshare() -> bool:
 
 @pytest.mark.skipif(PROMETHEUS is None, reason="no prometheus binary (apt-get install prometheus; .ci/run installs it)")
 @pytest.mark.skipif(not _can_unshare(), reason="needs root to run Prometheus in a network namespace of its own")
-@pytest.mark.parametrize("profiles", [(), pytest.param(("dealer",), marks=pytest.mark.slow)])  # one in make test
+@pytest.mark.slow  # make test-slow (~17 s): test_metrics_prometheus.py scrapes a run with a real Prometheus
+@pytest.mark.parametrize("profiles", [(), ("dealer",)])
 def test_prometheus_scrapes_the_services_started_and_no_other(tmp_path: Path, profiles: tuple[str, ...]) -> None:
     """The repository's prometheus.yml in a real Prometheus, with names resolved as Docker's embedded
     DNS resolves them (only the services running): every started service's metrics are scraped, up,

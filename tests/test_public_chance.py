@@ -177,6 +177,7 @@ def _small_exact_buckets() -> ExactStrengthBuckets:
     return ExactStrengthBuckets(game, (4, 3, 2), edges, flop_table)
 
 
+@pytest.mark.slow  # make test-slow (~20 s): the shipped cfr-ehs2-exact, solved so, plays the dealer in make test
 def test_an_exact_bucket_checkpoint_round_trips_refuses_damage_and_plays(tmp_path: Path) -> None:
     out, solver = train_public_chance(tmp_path / "small", _small_exact_buckets(), 2, show_progress=False)
     policy = load_policy(out)

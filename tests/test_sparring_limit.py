@@ -184,7 +184,7 @@ def test_limit_bots_refuse_other_games() -> None:
 def test_bots_replay_exactly_given_their_seed() -> None:
     def betting(seed: int) -> list[str]:
         agents = [agent_class("spar_tag")(LIMIT, seed=seed), agent_class("spar_bluffer")(LIMIT, seed=seed + 1)]
-        return [format_betting(s) for s in play(LIMIT, agents, DEALS[:150])]
+        return [format_betting(s) for s in play(LIMIT, agents, DEALS[:60])]
 
     assert betting(1) == betting(1) != betting(2)
 
