@@ -149,17 +149,6 @@ def _decay(text: str) -> tuple[int, int]:
     return start, half_life
 
 
-def _share(text: str) -> float:
-    """``--dropout P``: a number from 0 to 1 (below 1)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, not {text!r}") from None
-    if not 0.0 <= value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1 (below 1), not {text!r}")
-    return value
-
-
 def _decay_text(decay: tuple[int, int] | None) -> str:
     return "none" if decay is None else f"{decay[0]}:{decay[1]}"
 
@@ -189,7 +178,7 @@ def add_q_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--dropout",
-        type=_share,
+        type=float,
         default=None,
         help="the dropout while training, 0 to 1 (lstm_dqn|dqn --preset dqfd: default the seed's 0.5)",
     )

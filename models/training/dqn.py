@@ -175,6 +175,8 @@ def config_for(network: str, preset: str, pool: str = "sound", **overrides: Any)
         raise ValueError(f"the replay memory must hold at least one hand, not {config.replay_capacity}")
     if not 0 <= config.monte_carlo_mix <= 1:  # NaN too
         raise ValueError(f"Monte Carlo mix must be a number from 0 to 1, not {config.monte_carlo_mix}")
+    if config.dropout is not None and not 0 <= config.dropout < 1:  # NaN too
+        raise ValueError(f"the dropout (--dropout) must be a number from 0 to below 1, not {config.dropout}")
     if config.encoding not in ENCODINGS:
         raise ValueError(f"encoding must be one of {', '.join(ENCODINGS)}, not {config.encoding!r}")
     return config
