@@ -92,6 +92,11 @@ def render_matches(page: str, section: Matches) -> list[str]:
         + f": the row's duplicate mbb/h against the column with its 95% interval, over "
         f"{len(section.seeds) * section.hands:,} hand pairs"
         + ("; beside it or below it, the all-in-adjusted figure" if section.allin else "")
+        + (
+            "; beside it, AIVAT's duplicate figure with its interval (the [AIVAT guide](../guides/aivat.md))"
+            if section.aivat
+            else ""
+        )
         + ".",
         "",
     ]
@@ -106,6 +111,10 @@ def render_matches(page: str, section: Matches) -> list[str]:
         report = _report(match_run(page, section, row, column))
         return interval(report["allin_adjusted_duplicate"])
 
+    def aivat(row: Side, column: Side) -> str:
+        figure = _report(match_run(page, section, row, column))["aivat"]
+        return f"unavailable: {figure['unavailable']}" if "unavailable" in figure else interval(figure)
+
     if len(section.rows) == 1:  # one agent against many: a line per opponent
         row = section.rows[0]
         lines += table_header(
@@ -113,6 +122,7 @@ def render_matches(page: str, section: Matches) -> list[str]:
                 f"{row.label} against",
                 "duplicate mbb/h",
                 *(["all-in adjusted"] if section.allin else []),
+                *(["AIVAT duplicate mbb/h"] if section.aivat else []),
             ]
         )
         for column in section.columns:
@@ -122,6 +132,7 @@ def render_matches(page: str, section: Matches) -> list[str]:
                         column.label,
                         cell(row, column),
                         *([adjusted(row, column)] if section.allin else []),
+                        *([aivat(row, column)] if section.aivat else []),
                     ]
                 )
             )
@@ -129,7 +140,9 @@ def render_matches(page: str, section: Matches) -> list[str]:
         lines += table_header(["agent", *[f"vs {c.label}" for c in section.columns]])
         for row in section.rows:
             cells = [
-                cell(row, c) + (f"<br>{adjusted(row, c)}" if section.allin and cell(row, c) else "")
+                cell(row, c)
+                + (f"<br>{adjusted(row, c)}" if section.allin and cell(row, c) else "")
+                + (f"<br>AIVAT {aivat(row, c)}" if section.aivat and cell(row, c) else "")
                 for c in section.columns
             ]
             lines.append(table_row([row.label, *cells]))

@@ -52,6 +52,7 @@ def match_command(section: Matches, a: str, a_args: str, b: str, b_args: str, fo
         "--hands",
         str(section.hands),
     ]
+    command += ["--aivat"] if section.aivat else []
     return [*command, "--workers", "2", "--quiet", "--no-plots", "--out", folder]
 
 

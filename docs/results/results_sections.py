@@ -19,7 +19,7 @@ TABLE_SEEDS = (1, 234, 6666)
 """The deal seeds of the tables (no agent's selection or tuning used them)."""
 SPARRING_SEEDS = (9101, 9102, 9103)
 """The deal seeds of the sparring tables (no table, no agent's selection or tuning used them)."""
-EXPLOIT_SEEDS = (9701, 9702, 9703)
+EXPLOIT_SEEDS = (9801, 9802, 9803)
 """The deal seeds of ``cfr_exploit``'s table (its bands, press tilt and span were chosen on 8001 to 8003; no
 table, no agent's selection or tuning used these)."""
 DEFAULTS_SEEDS = (9501, 9502, 9503)
@@ -64,6 +64,8 @@ class Matches:
     """Also show the all-in-adjusted figures (no-limit)."""
     by_seed: bool = False
     """One line per seed as well (for a table of one cell)."""
+    aivat: bool = False
+    """Also show AIVAT's duplicate figure (``acpc-match --aivat``: both policies known narrow the interval)."""
     skip: frozenset[tuple[str, str]] = frozenset()
     """(row label, column label) cells not played."""
 

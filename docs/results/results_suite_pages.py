@@ -13,8 +13,10 @@ SUITE_PAGES = (
         "Limit hold'em: cfr_exploit, the default CFR tilted against what it sees",
         "`cfr_exploit` plays the default CFR and tilts it against the opponent's rates within a safety budget "
         "(seed 002's page says how). Here against the limit sparring suite, `equity` and `cfr` itself, in "
-        "duplicate on deal seeds 9701, 9702 and 9703, which no table and no choice of its settings used, 2,000 hands "
-        "a seat; and local best response against it, betting before the flop as on the LBR page.",
+        "duplicate on deal seeds 9801, 9802 and 9803, which no table and no choice of its settings used, 2,000 hands "
+        "a seat, with AIVAT's figure beside the plain one: every opponent here is a shipped agent, so both "
+        "policies are known and AIVAT takes out most of the luck of the cards and of both players' random "
+        "choices, unbiased; and local best response against it, betting before the flop as on the LBR page.",
         (
             Matches(
                 "suite",
@@ -25,6 +27,7 @@ SUITE_PAGES = (
                 (*LIMIT_SUITE, Side("cfr", "cfr")),
                 seeds=EXPLOIT_SEEDS,
                 hands=2000,
+                aivat=True,
             ),
             Lbr(
                 "lbr",
