@@ -394,7 +394,7 @@ def test_a_sidecar_of_an_absurd_network_is_refused_before_anything_is_built(tmp_
     assert huge["peak"] - baseline["peak"] <= 50 * MB  # the old loader took 1.7 GB for the hidden layer
     # Within the bounds, but more weights than the file holds: hidden 60000 over 42 inputs and 3 outputs
     # is (42 * 60000 + 60000 + 60000 * 3 + 3) * 4 bytes.
-    wide = agent_with_checkpoint(tmp_path, "nfq", "nfq.pt", {"arguments.hidden": 60000})
+    wide = agent_with_checkpoint(tmp_path, "nfq", "nfq.pt", {"arguments.hidden": 60000}, measure=False)
     size = (CHECKPOINTS / "nfq.pt").stat().st_size
     assert wide["err"].splitlines() == [
         f"ERROR: nfq: {tmp_path / 'nfq.pt'}: damaged checkpoint (the nfq network nfq.json describes has "
