@@ -171,3 +171,29 @@ def test_a_folder_played_at_another_commit_is_cleared_and_one_stopped_at_head_ke
         (run.folder / "run.json").write_text(json.dumps({**recorded, "command": run.shown()}))
     assert regenerate.to_play([old, stopped, done], A) == [old, stopped]
     assert not old.folder.exists() and (stopped.folder / "pair").exists() and (done.folder / "pair").exists()
+
+
+def test_a_table_with_aivat_asks_for_it_and_shows_its_figure_or_why_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(results_runs, "RUNS", tmp_path / "runs")
+    monkeypatch.setattr(results_render, "RUNS", tmp_path / "runs")
+    Side = results_sections.Side
+    section = results_sections.Matches(
+        "s", "Section", "About.", (Side("x", "cfr"),), (Side("y", "call"), Side("z", "equity")), aivat=True
+    )
+    reports = {
+        "y": {"duplicate": {"mbb_per_hand": 250.0, "ci95": [200.0, 300.0]},
+              "aivat": {"mbb_per_hand": 240.4, "ci95": [229.6, 251.2]}},
+        "z": {"duplicate": {"mbb_per_hand": -12.0, "ci95": [-60.0, 36.0]},
+              "aivat": {"unavailable": "hand 3: no policy"}},
+    }  # fmt: skip
+    for column in section.columns:
+        run = results_runs.match_run("p", section, section.rows[0], column)
+        assert "--aivat" in run.command
+        run.folder.mkdir(parents=True)
+        (run.folder / "report.json").write_text(json.dumps(reports[column.label]))
+    lines = results_render.render_matches("p", section)
+    assert "| x against | duplicate mbb/h | AIVAT duplicate mbb/h |" in lines
+    assert "| y | +250 [+200, +300] | +240 [+230, +251] |" in lines
+    assert "| z | -12 [-60, +36] | unavailable: hand 3: no policy |" in lines
