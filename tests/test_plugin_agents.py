@@ -191,7 +191,7 @@ def test_a_bot_in_a_file_plays_acpc_match_as_the_shipped_agent_it_copies(
     same_run(tmp_path / "run", shipped, "CoinBot")
 
 
-@pytest.mark.slow  # make test-slow (~15 s): ray's start; tests/test_tournament.py plays on ray in make test
+@pytest.mark.slow  # make test-slow (~15 s): ray's start; test_tournament.py plays acpc-match on Ray in make test
 def test_a_bot_in_a_file_plays_on_ray(bots: Path, shipped: Path, tmp_path: Path) -> None:
     pytest.importorskip("ray")
     match(

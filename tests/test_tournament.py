@@ -265,7 +265,7 @@ def test_entrants_are_named_uniquely_and_a_game_of_two() -> None:
         )  # fmt: skip
 
 
-@pytest.mark.slow  # make test-slow: a local Ray starts in ~15 s; make test plays Ray in test_plugin_agents
+@pytest.mark.slow  # make test-slow: a local Ray starts in ~15 s; make test plays acpc-match on Ray (below)
 def test_on_a_local_ray_the_logs_and_the_table_are_those_of_the_local_run(played: Path, tmp_path: Path) -> None:
     pytest.importorskip("ray")
     out = tmp_path / "t"
