@@ -15,7 +15,7 @@ from acpc_arena.agents.dqn import QAgent
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.models.q_networks.checkpoint import load_network, weights_digest
 from acpc_arena.models.training import dqn_dqfd
-from acpc_arena.models.training.dqn import TrainConfig, config_for
+from acpc_arena.models.training.dqn import TrainConfig
 from acpc_arena.models.training.dqn_demonstrations import (
     SEED_BASE,
     load_columns,
@@ -28,6 +28,7 @@ from acpc_arena.protocol.dealing import deal_hands
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import Action, ActionKind
 from acpc_arena.protocol.views import agent_view
+from tests.helpers.demonstrations import tiny_run
 
 LIMIT = "holdem.limit.2p.reverse_blinds"
 
@@ -76,22 +77,6 @@ def test_recorded_episodes_are_the_demonstrators_actions() -> None:
         assert columns["seat"][number] == seat
         assert columns["chips"][number] == state.value(seat) / game.big_blind
     assert len(columns["steps"]) == hands  # the demonstrator acts in every hand against a caller
-
-
-def tiny_run(folder: Path) -> tuple[TrainConfig, dqn_dqfd.DQfDConfig]:
-    data = make_demonstrations(folder / "demos", shards=2, hands=30, log=lambda _: None)
-    config = config_for(
-        "dqn",
-        "tuned",
-        hands=40,
-        tables=4,
-        threads=1,
-        batch_size=8,
-        reward="chips",
-        opponents=(("random", 1.0), ("self", 1.0)),
-        encoding="history",
-    )
-    return config, dqn_dqfd.DQfDConfig(str(data), pretrain_steps=6, pretrain_batch=8, held_out=10)
 
 
 def test_demonstrations_resume_and_load_as_a_replay(tmp_path: Path) -> None:

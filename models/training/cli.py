@@ -41,7 +41,9 @@ command prints how to install what it wrote.
   missing; ``--data`` another file) pre-trained on (``--pretrain-steps``, default
   ``DQFD_PRETRAIN_STEPS``), then ``--hands`` of its own play against the ``dqfd`` pool
   (``DQFD_HANDS``: none, the pre-trained network is the result), saved as ``lstm_dqn-dqfd``/``dqn-dqfd``;
-  a stopped run goes on from its saved state.
+  a stopped run goes on from its saved state. ``--preset average-policy``: the seed's network as an
+  NFSP-style average-policy network learned from the same demonstrations by cross-entropy
+  (``models/training/dqn_average_policy.py``; ``--pretrain-steps``), saved as ``lstm_dqn-nfsp``/``dqn-nfsp``.
 - ``nfq``: the default ``nfq``, seed 003's network by Deep Q-learning from Demonstrations
   (``models/training/nfq_dqfd.py``: the default ``cfr --argmax``'s decisions of
   ``models/training/nfq_demonstrations.py``, recorded first when missing, ``--data`` another
@@ -157,10 +159,11 @@ def add_q_options(parser: argparse.ArgumentParser) -> None:
     """The Q-networks' and NFQ's options (and ``--seed``)."""
     parser.add_argument(
         "--preset",
-        choices=["tuned", "faithful", "dqfd"],
+        choices=["tuned", "faithful", "dqfd", "average-policy"],
         default="tuned",
         help="Q-network hyperparameters (dqfd: Deep Q-learning from the default cfr's demonstrations, saved as"
-        " NETWORK-dqfd); poker_cnn: faithful trains the seed's configuration (poker_cnn-seed)",
+        " NETWORK-dqfd; average-policy: the NFSP-style average-policy network learned from the same"
+        " demonstrations, saved as NETWORK-nfsp); poker_cnn: faithful trains the seed's configuration (poker_cnn-seed)",
     )
     parser.add_argument(
         "--pretrain-steps",

@@ -113,6 +113,9 @@ class DQfDConfig:
 class DQfDTrainer(Trainer):
     """The seed's trainer with demonstrations: ``pretrain`` on them alone, then ``run`` (phase 3)."""
 
+    config_key = "dqfd"
+    """The sidecar's key of ``dqfd`` (what ``acpc-train --from-sidecar`` reads)."""
+
     def __init__(self, config: TrainConfig, dqfd: DQfDConfig, log: Callable[[str], None] = print) -> None:
         super().__init__(config, show_progress=False)
         self.dqfd, self.log = dqfd, log
@@ -168,13 +171,8 @@ class DQfDTrainer(Trainer):
             losses.append(self.dqfd_step(0, self.dqfd.pretrain_batch))
             self.pretrained += 1
             if self.pretrained % 2000 == 0 or self.pretrained == self.dqfd.pretrain_steps:
-                point = {
-                    "steps": self.pretrained,
-                    "td_loss": float(np.mean(losses[-500:])),
-                    "margin_loss": float(np.mean(self.margin_losses[-500:])),
-                    "held_out_accuracy": self.held_out_accuracy(),
-                    "seconds": round(self.elapsed()),
-                }
+                point = {"steps": self.pretrained} | self.losses_of(losses[-500:], self.margin_losses[-500:])
+                point |= {"held_out_accuracy": self.held_out_accuracy(), "seconds": round(self.elapsed())}
                 self.curve.append(point)
                 self.log(f"{time.strftime('%H:%M:%S')} pre-training {point}")
             if time.monotonic() - saved > SAVE_SECONDS:
@@ -182,6 +180,10 @@ class DQfDTrainer(Trainer):
                 saved = time.monotonic()
         self.snapshot.load_state_dict(self.net.state_dict())
         self.save_state()
+
+    def losses_of(self, losses: list[float], supervised: list[float]) -> dict[str, float]:
+        """A curve point's mean losses of the latest steps: ``dqfd_step``'s return values and J_E's."""
+        return {"td_loss": float(np.mean(losses)), "margin_loss": float(np.mean(supervised))}
 
     def set_learning_rate(self, step: int) -> None:
         """The learning rate of pre-training step ``step``: ``learning_rate``, halving after ``lr_decay``'s start."""
@@ -206,18 +208,26 @@ class DQfDTrainer(Trainer):
         meta = {
             "config": config,
             "encoding": self.encoding.name,
-            "dqfd": asdict(self.dqfd),
+            self.config_key: self.recorded_settings(),
             "data": json.loads(manifest.read_text()) if manifest.exists() else {},
             "pretraining": self.curve,
             "hands_trained": self.hands_done,
             "opponents": self.pool.names,
             "opponent_agents": self.pool.agents(),
             "stats": stats | {"held_out_accuracy": self.held_out_accuracy(), "seconds_all": round(self.elapsed())},
-        }
+        } | self.sidecar_extra()
         written = save_network(path, self.net, self.config.network, self.planes, meta)
         self.save_state()
         self.log(f"{time.strftime('%H:%M:%S')} saved {written} after {self.hands_done} hands: {meta['stats']}")
         return written
+
+    def recorded_settings(self) -> dict[str, Any]:
+        """``dqfd`` as the sidecar records it (under ``config_key``)."""
+        return asdict(self.dqfd)
+
+    def sidecar_extra(self) -> dict[str, Any]:
+        """What else the sidecar says (none here)."""
+        return {}
 
     def save_state(self) -> None:
         if self.state_path is None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from acpc_arena.models.training import (
     dqn,
+    dqn_average_policy,
     dqn_demonstrations,
     dqn_dqfd,
     ensemble,
@@ -46,6 +47,9 @@ def train_q(args: argparse.Namespace, out_dir: Path | None) -> None:
     network = args.agent
     if args.preset == "dqfd":
         train_dqfd(args, out_dir)
+        return
+    if args.preset == "average-policy":
+        train_average_policy(args, out_dir)
         return
     overrides = {
         "reward": args.reward,
@@ -97,6 +101,25 @@ def train_dqfd(args: argparse.Namespace, out_dir: Path | None) -> None:
             dqn_demonstrations.make_demonstrations(folder, dqn_demonstrations.SHARDS, dqn_demonstrations.HANDS)
         out = args.out or checkpoint_path(f"{network}-dqfd", out_dir).with_suffix(".pt")
         path, stats = dqn_dqfd.train(config, dqfd, out)
+    except ValueError as exc:
+        usage_error(f"acpc-train: error: {exc}")
+    print(f"saved {path}: {stats}")
+
+
+def train_average_policy(args: argparse.Namespace, out_dir: Path | None) -> None:
+    """``acpc-train lstm_dqn|dqn --preset average-policy``: the NFSP-style average-policy network beside the
+    ``NETWORK-dqfd`` Q-network (``dqn_average_policy``; the demonstrations recorded first when missing)."""
+    network = args.agent
+    steps = dqn_average_policy.STEPS[network] if args.pretrain_steps is None else args.pretrain_steps
+    settings = dqn_average_policy.average_policy_config(args.data or dqn_dqfd.DEMONSTRATIONS, steps)
+    overrides = {"seed": args.seed, "threads": args.threads, "encoding": "history"}
+    try:
+        config = dqn.config_for(network, "tuned", "dqfd", **overrides)
+        if args.data is None and not Path(settings.demonstrations).exists():
+            folder = Path(settings.demonstrations).parent
+            dqn_demonstrations.make_demonstrations(folder, dqn_demonstrations.SHARDS, dqn_demonstrations.HANDS)
+        out = args.out or checkpoint_path(f"{network}-nfsp", out_dir).with_suffix(".pt")
+        path, stats = dqn_average_policy.train(config, settings, out, f"{network}-dqfd")
     except ValueError as exc:
         usage_error(f"acpc-train: error: {exc}")
     print(f"saved {path}: {stats}")
@@ -224,6 +247,16 @@ def rebuild_network(recorded: dict[str, Any], path: Path, target: Path) -> Path:
     """Train the Q-network the sidecar ``recorded`` (read from ``path``) describes into ``target``; ``ValueError``
     (one line naming ``path``) for a kind ``--from-sidecar`` does not rebuild. Returns the checkpoint's path."""
     kind, network, config = recorded.get("kind"), recorded.get("network"), recorded.get("config")
+    if (
+        kind == "q-network"
+        and network in ("lstm_dqn", "dqn")
+        and isinstance(config, dict)
+        and "average_policy" in recorded
+    ):
+        settings = recorded_config(dqn_dqfd.DQfDConfig, recorded["average_policy"], {}, path)
+        config_ = recorded_config(dqn.TrainConfig, config, dqn.POOLS, path)
+        saved, _ = dqn_average_policy.train(config_, settings, target, str(recorded.get("q_network", "")))
+        return saved
     if kind == "q-network" and network in ("lstm_dqn", "dqn") and isinstance(config, dict) and "dqfd" in recorded:
         dqfd = recorded_config(dqn_dqfd.DQfDConfig, recorded["dqfd"], {}, path)
         saved, _ = dqn_dqfd.train(recorded_config(dqn.TrainConfig, config, dqn.POOLS, path), dqfd, target)
