@@ -3,13 +3,15 @@
 Each decision encodes the view as the checkpoint's sidecar names it
 (``models.q_networks.history_encoding``: the seed's 16x17x17 card image when it
 names none, or those planes with the betting history and position added) and takes
-the legal action with the highest Q value: fold is never chosen with nothing owed, nor
-raise when raising is not allowed. The LSTM's memory is a function of the hand's
-decisions so far: the network runs one decision at a time (``step``) over the
-viewer's card images at each of them, from an empty memory. The output and the
-memory after each sequence of images met are kept, by network, so a decision
-usually costs one step, and ``policy`` gives the choice for any hole cards
-without a state of the agent's own. The seed learns no bet sizes: in no-limit
+the legal action with the highest output: the highest Q value of a Q-network, the
+most likely action of an average-policy network (a sidecar saying ``"outputs":
+"average-policy"``: the logits of a softmax over fold, call, raise). Fold is never
+chosen with nothing owed, nor raise when raising is not allowed. The LSTM's memory
+is a function of the hand's decisions so far: the network runs one decision at a
+time (``step``) over the viewer's card images at each of them, from an empty memory.
+The output and the memory after each sequence of images met are kept, by network,
+so a decision usually costs one step, and ``policy`` gives the choice for any hole
+cards without a state of the agent's own. The seed learns no bet sizes: in no-limit
 games a raise is a pot-size raise (clamped to the legal range). Checkpoints load
 onto the GPU when there is one.
 
@@ -19,14 +21,18 @@ the in-process runner calls with the views of many matches at once; see
 ``batch_key``), and ``act`` never parts from ``policy`` on a near tie.
 
 ``--checkpoint`` takes a ``.pt`` file or a shipped checkpoint's name. The defaults,
-``lstm_dqn`` and ``dqn``, are trained on the ``sound`` pool with the auxiliary
-hand-strength loss (``models/training/dqn.py``; the DQN also with double DQN targets,
-mixed Monte Carlo targets and a replay memory of its last 50,000 hands). Kept for
-comparison: ``lstm_dqn-v1`` and ``dqn-v1`` (the seed's configuration: its ``v1`` pool,
-loss and targets), ``lstm_dqn-v2`` (the ``sound`` pool with the seed's loss), ``dqn-v2``
-(the strength loss with the seed's targets) and ``dqn-v3`` (double DQN targets without
-the Monte Carlo mix), ``lstm_dqn-dqfd`` and ``dqn-dqfd`` (pre-trained on the default ``cfr``'s demonstrations,
-``models/training/dqn_dqfd.py``). ``acpc-train lstm_dqn|dqn`` rebuilds each (``models/training/cli.py``).
+``lstm_dqn`` and ``dqn``, are the seed's networks as NFSP-style average-policy networks
+learned from the default limit ``cfr``'s demonstrations on the betting-history planes
+(``models/training/dqn_average_policy.py``). Kept for comparison: ``lstm_dqn-v1`` and
+``dqn-v1`` (the seed's configuration: its ``v1`` pool, loss and targets),
+``lstm_dqn-sound`` and ``dqn-sound`` (Q-learning against the ``sound`` pool with the
+auxiliary hand-strength loss, ``models/training/dqn.py``; the DQN also with double DQN
+targets, mixed Monte Carlo targets and a replay memory of its last 50,000 hands),
+``lstm_dqn-v2`` (the ``sound`` pool with the seed's loss), ``dqn-v2`` (the strength loss
+with the seed's targets) and ``dqn-v3`` (double DQN targets without the Monte Carlo
+mix), ``lstm_dqn-dqfd`` and ``dqn-dqfd`` (the Q-networks pre-trained on the same
+demonstrations, ``models/training/dqn_dqfd.py``). ``acpc-train lstm_dqn|dqn`` rebuilds
+each (``models/training/cli.py``).
 """
 
 from __future__ import annotations
@@ -151,12 +157,15 @@ class QAgent(Agent):
 
     def _observations(self, views: Sequence[MatchState]) -> list[np.ndarray]:
         """Each view's (steps, fields) observations at its viewer's decisions so far, the current one last (only
-        that one for a network without memory); replayed once for views of the same betting and board."""
+        that one for a network without memory); replayed once for views of the same betting and board (and hole
+        cards, where the encoding's fields depend on them beyond the first)."""
         replayed: dict[tuple[Any, ...], np.ndarray] = {}
         out = []
         for view in views:
             state = view.state
             key = (view.viewer, tuple(tuple(actions) for actions in state.actions), tuple(state.visible_board()))
+            if not self.encoding.hole_only_first:
+                key += (tuple(state.hole_cards[view.viewer]),)
             if key not in replayed:
                 observe_ = self.encoding.observe
                 recurrent = self.net.recurrent

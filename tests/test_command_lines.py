@@ -347,7 +347,14 @@ USAGE_ERRORS = {
     "cfr: bad option": (["acpc-cfr", "solve", "--game", "leduc", "--iterations", "0", "--out", "x"], "--iterations"),
     "cfr: missing file": (["acpc-cfr", "exploitability", "nope.npz"], "nope.npz: no such checkpoint file"),
     "train: unknown agent": (["acpc-train", "nope"], "invalid choice: 'nope'"),
-    "train: bad option": (["acpc-train", "dqn", "--mc-mix", "3"], "Monte Carlo mix must be a number from 0 to 1"),
+    "train: bad option": (
+        ["acpc-train", "dqn", "--preset", "tuned", "--mc-mix", "3"],
+        "Monte Carlo mix must be a number from 0 to 1",
+    ),
+    "train: an option of another preset": (
+        ["acpc-train", "dqn", "--mc-mix", "0.5"],
+        "--mc-mix set Q-learning (--preset tuned, faithful or dqfd), not",
+    ),
     "train: missing file": (["acpc-train", "poker_cnn", "--data", "nope.npz"], "nope.npz"),
     "report: unknown game": (["acpc-report", "--game", "nope.game", str(LOG)], "no game file 'nope.game'"),
     "report: missing file": (["acpc-report", "nope.log"], "no such file: nope.log"),

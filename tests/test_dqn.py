@@ -280,7 +280,7 @@ def test_mixed_monte_carlo_targets() -> None:
     for beta in (-0.1, 1.5, float("nan")):
         with pytest.raises(ValueError, match="Monte Carlo mix must be a number from 0 to 1"):
             config_for("dqn", "tuned", monte_carlo_mix=beta)
-    with pytest.raises(ValueError, match="encoding must be one of seed, history, not 'planes'"):
+    with pytest.raises(ValueError, match="encoding must be one of seed, history, strength, not 'planes'"):
         config_for("dqn", "tuned", encoding="planes")
     config = config_for(
         "dqn", "tuned", hands=64, reward="chips", tables=8, monte_carlo_mix=0.5, opponents=(("call", 1.0),)
@@ -455,7 +455,7 @@ def test_train_command_passes_the_q_options_to_the_run(tmp_path: Path) -> None:
         return real_save(self, path, stats)
 
     out = tmp_path / "q.pt"
-    argv = ["dqn", "--hands", "96", "--mc-mix", "0.25", "--replay-hands", "20", "--no-double"]
+    argv = ["dqn", "--preset", "tuned", "--hands", "96", "--mc-mix", "0.25", "--replay-hands", "20", "--no-double"]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(dqn.Trainer, "save", save)
         cli.main([*argv, "--strength-weight", "0", "--out", str(out)])
@@ -468,8 +468,9 @@ def test_train_command_passes_the_q_options_to_the_run(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("network", ["lstm_dqn", "dqn"])
 def test_train_command_defaults_are_the_shipped_networks_runs(tmp_path: Path, network: str) -> None:
-    """``make train AGENT=lstm_dqn|dqn`` with no options runs what the shipped checkpoint's sidecar records it was
-    trained with (``Q_SEED``, ``Q_MC_MIX``, ``Q_REPLAY_HANDS``, ... kept in step with the shipped files)."""
+    """``acpc-train lstm_dqn|dqn --preset tuned`` with no other option runs what the ``-sound`` checkpoint's
+    sidecar records it was trained with (``Q_SEED``, ``Q_MC_MIX``, ``Q_REPLAY_HANDS``, ... kept in step with the
+    shipped files)."""
     from dataclasses import asdict
 
     from acpc_arena.models.training import cli, dqn
@@ -482,8 +483,8 @@ def test_train_command_defaults_are_the_shipped_networks_runs(tmp_path: Path, ne
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(dqn, "train", record)
-        cli.main([network, "--out", str(tmp_path / "q.pt")])
-    shipped = json.loads((FOLDER / f"{network}.json").read_text())["config"]
+        cli.main([network, "--preset", "tuned", "--out", str(tmp_path / "q.pt")])
+    shipped = json.loads((FOLDER / f"{network}-sound.json").read_text())["config"]
     (run,) = runs
     assert {key: run[key] for key in shipped} == shipped
     # options added after a shipped network was trained are off in its run, as the trainer was then

@@ -13,7 +13,9 @@ import torch
 
 from acpc_arena.agents.dqn import QAgent
 from acpc_arena.agents.registry import agent_class
+from acpc_arena.models.nfq.features import hand_strength
 from acpc_arena.models.q_networks.checkpoint import load_network, weights_digest
+from acpc_arena.models.q_networks.history_encoding import strength_columns
 from acpc_arena.models.training import dqn_dqfd
 from acpc_arena.models.training.dqn import TrainConfig
 from acpc_arena.models.training.dqn_demonstrations import (
@@ -48,8 +50,8 @@ def test_margin_loss_is_the_hand_computed_large_margin() -> None:
 def test_recorded_episodes_are_the_demonstrators_actions() -> None:
     """Shard 3 (the demonstrator against ``call``): each hand played again, the ``cfr`` agent called directly
     (``argmax``) at the demonstrator's seat and the opponent calling, gives the recorded actions, legal moves and
-    result; each observation ends with the seat and, per round, the raises the demonstrator and the caller had
-    made when it chose (counted here as the hand is played)."""
+    result; each observation's history fields are the seat and, per round, the raises the demonstrator and the
+    caller had made when it chose (counted here as the hand is played)."""
     game = load_game(LIMIT)
     hands = 12
     columns = record_shard(game, 3, hands)
@@ -73,7 +75,7 @@ def test_recorded_episodes_are_the_demonstrators_actions() -> None:
         steps = int(columns["steps"][number])
         assert steps == len(actions) and columns["actions"][number, :steps].tolist() == actions
         assert columns["legal"][number, :steps].tolist() == legal
-        assert columns["observations"][number, :steps, -9:].tolist() == history
+        assert columns["observations"][number, :steps, 10:19].tolist() == history
         assert columns["seat"][number] == seat
         assert columns["chips"][number] == state.value(seat) / game.big_blind
     assert len(columns["steps"]) == hands  # the demonstrator acts in every hand against a caller
@@ -95,13 +97,23 @@ def test_demonstrations_resume_and_load_as_a_replay(tmp_path: Path) -> None:
     replay = load_replay(folder / "demonstrations.npz", values, 19)
     expected = whole["chips"] - values[whole["seat"].astype(int), whole["hand_class"].astype(int)]
     assert replay.size == len(whole["steps"]) and np.allclose(replay.reward, expected)
-    # 19 numbers an observation: 2 hole cards, 5 board cards, round, pot, last raise, the seat, 2 x 4 rounds of
-    # raises; the seed's encoding reads the first 10
-    assert whole["observations"].shape[-1] == 19
+    # 21 numbers an observation: 2 hole cards, 5 board cards, round, pot, last raise, the seat, 2 x 4 rounds of
+    # raises, E[HS] and E[HS^2]; the seed's encoding reads the first 10, the history's the first 19
+    assert whole["observations"].shape[-1] == 21
     seed = load_replay(folder / "demonstrations.npz", None, 10)
     assert np.array_equal(seed.observations, whole["observations"][:, :, :10])
     with pytest.raises(ValueError, match="older recording"):
-        load_replay(folder / "demonstrations.npz", None, 20)
+        load_replay(folder / "demonstrations.npz", None, 22)
+    # the strength fields are nfq's E[HS] and E[HS^2] of the hole cards on the board seen, in parts of 10,000,
+    # and those a history recording is given afterwards
+    game = load_game(LIMIT)
+    valid = np.arange(whole["observations"].shape[1])[None, :] < whole["steps"][:, None]
+    for observation in whole["observations"][valid][:40]:
+        board = tuple(int(card) for card in observation[2:7] if card >= 0)
+        mean, square = hand_strength(game, tuple(int(card) for card in observation[:2]), board)
+        assert tuple(observation[19:]) == (round(mean * 10_000), round(square * 10_000))
+    added = strength_columns(game, whole["observations"][..., :19], valid)
+    assert np.array_equal(added[valid], whole["observations"][valid][:, 19:])
     assert json.loads((folder / "manifest.json").read_text())["episodes"] == len(whole["steps"])
 
 

@@ -1,6 +1,6 @@
 """The results pages of agents against the limit sparring suite on deal seeds no selection used: the
-exploiter, the limit agents' defaults and seed configurations, NFQ's default and seed 000's networks learned from
-demonstrations (``results_pages``)."""
+exploiter, the limit agents' defaults and seed configurations, NFQ's default, seed 000's default networks and its
+Q-networks learned from demonstrations (``results_pages``)."""
 
 from __future__ import annotations
 
@@ -86,6 +86,26 @@ SUITE_PAGES = (
                 "NFQ against the suite",
                 "Each row the agent with one checkpoint (seed 003's page describes both).",
                 (Side("nfq (default)", "nfq"), Side("nfq-seed", "nfq", "--checkpoint nfq-seed")),
+                LIMIT_SUITE,
+                seeds=DEFAULTS_SEEDS,
+                hands=2000,
+            ),
+        ),
+    ),
+    Page(
+        "limit-seed-000",
+        "Limit hold'em: seed 000's default networks against the suite",
+        "The default `lstm_dqn` and `dqn`, seed 000's networks as average-policy networks learned from the "
+        "default CFR's demonstrations (seed 000's page says how), against the limit sparring suite and `equity`, in "
+        "duplicate on deal seeds 9501, 9502 and 9503, which no table, no choice of a checkpoint and no tuning used, "
+        "2,000 hands a seat. The seed's own configuration of each network is on the limit defaults page.",
+        (
+            Matches(
+                "defaults",
+                "The default networks against the suite",
+                "Each row an agent as `acpc-match` plays it when no option is given; its checkpoint's sidecar gives "
+                "the share of held-out demonstrations where it picks the demonstrator's action.",
+                sides("lstm_dqn", "dqn"),
                 LIMIT_SUITE,
                 seeds=DEFAULTS_SEEDS,
                 hands=2000,

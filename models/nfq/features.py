@@ -56,7 +56,7 @@ PREFLOP_OPPONENTS = 200
 COUNT_SCALE = 4.0
 
 
-def _is_holdem_deck(game: Game) -> bool:
+def is_holdem_deck(game: Game) -> bool:
     return game.num_hole_cards == 2 and game.num_suits == 4 and game.num_ranks == MAX_RANKS
 
 
@@ -87,7 +87,7 @@ def preflop_table(game: Game) -> np.ndarray:
 
 def hand_strength(game: Game, hole: Sequence[int], board: Sequence[int]) -> tuple[float, float]:
     """(E[HS], E[HS^2]) of ``hole`` with the board cards seen so far (see the module docstring)."""
-    if not board and _is_holdem_deck(game) and game.total_board_cards:
+    if not board and is_holdem_deck(game) and game.total_board_cards:
         mean, square = preflop_table(game)[hand_class(hole)]
         return float(mean), float(square)
     holes = np.array([list(hole)], dtype=np.uint8)

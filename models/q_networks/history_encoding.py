@@ -26,10 +26,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
+from acpc_arena.models.hand_strength.classes import hand_class
+from acpc_arena.models.nfq.features import OPPONENTS, RUNOUTS, hand_strength, is_holdem_deck, preflop_table
 from acpc_arena.models.q_networks.encoding import IMAGE_SIZE, images, num_planes, observe
+from acpc_arena.protocol.equity import strength_moments
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import RAISE, State
 
@@ -75,6 +79,65 @@ def history_images(game: Game, observations: np.ndarray) -> np.ndarray:
     return np.concatenate([images(game, observations[:, :base]), extra], axis=1)
 
 
+STRENGTH_SCALE = 10_000
+"""``observe_strength`` keeps E[HS] and E[HS^2] as whole numbers of this many parts (int16 observations)."""
+
+
+def strength_fields(game: Game) -> int:
+    """Fields of ``observe_strength``: ``observe_history``'s, then E[HS] and E[HS^2]."""
+    return history_fields(game) + 2
+
+
+def strength_planes(game: Game) -> int:
+    return history_planes(game) + 2
+
+
+@lru_cache(maxsize=1 << 16)
+def _moments(game: Game, hole: tuple[int, ...], board: tuple[int, ...]) -> tuple[int, int]:
+    mean, square = hand_strength(game, hole, board)
+    return round(mean * STRENGTH_SCALE), round(square * STRENGTH_SCALE)
+
+
+def observe_strength(state: State, viewer: int) -> np.ndarray:
+    """``observe_history``'s fields, then the viewer's E[HS] and E[HS^2] with the board seen so far
+    (``models.nfq.features.hand_strength``, in parts of ``STRENGTH_SCALE``)."""
+    hole, board = tuple(state.hole_cards[viewer]), tuple(state.visible_board())
+    return np.concatenate([observe_history(state, viewer), np.array(_moments(state.game, hole, board), np.int16)])
+
+
+def strength_images(game: Game, observations: np.ndarray) -> np.ndarray:
+    """(N, ``strength_planes``, 17, 17) float32 images of (N, fields) observations from ``observe_strength``:
+    ``history_images``' planes, then a plane of E[HS] and one of E[HS^2], every cell the value."""
+    observations = np.asarray(observations)
+    base = history_fields(game)
+    moments = observations[:, base : base + 2].astype(np.float32) / STRENGTH_SCALE
+    extra = np.broadcast_to(moments[:, :, None, None], (len(observations), 2, IMAGE_SIZE, IMAGE_SIZE))
+    return np.concatenate([history_images(game, observations[:, :base]), extra], axis=1)
+
+
+def strength_columns(game: Game, observations: np.ndarray, valid: np.ndarray, chunk: int = 4096) -> np.ndarray:
+    """(..., 2) E[HS] and E[HS^2] fields of ``observe_history`` observations (..., fields) where ``valid``, as
+    ``observe_strength`` adds them (zero elsewhere; the strengths computed many rows at a time, each row's
+    the same as alone): a recording of the history encoding made a strength one."""
+    out = np.zeros((*observations.shape[:-1], 2), dtype=np.int64)
+    k, b = game.num_hole_cards, game.total_board_cards
+    rows = observations[valid][:, : k + b].astype(np.int64)
+    moments = np.zeros((len(rows), 2))
+    seen = (rows[:, k:] >= 0).sum(axis=1)
+    for count in np.unique(seen):
+        chosen = np.flatnonzero(seen == count)
+        if count == 0 and is_holdem_deck(game) and b:
+            table = preflop_table(game)
+            moments[chosen] = table[[hand_class(hole) for hole in rows[chosen, :k].tolist()]]
+            continue
+        for part in np.array_split(chosen, max(1, len(chosen) // chunk)):
+            holes, boards = rows[part, :k].astype(np.uint8), rows[part, k : k + count].astype(np.uint8)
+            mean, square = strength_moments(game.deck, holes, boards, b, RUNOUTS, OPPONENTS)
+            moments[part] = np.stack([mean, square], axis=1)
+    out[valid] = np.rint(moments * STRENGTH_SCALE).astype(np.int64)
+    return out.astype(np.int16)
+
+
 @dataclass(frozen=True)
 class Encoding:
     """How a checkpoint's network sees a view: its planes, observation and images."""
@@ -85,11 +148,15 @@ class Encoding:
     """Numbers in one observation."""
     observe: Callable[[State, int], np.ndarray]
     images: Callable[[Game, np.ndarray], np.ndarray]
+    hole_only_first: bool = True
+    """Whether the hole cards show only in the observation's first fields (another viewer's hole cards make
+    the same observation with those fields changed); not where the hand's strength is a field."""
 
 
 ENCODINGS = {
     "seed": Encoding("seed", num_planes, seed_fields, observe, images),
     "history": Encoding("history", history_planes, history_fields, observe_history, history_images),
+    "strength": Encoding("strength", strength_planes, strength_fields, observe_strength, strength_images, False),
 }
 
 

@@ -23,27 +23,29 @@ command prints how to install what it wrote.
   buckets, batches of 256 deals drawn from a pool of ``NL_POOL`` deals whose
   buckets and all-in shares are computed once; the abstract-game exploitability
   is estimated every 500 iterations on 1,000 + 1,000 other deals.
-- ``lstm_dqn``, ``dqn``: seed 000's Q-networks on the limit hold'em game
-  (``models/training/dqn.py``; ``--preset tuned`` is what is shipped, ``faithful``
-  keeps the seed's learning rate; ``--reward mcts`` or ``chips``; ``--pool sound``,
-  the default, is mostly ``cfr-ehs2`` and ``equity``; the defaults (``Q_HANDS``,
-  ``Q_SEED``, ``Q_STRENGTH_WEIGHT``, ``Q_DOUBLE``, ``Q_MC_MIX``, ``Q_REPLAY_HANDS``) rebuild the shipped
-  ``lstm_dqn`` (120,000 hands, seed 3, a replay memory of every hand) and ``dqn`` (200,000
-  hands, seed 2, double DQN targets, mixed Monte Carlo targets with beta 0.5, a replay memory
-  of the last 50,000 hands), both with the auxiliary strength loss (``--threads 1``, the
-  default, on which a rerun gives the same weights). The checkpoints kept for comparison:
-  ``--seed 1 --mc-mix 0 --replay-hands 500000`` rebuilds ``dqn-v3``, adding ``--no-double``
-  ``dqn-v2``, ``--strength-weight 0 --seed 1`` ``lstm_dqn-v2`` and ``--pool v1 --strength-weight
-  0 --seed 1 --hands 120000`` ``lstm_dqn-v1`` (``dqn-v1`` with ``--no-double --mc-mix 0
-  --replay-hands 500000`` too: the seed's targets and its replay capacity), ``--out`` saying where.
+- ``lstm_dqn``, ``dqn``: seed 000's networks on the limit hold'em game. The default, ``--preset
+  average-policy``: the seed's network as an NFSP-style average-policy network learned by
+  cross-entropy from the default ``cfr --argmax``'s demonstrations
+  (``models/training/dqn_average_policy.py``; ``models/training/dqn_demonstrations.py`` records them
+  first when missing, ``--data`` another file; ``--pretrain-steps``, default ``AVERAGE_POLICY_STEPS``;
+  the ``strength`` encoding, ``AVERAGE_POLICY_ENCODING``), saved as ``lstm_dqn``/``dqn``; a stopped run
+  goes on from its saved state. ``--preset tuned``: Q-learning (``models/training/dqn.py``; ``faithful``
+  keeps the seed's learning rate; ``--reward mcts`` or ``chips``; ``--pool sound``, the default, is
+  mostly ``cfr-ehs2`` and ``equity``; the defaults ``Q_HANDS``, ``Q_SEED``, ``Q_STRENGTH_WEIGHT``,
+  ``Q_DOUBLE``, ``Q_MC_MIX``, ``Q_REPLAY_HANDS``) rebuilds ``lstm_dqn-sound`` (120,000 hands, seed 3, a
+  replay memory of every hand) and ``dqn-sound`` (200,000 hands, seed 2, double DQN targets, mixed
+  Monte Carlo targets with beta 0.5, a replay memory of the last 50,000 hands), both with the auxiliary
+  strength loss (``--threads 1``, the default, on which a rerun gives the same weights). The
+  checkpoints kept for comparison, each ``--preset tuned`` and: ``--seed 1 --mc-mix 0 --replay-hands
+  500000`` rebuilds ``dqn-v3``, adding ``--no-double`` ``dqn-v2``, ``--strength-weight 0 --seed 1``
+  ``lstm_dqn-v2`` and ``--pool v1 --strength-weight 0 --seed 1 --hands 120000`` ``lstm_dqn-v1``
+  (``dqn-v1`` with ``--no-double --mc-mix 0 --replay-hands 500000`` too: the seed's targets and its
+  replay capacity), ``--out`` saying where.
   ``--preset dqfd``: Deep Q-learning from Demonstrations (``models/training/dqn_dqfd.py``), the
-  default ``cfr --argmax``'s hands (``models/training/dqn_demonstrations.py``, recorded first when
-  missing; ``--data`` another file) pre-trained on (``--pretrain-steps``, default
+  same demonstrations pre-trained on (``--pretrain-steps``, default
   ``DQFD_PRETRAIN_STEPS``), then ``--hands`` of its own play against the ``dqfd`` pool
   (``DQFD_HANDS``: none, the pre-trained network is the result), saved as ``lstm_dqn-dqfd``/``dqn-dqfd``;
-  a stopped run goes on from its saved state. ``--preset average-policy``: the seed's network as an
-  NFSP-style average-policy network learned from the same demonstrations by cross-entropy
-  (``models/training/dqn_average_policy.py``; ``--pretrain-steps``), saved as ``lstm_dqn-nfsp``/``dqn-nfsp``.
+  a stopped run goes on from its saved state.
 - ``nfq``: the default ``nfq``, seed 003's network by Deep Q-learning from Demonstrations
   (``models/training/nfq_dqfd.py``: the default ``cfr --argmax``'s decisions of
   ``models/training/nfq_demonstrations.py``, recorded first when missing, ``--data`` another
@@ -160,10 +162,11 @@ def add_q_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--preset",
         choices=["tuned", "faithful", "dqfd", "average-policy"],
-        default="tuned",
-        help="Q-network hyperparameters (dqfd: Deep Q-learning from the default cfr's demonstrations, saved as"
-        " NETWORK-dqfd; average-policy: the NFSP-style average-policy network learned from the same"
-        " demonstrations, saved as NETWORK-nfsp); poker_cnn: faithful trains the seed's configuration (poker_cnn-seed)",
+        default=None,
+        help="lstm_dqn|dqn: average-policy (the default) learns the NFSP-style average-policy network from the"
+        " default cfr's demonstrations, saved as NETWORK; tuned or faithful Q-learning against a pool, saved as"
+        " NETWORK-sound; dqfd Deep Q-learning from the same demonstrations, saved as NETWORK-dqfd; nfq and"
+        " poker_cnn: faithful trains the seed's configuration (nfq-seed, poker_cnn-seed)",
     )
     parser.add_argument(
         "--pretrain-steps",

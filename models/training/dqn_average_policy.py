@@ -23,9 +23,12 @@ Where NFSP is silent or does not fit, the choices made here:
   play: NFSP's anticipatory mixing of the two networks while learning is left
   out (the two networks learn from one fixed memory, so training them one after
   the other is the same as training them together).
-- Both networks see the ``history`` encoding (``q_networks.history_encoding``: the
-  seed's planes and the betting history, which the demonstrator's strategy
-  depends on); the LSTM still runs over the hand's decisions.
+- The network sees the ``strength`` encoding (``q_networks.history_encoding``: the
+  seed's planes, the betting history, which the demonstrator's strategy depends on,
+  and two planes of the hand's E[HS] and E[HS^2] on the board seen, which the
+  demonstrator's card abstraction is made of and which the seed's network would
+  otherwise have to learn to compute from the card planes); the LSTM still runs over
+  the hand's decisions.
 - No dropout (the seed's 0.5 is for its Q-learning), Adam with L2 weight decay,
   the learning rate halving every ``LR_HALF_LIFE`` steps; minibatches of
   ``pretrain_batch`` whole hands drawn at random, as the DQfD pre-training's.
@@ -52,8 +55,6 @@ import torch
 from acpc_arena.models.training.dqn import TrainConfig
 from acpc_arena.models.training.dqn_dqfd import DQfDConfig, DQfDTrainer
 
-STEPS = {"lstm_dqn": 24_000, "dqn": 24_000}
-"""Training steps of each average-policy network (``--pretrain-steps`` overrides)."""
 LEARNING_RATE = 1e-3
 LR_HALF_LIFE = 6_000
 """Steps in which the learning rate halves, from the first."""

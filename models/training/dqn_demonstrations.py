@@ -9,8 +9,9 @@ taking its most likely action (``cfr --argmax``), against the teacher's pairings
 measured), shard ``i`` against pairing ``i`` mod 5 on deal seed ``SEED_BASE + i``,
 the demonstrator in position ``hand mod 2``. Each hand is one episode of the
 demonstrator's seat in the replay memory's own format (``EpisodeReplay``): its
-observations (``q_networks.history_encoding.observe_history``, whose first fields are
-the seed's ``observe``, so one recording serves either encoding), legal moves and actions, and the
+observations (``q_networks.history_encoding.observe_strength``, whose first fields are
+the seed's ``observe``, then the betting history's, then the hand's strength, so one recording serves any of
+the three encodings), legal moves and actions, and the
 hand's result; against itself both seats are episodes. The reward is not stored,
 only what it is made of (the chips won, the seat, the starting hand's class), so
 ``load_replay`` makes either of the trainer's rewards.
@@ -31,7 +32,7 @@ import torch
 
 from acpc_arena.agents.base import Agent
 from acpc_arena.models.hand_strength.classes import hand_class
-from acpc_arena.models.q_networks.history_encoding import history_fields, observe_history
+from acpc_arena.models.q_networks.history_encoding import observe_strength, strength_fields
 from acpc_arena.models.training.dqn_replay import MAX_STEPS, EpisodeReplay, legal_mask
 from acpc_arena.models.training.poker_cnn_data import GAME
 from acpc_arena.models.training.shards import (
@@ -64,7 +65,7 @@ def play_hand(state: State, agents: list[Agent], recorded: tuple[int, ...]) -> l
     kept: dict[int, tuple[list[np.ndarray], list[int], list[np.ndarray]]] = {p: ([], [], []) for p in recorded}
 
     def seen(state: State, p: int, action: Action) -> None:
-        kept[p][0].append(observe_history(state, p))
+        kept[p][0].append(observe_strength(state, p))
         kept[p][1].append(int(action.kind))
         kept[p][2].append(legal_mask(state))
 
@@ -104,7 +105,7 @@ def record_shard(game: Game, index: int, hands: int) -> dict[str, np.ndarray]:
     episodes: list[Episode] = []
     for _, state, agents, recorded in shard_hands(game, index, hands, SEED_BASE):
         episodes += play_hand(state, agents, recorded)
-    return pack(episodes, history_fields(game))
+    return pack(episodes, strength_fields(game))
 
 
 def load_columns(path: str | Path) -> dict[str, np.ndarray]:
@@ -126,7 +127,7 @@ def make_demonstrations(out: Path, shards: int, hands: int, log: Any = print) ->
     valid = np.arange(MAX_STEPS)[None, :] < joined["steps"][:, None]
     source = "the demonstrator's hands recorded while it played in-process (models/training/dqn_demonstrations.py)"
     manifest = manifest_base(plan, source, SEED_BASE, shards, seconds) | {
-        "encoding": "history",
+        "encoding": "strength",
         "episodes": len(joined["steps"]),
         "decisions": int(valid.sum()),
         "actions": np.bincount(joined["actions"][valid], minlength=3).tolist(),

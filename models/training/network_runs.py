@@ -24,6 +24,8 @@ from acpc_arena.models.training import (
 )
 from acpc_arena.models.training.from_sidecar import recorded_config
 from acpc_arena.models.training.shipped import (
+    AVERAGE_POLICY_ENCODING,
+    AVERAGE_POLICY_STEPS,
     DQFD_DROPOUT,
     DQFD_ENCODING,
     DQFD_EPSILON,
@@ -48,7 +50,7 @@ def train_q(args: argparse.Namespace, out_dir: Path | None) -> None:
     if args.preset == "dqfd":
         train_dqfd(args, out_dir)
         return
-    if args.preset == "average-policy":
+    if args.preset in (None, "average-policy"):
         train_average_policy(args, out_dir)
         return
     overrides = {
@@ -65,7 +67,7 @@ def train_q(args: argparse.Namespace, out_dir: Path | None) -> None:
         config = dqn.config_for(network, args.preset, args.pool or "sound", **overrides)
     except ValueError as exc:
         usage_error(f"acpc-train: error: {exc}")
-    out = args.out or checkpoint_path(network, out_dir).with_suffix(".pt")
+    out = args.out or checkpoint_path(f"{network}-sound", out_dir).with_suffix(".pt")
     path, stats = dqn.train(config, out, save_every=5000)
     print(f"saved {path}: {stats}")
 
@@ -110,15 +112,25 @@ def train_average_policy(args: argparse.Namespace, out_dir: Path | None) -> None
     """``acpc-train lstm_dqn|dqn --preset average-policy``: the NFSP-style average-policy network beside the
     ``NETWORK-dqfd`` Q-network (``dqn_average_policy``; the demonstrations recorded first when missing)."""
     network = args.agent
-    steps = dqn_average_policy.STEPS[network] if args.pretrain_steps is None else args.pretrain_steps
+    q_learning = {
+        "--hands": args.hands, "--pool": args.pool, "--strength-weight": args.strength_weight,
+        "--double/--no-double": args.double, "--mc-mix": args.mc_mix, "--replay-hands": args.replay_hands,
+        "--lambda-e": args.lambda_e, "--dropout": args.dropout, "--lr-decay": args.lr_decay,
+    }  # fmt: skip
+    if given := [flag for flag, value in q_learning.items() if value is not None]:
+        usage_error(
+            f"acpc-train: error: {', '.join(given)} set Q-learning (--preset tuned, faithful or dqfd), not the"
+            f" {network} average-policy network (the default --preset average-policy)"
+        )
+    steps = AVERAGE_POLICY_STEPS[network] if args.pretrain_steps is None else args.pretrain_steps
     settings = dqn_average_policy.average_policy_config(args.data or dqn_dqfd.DEMONSTRATIONS, steps)
-    overrides = {"seed": args.seed, "threads": args.threads, "encoding": "history"}
+    overrides = {"seed": args.seed, "threads": args.threads, "encoding": AVERAGE_POLICY_ENCODING}
     try:
         config = dqn.config_for(network, "tuned", "dqfd", **overrides)
         if args.data is None and not Path(settings.demonstrations).exists():
             folder = Path(settings.demonstrations).parent
             dqn_demonstrations.make_demonstrations(folder, dqn_demonstrations.SHARDS, dqn_demonstrations.HANDS)
-        out = args.out or checkpoint_path(f"{network}-nfsp", out_dir).with_suffix(".pt")
+        out = args.out or checkpoint_path(network, out_dir).with_suffix(".pt")
         path, stats = dqn_average_policy.train(config, settings, out, f"{network}-dqfd")
     except ValueError as exc:
         usage_error(f"acpc-train: error: {exc}")

@@ -35,26 +35,35 @@ NL_ABSTRACTION = "ehs2-50-50-50"
 NL_POOL = 20000
 NL_ITERATIONS = 12000
 
+AVERAGE_POLICY_STEPS = {"lstm_dqn": 12_000, "dqn": 12_000}
+"""Training steps of the default ``lstm_dqn`` and ``dqn``, the average-policy networks
+(``models/training/dqn_average_policy.py``; ``--pretrain-steps`` overrides)."""
+
+AVERAGE_POLICY_ENCODING = "strength"
+"""Input planes of the default ``lstm_dqn`` and ``dqn`` (``models/q_networks/history_encoding.py``): the seed's,
+the betting history and the hand's strength."""
+
 Q_HANDS = {"lstm_dqn": 120_000, "dqn": 200_000}
-"""Training hands of each shipped Q-network against the ``sound`` pool (``--hands`` overrides; a checkpoint
-is saved every 5,000)."""
+"""Training hands of ``lstm_dqn-sound`` and ``dqn-sound``, the Q-networks of ``--preset tuned`` against the
+``sound`` pool (``--hands`` overrides; a checkpoint is saved every 5,000)."""
 
 Q_SEED = {"lstm_dqn": 3, "dqn": 2}
-"""Training seed of each shipped Q-network (``--seed`` overrides; every other training's default is 1)."""
+"""Training seed of each network of seed 000 (``--seed`` overrides; every other training's default is 1): the
+``-sound`` networks' and the defaults'."""
 
 Q_STRENGTH_WEIGHT = {"lstm_dqn": 50.0, "dqn": 50.0}
 """Default weight of the auxiliary hand-strength loss (``models/training/dqn.py``) for each Q-network: the
-shipped checkpoints' (``--strength-weight 0`` is the seed's loss alone, as the ``v1`` checkpoints)."""
+``-sound`` checkpoints' (``--strength-weight 0`` is the seed's loss alone, as the ``v1`` checkpoints)."""
 
 Q_DOUBLE = {"lstm_dqn": False, "dqn": True}
-"""Whether each shipped Q-network was trained with double DQN targets (``--double``/``--no-double`` override)."""
+"""Whether each ``-sound`` Q-network was trained with double DQN targets (``--double``/``--no-double`` override)."""
 
 Q_MC_MIX = {"lstm_dqn": 0.0, "dqn": 0.5}
-"""beta of the mixed Monte Carlo targets (``models/training/dqn.py``) each shipped Q-network was trained with
+"""beta of the mixed Monte Carlo targets (``models/training/dqn.py``) each ``-sound`` Q-network was trained with
 (``--mc-mix`` overrides; 0: the seed's Q-learning targets). The DQN's go with the short replay memory below."""
 
 Q_REPLAY_HANDS = {"lstm_dqn": 500_000, "dqn": 50_000}
-"""Hands the replay memory of each shipped Q-network kept, the latest (``--replay-hands`` overrides): the LSTM
+"""Hands the replay memory of each ``-sound`` Q-network kept, the latest (``--replay-hands`` overrides): the LSTM
 its whole run, the DQN its last 50,000 hands, so that the returns mixed into its targets come from play close
 to its own."""
 
