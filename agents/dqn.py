@@ -163,7 +163,9 @@ class QAgent(Agent):
         out = []
         for view in views:
             state = view.state
-            key = (view.viewer, tuple(tuple(actions) for actions in state.actions), tuple(state.visible_board()))
+            key: tuple[Any, ...] = (
+                view.viewer, tuple(tuple(actions) for actions in state.actions), tuple(state.visible_board())
+            )  # fmt: skip
             if not self.encoding.hole_only_first:
                 key += (tuple(state.hole_cards[view.viewer]),)
             if key not in replayed:

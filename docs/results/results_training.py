@@ -120,7 +120,7 @@ def poker_cnn_folds(folder: Path) -> list[str]:
 def network_trainings(folder: Path) -> list[str]:
     """The Q-networks' and NFQ's training records."""
     lines = table_header(
-        ["checkpoint", "pool", "hands trained", "seconds", "created"],
+        ["checkpoint", "pool", "hands trained", "steps on demonstrations", "seconds", "created"],
         numeric_from=2,
     )
     for path in sorted(
@@ -132,13 +132,16 @@ def network_trainings(folder: Path) -> list[str]:
     ):
         d = json.loads(path.read_text())
         pool = d.get("config", {}).get("pool") or "v1 (" + ", ".join(d.get("opponents") or []) + ")"
+        if not d["stats"]["hands"]:
+            pool = "none: demonstrations alone"
         lines.append(
             table_row(
                 [
                     f"`{path.stem}`",
                     pool,
                     f"{d['stats']['hands']:,}",
-                    f"{d['stats']['seconds']:,.0f}",
+                    f"{d['pretraining'][-1]['steps']:,}" if d.get("pretraining") else "",
+                    f"{d['stats'].get('seconds_all', d['stats']['seconds']):,.0f}",
                     d["created"][:10],
                 ]
             )

@@ -1,5 +1,5 @@
 """The Q-networks' encodings (``lstm_dqn``, ``dqn``, ``poker_cnn``): the seed's 16 planes, or those and the
-betting history and position.
+betting history and position, or those and the hand's strength.
 
 A checkpoint's sidecar names its encoding (``encoding``; a sidecar without one is
 ``seed``), and the agent and the trainers build that encoding's planes:
@@ -11,6 +11,9 @@ A checkpoint's sidecar names its encoding (``encoding``; a sidecar without one i
   first after the pre-flop), then for each betting round two planes, every cell
   the number of raises the viewer made in that round, then the number the other
   players made. 16 + 2 + 2 x 4 = 26 planes for heads-up hold'em.
+- ``strength``: the ``history`` planes, then a plane of the viewer's E[HS] and one of
+  its E[HS^2] on the board seen, every cell the value (``models.nfq.features.hand_strength``:
+  the same estimates as ``nfq``'s features). 28 planes for heads-up hold'em.
 
 In heads-up limit poker a round's betting is a check or not, then raises taking
 turns, then a call or a fold, so the position and each player's raises in each
@@ -19,7 +22,8 @@ the seed's planes show only the pot and the opponent's last raise.
 
 The observation (the few numbers an image is made from, as ``encoding.observe``)
 is ``encoding.observe``'s fields, then the viewer's position, then the raises of
-the viewer and of the others in each round.
+the viewer and of the others in each round, then (``strength``) E[HS] and E[HS^2] in
+parts of ``STRENGTH_SCALE``.
 """
 
 from __future__ import annotations
