@@ -24,7 +24,7 @@ from acpc_arena.models.training.dqn_replay import EpisodeReplay, bootstrap_value
 from acpc_arena.protocol.cards import parse_cards
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.state import CALL_ACTION, FOLD_ACTION, LIMIT_RAISE_ACTION
-from acpc_arena.protocol.wire import parse_match_state
+from acpc_arena.protocol.wire import MatchState, parse_match_state
 from tests.helpers.processes import check_log, play
 
 LIMIT = load_game("holdem.limit.2p.reverse_blinds")
@@ -317,9 +317,14 @@ def test_lstm_output_is_the_hands_decisions_run_step_by_step_from_an_empty_memor
     agent = LSTMDQNAgent(LIMIT)
     preflop = parse_match_state("MATCHSTATE:0:0:r:AsKd|", LIMIT)
     flop = parse_match_state("MATCHSTATE:0:0:rc/:AsKd|/2c3d4h", LIMIT)
+
+    def image(view: MatchState) -> torch.Tensor:  # the agent's encoding (the default's: the strength planes)
+        planes = agent.encoding.images(agent.game, agent.encoding.observe(view.state, 0)[None])
+        return torch.from_numpy(planes)[None].to(agent.device)
+
     with torch.no_grad():  # on the agent's device (a GPU where there is one)
-        q_first, memory = agent.net(torch.from_numpy(encode(preflop.state, 0))[None, None].to(agent.device), None)
-        q_second, _ = agent.net(torch.from_numpy(encode(flop.state, 0))[None, None].to(agent.device), memory)
+        q_first, memory = agent.net(image(preflop), None)
+        q_second, _ = agent.net(image(flop), memory)
     np.testing.assert_allclose(agent.outputs([flop])[0], q_second[0, 0].cpu().numpy(), atol=1e-5)
     np.testing.assert_allclose(agent.outputs([preflop])[0], q_first[0, 0].cpu().numpy(), atol=1e-5)
     next_hand = parse_match_state("MATCHSTATE:0:1:r:AsKd|", LIMIT)
@@ -371,7 +376,6 @@ def test_q_agents_act_alone_as_in_a_batch_of_other_tables_views() -> None:
     from acpc_arena.agents.dqn import _KNOWN, DQNAgent, LSTMDQNAgent
     from acpc_arena.protocol.dealing import deal_hand
     from acpc_arena.protocol.rng import MT19937
-    from acpc_arena.protocol.wire import MatchState
 
     rng = np.random.default_rng(5)
     views = []
