@@ -64,8 +64,8 @@ def test_a_row_has_the_same_bits_alone_and_in_batches_of_every_size(name: str) -
     run, rows, size = _network(name)
     alone = torch.cat([forward_rows(run, rows[i : i + 1], size) for i in range(COUNT)])
     by_itself = torch.cat([run(rows[i : i + 1]) for i in range(COUNT)])
-    # another pass size sums in another order: float32 rounding apart (the logits of the default networks are of
-    # the order of 1 to 10), not the same bits
+    # another pass size sums in another order: float32 rounding apart (the default networks' logits reach some
+    # tens), not the same bits
     torch.testing.assert_close(alone, by_itself, rtol=1e-4, atol=1e-5)
     assert len({tuple(row.tolist()) for row in alone}) > COUNT // 2  # the rows differ: a real test of places
     for batch in SIZES:
