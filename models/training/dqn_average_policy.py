@@ -33,9 +33,9 @@ Where NFSP is silent or does not fit, the choices made here:
   the learning rate halving every ``LR_HALF_LIFE`` steps; minibatches of
   ``pretrain_batch`` whole hands drawn at random, as the DQfD pre-training's.
 - The last ``held_out`` demonstration hands are never trained on: the share of
-  their decisions where the network's most likely legal action is the
-  demonstrator's is the held-out accuracy logged every 2,000 steps (the
-  sidecar's ``pretraining`` curve).
+  the decisions of the first 5,000 of them where the network's most likely legal
+  action is the demonstrator's is the held-out accuracy logged every 2,000 steps
+  (``DQfDTrainer.held_out_accuracy``; the sidecar's ``pretraining`` curve).
 
 The run saves its state beside ``--out`` (``.state.pt``) as DQfD's does, and the same
 command run again goes on from there.
