@@ -126,8 +126,3 @@ def train(
     trainer.pretrain()
     stats = trainer.stats(started)
     return trainer.save(out, stats), stats
-
-
-def recorded_settings(recorded: dict[str, Any]) -> dict[str, Any]:
-    """The ``DQfDConfig`` fields an average-policy sidecar recorded (the unused ones at their defaults)."""
-    return {k: v for k, v in recorded.items() if k in asdict(DQfDConfig())}
