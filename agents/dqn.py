@@ -161,6 +161,8 @@ class QAgent(Agent):
         cards, where the encoding's fields depend on them beyond the first)."""
         replayed: dict[tuple[Any, ...], np.ndarray] = {}
         out = []
+        if self.encoding.prefetch is not None:
+            self.encoding.prefetch(self.game, views)
         for view in views:
             state = view.state
             key: tuple[Any, ...] = (

@@ -15,7 +15,8 @@ from acpc_arena.agents.dqn import QAgent
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.models.nfq.features import hand_strength
 from acpc_arena.models.q_networks.checkpoint import load_network, weights_digest
-from acpc_arena.models.q_networks.history_encoding import strength_columns
+from acpc_arena.models.q_networks import history_encoding
+from acpc_arena.models.q_networks.history_encoding import observe_strength, strength_columns
 from acpc_arena.models.training import dqn_dqfd
 from acpc_arena.models.training.dqn import TrainConfig
 from acpc_arena.models.training.dqn_demonstrations import (
@@ -115,6 +116,29 @@ def test_demonstrations_resume_and_load_as_a_replay(tmp_path: Path) -> None:
     added = strength_columns(game, whole["observations"][..., :19], valid)
     assert np.array_equal(added[valid], whole["observations"][valid][:, 19:])
     assert json.loads((folder / "manifest.json").read_text())["episodes"] == len(whole["steps"])
+
+
+def test_strength_prefetched_for_many_views_is_each_pairs_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The strength fields computed for many views at once (``prefetch_view_strength``: pairs on different boards,
+    pairs on one board, every round) are nfq's ``hand_strength`` of each pair alone, in parts of 10,000."""
+    monkeypatch.setattr(history_encoding, "_MOMENTS", {})
+    game = load_game(LIMIT)
+    views = []
+    for number, state in enumerate(deal_hands(game, 41, 12)):
+        while state.round < number % 4:  # checked down to the flop, turn or river
+            state.apply(Action(ActionKind.CALL))
+        views += [agent_view(state, seat, state.hole_cards[seat]) for seat in range(2)]
+    history_encoding.prefetch_view_strength(game, views)  # two holdings a board: the shared-board computation too
+    # every round's board so far: 24 views, hands checked down to the pre-flop, flop, turn and river in turn
+    assert len(history_encoding._MOMENTS) == 2 * (3 * 1 + 3 * 2 + 3 * 3 + 3 * 4)
+    known = dict(history_encoding._MOMENTS)
+    for (_, hole, board), moments in history_encoding._MOMENTS.items():
+        mean, square = hand_strength(game, hole, board)
+        assert moments == (round(mean * 10_000), round(square * 10_000))
+    for view in views:  # the observations find them all
+        key = (game, tuple(view.state.hole_cards[view.viewer]), tuple(view.state.visible_board()))
+        assert tuple(observe_strength(view.state, view.viewer)[19:]) == known[key]
+    assert history_encoding._MOMENTS == known
 
 
 def test_a_stopped_run_goes_on_from_its_saved_state(tmp_path: Path) -> None:

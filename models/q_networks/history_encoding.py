@@ -28,18 +28,18 @@ parts of ``STRENGTH_SCALE``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from acpc_arena.models.hand_strength.classes import hand_class
-from acpc_arena.models.nfq.features import OPPONENTS, RUNOUTS, hand_strength, is_holdem_deck, preflop_table
+from acpc_arena.models.nfq.features import OPPONENTS, RUNOUTS, is_holdem_deck, preflop_table
 from acpc_arena.models.q_networks.encoding import IMAGE_SIZE, images, num_planes, observe
 from acpc_arena.protocol.equity import strength_moments
 from acpc_arena.protocol.game import Game
 from acpc_arena.protocol.state import RAISE, State
+from acpc_arena.protocol.wire import MatchState
 
 
 def seed_fields(game: Game) -> int:
@@ -96,10 +96,45 @@ def strength_planes(game: Game) -> int:
     return history_planes(game) + 2
 
 
-@lru_cache(maxsize=1 << 16)
+KNOWN_MOMENTS = 1 << 16
+"""(hole, board) pairs whose strength ``_MOMENTS`` keeps before it starts again."""
+_MOMENTS: dict[tuple[Game, tuple[int, ...], tuple[int, ...]], tuple[int, int]] = {}
+"""``observe_strength``'s E[HS] and E[HS^2] (parts of ``STRENGTH_SCALE``) by game, hole cards and board."""
+
+
 def _moments(game: Game, hole: tuple[int, ...], board: tuple[int, ...]) -> tuple[int, int]:
-    mean, square = hand_strength(game, hole, board)
-    return round(mean * STRENGTH_SCALE), round(square * STRENGTH_SCALE)
+    key = (game, hole, board)
+    if key not in _MOMENTS:
+        prefetch_strength(game, [(hole, board)])
+    return _MOMENTS[key]
+
+
+def prefetch_strength(game: Game, pairs: Sequence[tuple[tuple[int, ...], tuple[int, ...]]]) -> None:
+    """Compute the strength of the (hole cards, board) ``pairs`` not known yet, many at a time, for
+    ``observe_strength`` to find (each the same numbers as computed alone: ``strength_moments`` rows are
+    independent; a batched decision costs a fifth of one pair at a time on the flop)."""
+    missing = list(dict.fromkeys(pair for pair in pairs if (game, *pair) not in _MOMENTS))
+    if not missing:
+        return
+    if len(_MOMENTS) + len(missing) > KNOWN_MOMENTS:
+        _MOMENTS.clear()
+    k = game.num_hole_cards
+    rows = np.full((len(missing), k + game.total_board_cards), -1, dtype=np.int64)
+    for i, (hole, board) in enumerate(missing):
+        rows[i, :k], rows[i, k : k + len(board)] = hole, board
+    for (hole, board), (mean, square) in zip(missing, _strength_rows(game, rows).tolist(), strict=True):
+        _MOMENTS[game, hole, board] = round(mean * STRENGTH_SCALE), round(square * STRENGTH_SCALE)
+
+
+def prefetch_view_strength(game: Game, views: Sequence[MatchState]) -> None:
+    """``prefetch_strength`` of each view's viewer's hole cards on the board of every round so far (an LSTM's
+    observations go back to the hand's first decision)."""
+    pairs = []
+    for view in views:
+        state = view.state
+        hole, board = tuple(state.hole_cards[view.viewer]), state.board_cards
+        pairs += [(hole, tuple(board[: game.board_start[r + 1]])) for r in range(state.round + 1)]
+    prefetch_strength(game, pairs)
 
 
 def observe_strength(state: State, viewer: int) -> np.ndarray:
@@ -119,13 +154,20 @@ def strength_images(game: Game, observations: np.ndarray) -> np.ndarray:
     return np.concatenate([history_images(game, observations[:, :base]), extra], axis=1)
 
 
-def strength_columns(game: Game, observations: np.ndarray, valid: np.ndarray, chunk: int = 4096) -> np.ndarray:
+def strength_columns(game: Game, observations: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """(..., 2) E[HS] and E[HS^2] fields of ``observe_history`` observations (..., fields) where ``valid``, as
     ``observe_strength`` adds them (zero elsewhere; the strengths computed many rows at a time, each row's
     the same as alone): a recording of the history encoding made a strength one."""
     out = np.zeros((*observations.shape[:-1], 2), dtype=np.int64)
+    rows = observations[valid][:, : game.num_hole_cards + game.total_board_cards].astype(np.int64)
+    out[valid] = np.rint(_strength_rows(game, rows) * STRENGTH_SCALE).astype(np.int64)
+    return out.astype(np.int16)
+
+
+def _strength_rows(game: Game, rows: np.ndarray, chunk: int = 4096) -> np.ndarray:
+    """(N, 2) ``hand_strength`` of each row of (N, hole + board) cards, -1 for the board's cards not seen: the
+    rows grouped by the cards seen and computed ``chunk`` at a time (the numbers of a row alone)."""
     k, b = game.num_hole_cards, game.total_board_cards
-    rows = observations[valid][:, : k + b].astype(np.int64)
     moments = np.zeros((len(rows), 2))
     seen = (rows[:, k:] >= 0).sum(axis=1)
     for count in np.unique(seen):
@@ -138,8 +180,7 @@ def strength_columns(game: Game, observations: np.ndarray, valid: np.ndarray, ch
             holes, boards = rows[part, :k].astype(np.uint8), rows[part, k : k + count].astype(np.uint8)
             mean, square = strength_moments(game.deck, holes, boards, b, RUNOUTS, OPPONENTS)
             moments[part] = np.stack([mean, square], axis=1)
-    out[valid] = np.rint(moments * STRENGTH_SCALE).astype(np.int64)
-    return out.astype(np.int16)
+    return moments
 
 
 @dataclass(frozen=True)
@@ -155,12 +196,16 @@ class Encoding:
     hole_only_first: bool = True
     """Whether the hole cards show only in the observation's first fields (another viewer's hole cards make
     the same observation with those fields changed); not where the hand's strength is a field."""
+    prefetch: Callable[[Game, Sequence[MatchState]], None] | None = None
+    """Work for the observations of many views done at once ahead of ``observe`` (the same observations)."""
 
 
 ENCODINGS = {
     "seed": Encoding("seed", num_planes, seed_fields, observe, images),
     "history": Encoding("history", history_planes, history_fields, observe_history, history_images),
-    "strength": Encoding("strength", strength_planes, strength_fields, observe_strength, strength_images, False),
+    "strength": Encoding(
+        "strength", strength_planes, strength_fields, observe_strength, strength_images, False, prefetch_view_strength
+    ),
 }
 
 
