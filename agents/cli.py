@@ -10,6 +10,10 @@ every shipped game the agent claims (or GAME) and checks the promises of the age
 (``agents.checking``); ``acpc-agent --list`` prints every name a plain agent name reaches and where it
 comes from.
 
+``acpc-agent AGENT --build [--game GAME] [--seed N] [agent options]`` builds the agent for the game (its
+options parsed, its checkpoint loaded) and ends, playing nothing: status 0, or 2 with the reason in one line
+(the arena's runner checks its neural agents so, in their warm process, before a run's first match).
+
 ``acpc-agent --warm AGENT ...`` imports the agents named once, then plays each match asked for on standard
 input in a child process of its own, forked (``agents.warm``: the arena's runner starts one a run, so that
 torch is imported once, not once a match).
@@ -73,6 +77,8 @@ def run(argv: list[str]) -> int:
         parser.error("the agent is required (a shipped name, module:Class, file.py:Class or an entry point)")
     if args.check:
         return _check(args, cls)
+    if args.build:
+        return _build(args, cls)
     if args.host is None or args.port is None:
         parser.error("HOST and PORT are required (or --check to check the agent)")
     return _play(args, cls)
@@ -92,6 +98,7 @@ def _parser() -> CommandParser:
         "--hands", type=number(int, lambda n: n > 0, "a positive number"), default=300, help="hands a game"
     )
     checking.add_argument("--list", action="store_true", help="print every agent name and where it comes from")
+    checking.add_argument("--build", action="store_true", help="build the agent for the game, then end (no play)")
     return parser
 
 
@@ -109,6 +116,19 @@ def _check(args: argparse.Namespace, cls: type[Agent]) -> int:
     for line in report.lines():
         print(line)
     return 0 if report.ok else FAILED
+
+
+def _build(args: argparse.Namespace, cls: type[Agent]) -> int:
+    """``--build``: the agent built as ``_play`` builds it, then the end; any failure is the usage status with
+    its first line (a shipped agent's process ends at once: ``_end_now``)."""
+    try:
+        cls(load_game(args.game or cls.default_game), args.seed, **parsed_options(cls.Options, args))
+    except Exception as exc:  # whatever stops the agent from starting, in one line
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        usage_error(f"ERROR: {reason}")
+    if cls.__module__.startswith("acpc_arena."):
+        _end_now(0)
+    return 0
 
 
 def _play(args: argparse.Namespace, cls: type[Agent]) -> int:

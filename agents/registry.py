@@ -139,10 +139,15 @@ def spec_label(spec: str) -> str:
 
 def check_spec(spec: str) -> type[Agent]:
     """``agent_class``, a shipped name refused too when an installed entry point takes it."""
+    refuse_taken_name(spec)
+    return agent_class(spec)
+
+
+def refuse_taken_name(spec: str) -> None:
+    """``AgentSpecError`` for a shipped agent's name that an installed entry point takes too (nothing imported)."""
     if spec in AGENTS and spec in entry_points():
         where = entry_points()[spec].value
         raise AgentSpecError(spec, f"an installed entry point ({where}) takes this shipped agent's name: rename it")
-    return agent_class(spec)
 
 
 def spec_sources() -> dict[str, str]:

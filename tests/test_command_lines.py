@@ -293,6 +293,10 @@ USAGE_ERRORS = {
         "no game file 'nope.game'",
     ),
     "agent: bad option": (["acpc-agent", "rule", "127.0.0.1", "9", "--threshold", "high"], "invalid float value"),
+    "agent: --build, a checkpoint of another game": (
+        ["acpc-agent", "cfr", "--build", "--checkpoint", "cfr-leduc"],
+        "ERROR: checkpoint cfr-leduc is for leduc.limit.2p, not for holdem.limit.2p.reverse_blinds",
+    ),
     "match: unknown agent": (["acpc-match", "--a", "nope", "--b", "call"], "--a: agent 'nope': not a shipped agent"),
     "match: unknown game": (["acpc-match", "--a", "call", "--b", "call", "--game", "nope.game"], "nope.game"),
     "match: bad option": (["acpc-match", "--a", "call", "--b", "call", "--seeds", "x"], "argument --seeds"),
@@ -431,3 +435,12 @@ def test_an_unwritable_output_is_status_1_and_one_line(tmp_path: Path, command: 
     assert done.returncode == 1
     assert len([line for line in done.stderr.replace("\r", "\n").splitlines() if str(blocker) in line]) == 1
     assert "Traceback" not in done.stderr
+
+
+def test_build_makes_the_agent_and_plays_nothing() -> None:
+    """``acpc-agent --build``: the agent built for the game named (no dealer to connect to), status 0, silent."""
+    done = subprocess.run(
+        [program("acpc-agent"), "cfr", "--build", "--game", "leduc.limit.2p", "--checkpoint", "cfr-leduc"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")

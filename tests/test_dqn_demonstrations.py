@@ -14,8 +14,8 @@ import torch
 from acpc_arena.agents.dqn import QAgent
 from acpc_arena.agents.registry import agent_class
 from acpc_arena.models.nfq.features import hand_strength
-from acpc_arena.models.q_networks.checkpoint import load_network, weights_digest
 from acpc_arena.models.q_networks import history_encoding
+from acpc_arena.models.q_networks.checkpoint import load_network, weights_digest
 from acpc_arena.models.q_networks.history_encoding import observe_strength, strength_columns
 from acpc_arena.models.training import dqn_dqfd
 from acpc_arena.models.training.dqn import TrainConfig
@@ -138,7 +138,7 @@ def test_strength_prefetched_for_many_views_is_each_pairs_own(monkeypatch: pytes
     for view in views:  # the observations find them all
         key = (game, tuple(view.state.hole_cards[view.viewer]), tuple(view.state.visible_board()))
         assert tuple(observe_strength(view.state, view.viewer)[19:]) == known[key]
-    assert history_encoding._MOMENTS == known
+    assert known == history_encoding._MOMENTS
 
 
 def test_a_stopped_run_goes_on_from_its_saved_state(tmp_path: Path) -> None:

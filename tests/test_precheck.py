@@ -1,12 +1,17 @@
 """``acpc-match`` finds an agent that cannot play the game once, before any match starts: one line
-naming the agent, the checkpoint's game and the game being played, and no match played."""
+naming the agent, the checkpoint's game and the game being played, and no match played. A neural agent
+played over TCP is built for that check by the run's warm process, so the runner never imports torch."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from acpc_arena.models.checkpoints import FOLDER
 from tests.helpers.matches import run_match
 
 
@@ -27,6 +32,13 @@ from tests.helpers.matches import run_match
         (
             ["--a", "random", "--b", "equity", "--b-args", "--no-such-option"],
             ["agent b-equity (equity --no-such-option)", "unrecognized arguments: --no-such-option"],
+        ),
+        (  # over TCP: checked in the warm process
+            ["--a", "dqn", "--a-args", "--no-such-option", "--b", "call"],
+            [
+                "agent a-dqn (dqn --no-such-option) cannot play holdem.limit.2p.reverse_blinds",
+                "unrecognized arguments: --no-such-option",
+            ],
         ),
     ],
 )
@@ -50,3 +62,39 @@ def test_a_checkpoint_for_the_game_played_passes_the_check(tmp_path: Path) -> No
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert report["hands_played"] == 40
+
+
+def test_a_damaged_checkpoint_of_a_neural_agent_over_tcp_is_one_line_before_any_match(tmp_path: Path) -> None:
+    """lstm_dqn's description beside 1,000 bytes of weights: the warm process's build says so, and no match
+    starts."""
+    shutil.copy(FOLDER / "lstm_dqn.json", tmp_path / "broken.json")
+    (tmp_path / "broken.pt").write_bytes(bytes(1000))
+    done, report = run_match(
+        tmp_path, "--a", "call", "--b", "lstm_dqn", "--b-args", f"--checkpoint {tmp_path / 'broken.pt'}",
+        "--hands", "20", "--seeds", "1",
+    )  # fmt: skip
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(
+        f"acpc-match: agent b-lstm_dqn (lstm_dqn --checkpoint {tmp_path / 'broken.pt'}) cannot play"
+    )
+    assert "damaged checkpoint" in lines[0] and "1,000" in lines[0]
+    assert not report and not list((tmp_path / "run").glob("*.log"))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a warm process forks: Linux only")
+def test_a_run_of_neural_agents_over_tcp_imports_no_torch_in_the_runner(tmp_path: Path) -> None:
+    """The runner checks and plays dqn through its warm process: torch is imported there, not in the runner."""
+    argv = ["--a", "dqn", "--b", "call", "--hands", "10", "--seeds", "1", "--quiet", "--out", str(tmp_path)]
+    script = (
+        "import sys\n"
+        "from acpc_arena.dealer.commands.match import main\n"
+        "try:\n"
+        f"    main({argv!r})\n"
+        "finally:\n"
+        "    print('torch' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.stderr.strip().splitlines()[-1] == "False", done.stderr
+    assert (tmp_path / "seed1-a1.log").read_text().count("\nSTATE:") == 10

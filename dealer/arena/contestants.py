@@ -58,6 +58,11 @@ class Contestant:
         """The seed of an agent's own random choices in the matches of deal seed ``seed``."""
         return agent_seed(seed, ord(self.label) - ord("a"))
 
+    def build_line(self, game_path: Path) -> list[str]:
+        """``acpc-agent``'s arguments (without the program) that build the agent for the game, as
+        ``check_agent`` does (seed 0), and play nothing (``acpc-agent --build``)."""
+        return [str(self.agent), "--build", "--game", str(game_path), "--seed", "0", *self.args]
+
     def command_line(self, host: str, port: int, game_path: Path, seed: int) -> list[str]:
         fill = {"host": host, "port": str(port), "game": str(game_path), "seed": str(seed)}
         if self.command is not None:
@@ -89,20 +94,27 @@ def build_agent(contestant: Contestant, game: Game, seed: int | None) -> Agent:
     return cls(game, seed, **parsed_options(cls.Options, parser.parse_args(list(contestant.args))))
 
 
+class AgentCannotPlay(ValueError):
+    """An agent that cannot play the run's game with its options: one line naming it, the game and why."""
+
+    def __init__(self, contestant: Contestant, game_file: str, reason: str) -> None:
+        given = " ".join([str(contestant.agent), *contestant.args])
+        super().__init__(f"agent {contestant.name} ({given}) cannot play {game_file}: {reason}")
+
+
 def check_agent(contestant: Contestant, game: Game, game_file: str) -> None:
     """Build the agent once for ``game`` with its options, as ``acpc-agent`` would, before any match.
 
     Raises ``AgentSpecError`` (one line) for a spec that names no usable agent (``registry.check_spec``),
-    and ValueError, one line naming the agent and the game, when it cannot play it (an unknown or bad
-    option, a checkpoint for another game, the wrong input planes). Commands and external bots are not
-    checked.
+    and ``AgentCannotPlay`` when it cannot play the game (an unknown or bad option, a checkpoint for
+    another game, the wrong input planes). Commands and external bots are not checked. (A run's neural
+    agents over TCP are built by its warm process instead: ``warm_agents.WarmAgents.check``.)
     """
     if contestant.agent is None:
         return
     check_spec(contestant.agent)  # a spec that names no agent, a dependency not installed: told as it is
-    given = " ".join([contestant.agent, *contestant.args])
     try:
         build_agent(contestant, game, 0)
     except Exception as exc:  # any agent's failure to start is reported in the same one line
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ValueError(f"agent {contestant.name} ({given}) cannot play {game_file}: {reason}") from None
+        raise AgentCannotPlay(contestant, game_file, reason) from None

@@ -17,9 +17,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acpc_arena.agents.registry import absolute_spec, check_spec
+from acpc_arena.agents.registry import absolute_spec, check_spec, refuse_taken_name
 from acpc_arena.dealer.arena.aivat.reporting import wanted
-from acpc_arena.dealer.arena.contestants import Contestant, check_agent
+from acpc_arena.dealer.arena.contestants import AgentCannotPlay, Contestant, check_agent
 from acpc_arena.dealer.arena.options import SIDES
 from acpc_arena.dealer.arena.pipeline import Jobs, JobsUnavailable, RunResult, play_run
 from acpc_arena.dealer.arena.reports import MultiReport, Report
@@ -27,6 +27,7 @@ from acpc_arena.dealer.arena.run_progress import RunProgress
 from acpc_arena.dealer.arena.runner import RunSpec
 from acpc_arena.dealer.arena.scoring import changed_lines
 from acpc_arena.dealer.arena.tables import format_multi_table, format_table
+from acpc_arena.dealer.arena.warm_agents import is_warm_spec, plays_warm
 from acpc_arena.dealer.observers.page_process import SideServer, start_pages
 from acpc_arena.protocol.commands import FAILED, USAGE, Interrupted, shows_progress
 from acpc_arena.protocol.errors import ProtocolError
@@ -124,9 +125,12 @@ def run_spec(request: MatchRequest) -> RunSpec:
     one line, for a command line that cannot be played."""
     game = load_game(request.game)
     game_path = resolve_game_path(request.game).resolve()
-    contestants = [_contestant(side) for side in _sides(request, game)]
+    warm = not request.in_process and not request.jobs  # a run's neural agents over TCP: see RunSpec.unchecked
+    contestants = [_contestant(side, warm) for side in _sides(request, game)]
+    unchecked = tuple(c.label for c in contestants if warm and plays_warm(c))
     for contestant in contestants:
-        check_agent(contestant, game, request.game)
+        if contestant.label not in unchecked:
+            check_agent(contestant, game, request.game)
     if request.jobs and any(c.external for c in contestants):
         raise ValueError("--ray and --workers play each match in a worker: an --X-external bot cannot join")
     if request.web is not None and request.jobs:
@@ -143,7 +147,7 @@ def run_spec(request: MatchRequest) -> RunSpec:
         concurrency=1 if any(c.external for c in contestants) else request.concurrency, host=request.host,
         t_response_ms=request.t_response_ms, t_hand_ms=request.t_hand_ms, t_per_hand_ms=request.t_per_hand_ms,
         external_timeout=request.external_timeout, in_process=request.in_process,
-        record_policies=records and wanted(game, contestants, request.aivat),
+        record_policies=records and wanted(game, contestants, request.aivat), unchecked=unchecked,
     )  # fmt: skip
     try:
         (out_dir / "agents").mkdir(parents=True, exist_ok=True)
@@ -167,9 +171,10 @@ def _sides(request: MatchRequest, game: Game) -> list[Side]:
     return list(request.sides[: game.num_players])
 
 
-def _contestant(side: Side) -> Contestant:
+def _contestant(side: Side, warm: bool) -> Contestant:
     """The contestant ``side`` names: an agent (its spec checked, a file's path made absolute), a bot's command
-    line, or an external bot."""
+    line, or an external bot. With ``warm``, an agent that a warm process plays has only its name checked here
+    (its module, torch's import with it, is left to that process: ``RunSpec.unchecked``)."""
     label = side.label
     if side.command and side.external:
         raise ValueError(f"--{label}-cmd and --{label}-external exclude each other")
@@ -183,7 +188,10 @@ def _contestant(side: Side) -> Contestant:
     if side.agent is None:
         raise ValueError(f"give --{label} an agent, or --{label}-cmd a bot's command line")
     try:
-        check_spec(side.agent)
+        if warm and is_warm_spec(side.agent):
+            refuse_taken_name(side.agent)
+        else:
+            check_spec(side.agent)
     except ValueError as exc:  # AgentSpecError, or a shipped agent's dependency not installed
         raise ValueError(f"--{label}: {exc}") from None
     return Contestant(label, agent=absolute_spec(side.agent), args=tuple(shlex.split(side.args)))
@@ -231,7 +239,7 @@ def _play_and_report(spec: RunSpec, observer: RunProgress, request: MatchRequest
             progress=not quiet,
             fields=fields,
         )
-    except JobsUnavailable as exc:  # no Ray installed, a cluster that cannot be reached
+    except (JobsUnavailable, AgentCannotPlay) as exc:  # no Ray installed, an agent its warm process cannot build
         print(f"acpc-match: {exc}", file=sys.stderr)
         return USAGE
     stopped = ""

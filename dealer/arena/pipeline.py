@@ -14,6 +14,7 @@ from types import FrameType
 import trio
 
 from acpc_arena.dealer.arena.aivat.reporting import add_to_run
+from acpc_arena.dealer.arena.contestants import AgentCannotPlay
 from acpc_arena.dealer.arena.fanout import JobResult, MatchJob, run_jobs
 from acpc_arena.dealer.arena.reports import MultiReport, Report
 from acpc_arena.dealer.arena.run_progress import RunProgress
@@ -143,10 +144,17 @@ def cpu_time() -> float:
 
 
 def _play_here(spec: RunSpec, observer: RunProgress, interruptible: bool) -> int | None:
-    """Play the run in this process's trio run; returns the signal that interrupted it, or None."""
-    if interruptible:
-        return trio.run(_play_until_signal, spec, observer)
-    trio.run(run_matches, spec, observer)
+    """Play the run in this process's trio run; returns the signal that interrupted it, or None. Raises
+    ``AgentCannotPlay`` (not in a group) where an agent checked at the run's start cannot play."""
+    try:
+        if interruptible:
+            return trio.run(_play_until_signal, spec, observer)
+        trio.run(run_matches, spec, observer)
+    except* AgentCannotPlay as group:
+        cause: BaseException = group
+        while isinstance(cause, BaseExceptionGroup):
+            cause = cause.exceptions[0]
+        raise cause from None
     return None
 
 

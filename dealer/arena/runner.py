@@ -38,7 +38,7 @@ from typing import TypedDict
 import trio
 
 from acpc_arena.agents.base import has_policy
-from acpc_arena.dealer.arena.contestants import Contestant, build_agent
+from acpc_arena.dealer.arena.contestants import Contestant, build_agent, check_agent
 from acpc_arena.dealer.arena.in_process import AgentChannel, DecisionBatcher, play_seats
 from acpc_arena.dealer.arena.log_tally import LogTally
 from acpc_arena.dealer.arena.policy_record import PolicyRecord
@@ -92,6 +92,9 @@ class RunSpec:
     warm: bool = True
     """The neural agents played over TCP by children of one warm process (``warm_agents``), not by an
     ``acpc-agent`` process started a match; they answer the same."""
+    unchecked: tuple[str, ...] = ()
+    """The labels of the contestants whose agent the run builds once before its first match (``check_agent``)
+    instead of the command that made the spec: a warm process's child where one plays it, else this process."""
 
     def __post_init__(self) -> None:
         if not self.game_file.isascii() or any(c.isspace() for c in self.game_file):
@@ -204,6 +207,7 @@ async def run_matches(
         if warm is not None:
             helpers.start_soon(warm.read_replies)
         try:
+            await _check_unchecked(spec, warm)
             async with trio.open_nursery() as nursery:
                 for match, outcome in outcomes.items():
                     nursery.start_soon(_run_one, spec, match, outcome, limiter, observer, batcher, warm)
@@ -226,6 +230,18 @@ async def _warm_agents(spec: RunSpec) -> WarmAgents | None:
         return await WarmAgents.start(specs, spec.out_dir / "agents" / "warm.err")
     except OSError:
         return None
+
+
+async def _check_unchecked(spec: RunSpec, warm: WarmAgents | None) -> None:
+    """Build each contestant of ``spec.unchecked`` once (``AgentCannotPlay`` for one that cannot play)."""
+    for contestant in spec.contestants:
+        if contestant.label not in spec.unchecked:
+            continue
+        if warm is not None and warm.plays(contestant):
+            err_path = spec.out_dir / "agents" / f"check-{contestant.label}.err"
+            await warm.check(contestant, spec.game_path, spec.game_file, err_path)
+        else:
+            check_agent(contestant, spec.game, spec.game_file)
 
 
 async def _run_one(

@@ -25,7 +25,7 @@ from typing import TypeAlias
 
 import trio
 
-from acpc_arena.dealer.arena.contestants import Contestant
+from acpc_arena.dealer.arena.contestants import AgentCannotPlay, Contestant
 from acpc_arena.protocol.commands import FAILED
 
 WARM_AGENTS = frozenset({"lstm_dqn", "dqn", "nfq", "poker_cnn", "ensemble"})
@@ -35,11 +35,19 @@ CLOSE_GRACE_S = 10.0
 """How long the warm process has to leave once its requests have ended, before it is killed."""
 
 
+def is_warm_spec(spec: str | None) -> bool:
+    """Whether a warm process plays the agent ``spec`` names over TCP (a neural agent; Linux: it forks)."""
+    return sys.platform == "linux" and spec in WARM_AGENTS
+
+
+def plays_warm(contestant: Contestant) -> bool:
+    """Whether a warm process plays ``contestant``'s matches over TCP."""
+    return is_warm_spec(contestant.agent) and contestant.command is None and not contestant.external
+
+
 def warm_specs(contestants: Sequence[Contestant]) -> list[str]:
-    """The agent specs among ``contestants`` that a warm process plays (none off Linux: it forks)."""
-    if sys.platform != "linux":
-        return []
-    return sorted({c.agent for c in contestants if c.agent in WARM_AGENTS and c.command is None and not c.external})
+    """The agent specs among ``contestants`` that a warm process plays."""
+    return sorted({str(c.agent) for c in contestants if plays_warm(c)})
 
 
 class WarmChild:
@@ -105,7 +113,20 @@ class WarmAgents:
 
     def plays(self, contestant: Contestant) -> bool:
         """Whether ``contestant``'s matches are played by children of this warm process."""
-        return contestant.agent in self.specs and contestant.command is None and not contestant.external
+        return contestant.agent in self.specs and plays_warm(contestant)
+
+    async def check(self, contestant: Contestant, game_path: Path, game_file: str, err_path: Path) -> None:
+        """Build ``contestant``'s agent for the game in a child (``acpc-agent --build``), as ``check_agent`` builds
+        it in the runner (whose process then needs no torch); ``AgentCannotPlay`` with the child's reason."""
+        status = await self.start_match(contestant.build_line(game_path), err_path).wait()
+        lines = err_path.read_text(errors="replace").strip().splitlines() if err_path.exists() else []
+        if status != 0:
+            reason = lines[-1] if lines else f"exit status {status}"
+            reason = reason.removeprefix("ERROR: ").removeprefix("acpc-agent: error: ")
+            raise AgentCannotPlay(contestant, game_file, reason.removesuffix(" (see acpc-agent --help)"))
+        if not lines:
+            with contextlib.suppress(OSError):
+                err_path.unlink()
 
     def start_match(self, argv: Sequence[str], err_path: Path) -> WarmChild:
         """A child that runs ``acpc-agent ARGV`` (``argv`` without the program), its output to ``err_path``."""

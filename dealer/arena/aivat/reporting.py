@@ -83,8 +83,7 @@ def add_to_report(
 def wanted(game: Game, contestants: Sequence[Contestant], asked: bool | None) -> bool:
     """Whether a run adds AIVAT's figures: where ``asked``, or, not told (None), in a small game
     (``small_game``) where every agent's policy is known (``known``)."""
-    every = all(known(c) for c in contestants)
-    return asked is True or (asked is None and every and small_game(game))
+    return asked is True or (asked is None and small_game(game) and all(known(c) for c in contestants))
 
 
 def add_to_run(
