@@ -18,9 +18,10 @@ import numpy as np
 import pytest
 
 from acpc_arena.agents.baselines import CallAgent
-from acpc_arena.dealer.arena.aivat import AivatUnavailable, aivat_estimates, shipped_agent
-from acpc_arena.dealer.arena.aivat.reporting import cpu_line
+from acpc_arena.dealer.arena.aivat import AivatUnavailable, aivat_estimates, reporting, shipped_agent
+from acpc_arena.dealer.arena.aivat.reporting import cpu_line, wanted
 from acpc_arena.dealer.arena.api import play
+from acpc_arena.dealer.arena.contestants import Contestant
 from acpc_arena.protocol.game import load_game
 from acpc_arena.protocol.match_log import LoggedMatch
 from tests.helpers.aivat import pair, terminal_histories
@@ -92,6 +93,17 @@ def test_cpu_line_puts_aivat_beside_the_match() -> None:
     assert cpu_line({"cpu_seconds": 3.04}, 1.52) == "AIVAT's CPU: 3.0 s beside the match's 1.5 s (2.0x)"
     assert cpu_line({"cpu_seconds": 0.26}, None) == "AIVAT's CPU: 0.3 s (the match's CPU time is not in the logs)"
     assert cpu_line({"cpu_seconds": 1.0}, 0.0) == "AIVAT's CPU: 1.0 s beside the match's 0.0 s"
+
+
+def test_a_holdem_run_decides_on_aivat_without_loading_its_agents(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hold'em is not a small game: AIVAT only where asked, decided without importing an agent's module (a
+    neural one's would import torch into the runner); Kuhn's default asks whether the policies are known."""
+    loaded: list[str] = []
+    monkeypatch.setattr(reporting, "agent_class", lambda spec: loaded.append(spec) or CallAgent)
+    contestants = [Contestant("a", agent="dqn"), Contestant("b", agent="call")]
+    holdem, kuhn = load_game("holdem.limit.2p.reverse_blinds"), load_game("kuhn")
+    assert (wanted(holdem, contestants, None), wanted(holdem, contestants, True), loaded) == (False, True, [])
+    assert wanted(kuhn, contestants, None) and loaded == ["dqn", "call"]
 
 
 def test_the_runs_recorded_policies_give_acpc_reports_replay_to_the_last_digits(
