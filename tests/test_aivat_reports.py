@@ -99,7 +99,12 @@ def test_a_holdem_run_decides_on_aivat_without_loading_its_agents(monkeypatch: p
     """Hold'em is not a small game: AIVAT only where asked, decided without importing an agent's module (a
     neural one's would import torch into the runner); Kuhn's default asks whether the policies are known."""
     loaded: list[str] = []
-    monkeypatch.setattr(reporting, "agent_class", lambda spec: loaded.append(spec) or CallAgent)
+
+    def agent_class(spec: str) -> type[CallAgent]:
+        loaded.append(spec)
+        return CallAgent
+
+    monkeypatch.setattr(reporting, "agent_class", agent_class)
     contestants = [Contestant("a", agent="dqn"), Contestant("b", agent="call")]
     holdem, kuhn = load_game("holdem.limit.2p.reverse_blinds"), load_game("kuhn")
     assert (wanted(holdem, contestants, None), wanted(holdem, contestants, True), loaded) == (False, True, [])
