@@ -112,7 +112,7 @@ def _moments(game: Game, hole: tuple[int, ...], board: tuple[int, ...]) -> tuple
 def prefetch_strength(game: Game, pairs: Sequence[tuple[tuple[int, ...], tuple[int, ...]]]) -> None:
     """Compute the strength of the (hole cards, board) ``pairs`` not known yet, many at a time, for
     ``observe_strength`` to find (each the same numbers as computed alone: ``strength_moments`` rows are
-    independent; a batched decision costs a fifth of one pair at a time on the flop)."""
+    independent)."""
     missing = list(dict.fromkeys(pair for pair in pairs if (game, *pair) not in _MOMENTS))
     if not missing:
         return
